@@ -1,0 +1,359 @@
+//! `Capabilities::probe()`: what this host's kernel can do for a moving collector.
+//!
+//! Every capability is *probed* (a real call on a scratch mapping or descriptor),
+//! never guessed from the kernel version. Probed once and cached.
+
+use crate::geometry::Geometry;
+use crate::reservation::Reservation;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// userfaultfd feature bits (`UFFD_FEATURE_*`, linux/userfaultfd.h) by name.
+pub const UFFD_FEATURES: [(&str, u64); 17] = [
+    ("PAGEFAULT_FLAG_WP", 1 << 0),
+    ("EVENT_FORK", 1 << 1),
+    ("EVENT_REMAP", 1 << 2),
+    ("EVENT_REMOVE", 1 << 3),
+    ("MISSING_HUGETLBFS", 1 << 4),
+    ("MISSING_SHMEM", 1 << 5),
+    ("EVENT_UNMAP", 1 << 6),
+    ("SIGBUS", 1 << 7),
+    ("THREAD_ID", 1 << 8),
+    ("MINOR_HUGETLBFS", 1 << 9),
+    ("MINOR_SHMEM", 1 << 10),
+    ("EXACT_ADDRESS", 1 << 11),
+    ("WP_HUGETLBFS_SHMEM", 1 << 12),
+    ("WP_UNPOPULATED", 1 << 13),
+    ("POISON", 1 << 14),
+    ("WP_ASYNC", 1 << 15),
+    ("MOVE", 1 << 16),
+];
+
+/// The system-wide transparent-huge-page mode (`/sys/kernel/mm/transparent_hugepage/enabled`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThpMode {
+    /// Every anonymous mapping may get huge pages.
+    Always,
+    /// Only ranges advised with `MADV_HUGEPAGE`.
+    Madvise,
+    /// Never.
+    Never,
+    /// The sysfs file is missing or unreadable.
+    Unknown,
+}
+
+/// How userfaultfd was opened, if at all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Userfaultfd {
+    /// `"syscall"`, `"/dev/userfaultfd"`, or `None` if it could not be opened.
+    pub opened_via: Option<&'static str>,
+    /// Why it could not be opened (errors from both routes), when it could not.
+    pub error: Option<String>,
+    /// Feature bits the kernel reported in the `UFFDIO_API` handshake.
+    pub features: u64,
+}
+
+impl Userfaultfd {
+    /// Whether a descriptor could be opened and the API handshake succeeded.
+    pub fn available(&self) -> bool {
+        self.opened_via.is_some()
+    }
+
+    /// Whether the kernel reported `feature` (a name from [`UFFD_FEATURES`]).
+    pub fn has(&self, feature: &str) -> bool {
+        UFFD_FEATURES
+            .iter()
+            .any(|&(n, bit)| n == feature && self.features & bit != 0)
+    }
+
+    /// Names of the reported features.
+    pub fn feature_names(&self) -> Vec<&'static str> {
+        UFFD_FEATURES
+            .iter()
+            .filter(|(_, b)| self.features & b != 0)
+            .map(|(n, _)| *n)
+            .collect()
+    }
+}
+
+/// What the running host offers. Obtain with [`Capabilities::probe`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Capabilities {
+    /// `uname -s -r`, e.g. `"Linux 6.18.0"`.
+    pub kernel: String,
+    /// Page-table geometry (arch shim).
+    #[serde(serialize_with = "ser_geometry")]
+    pub geometry: Geometry,
+    /// System THP mode.
+    pub thp: ThpMode,
+    /// Whether `mremap(MAYMOVE|FIXED)` moved a probe page.
+    pub mremap: bool,
+    /// Whether `mremap(...|MREMAP_DONTUNMAP)` moved a probe page and kept the source mapped.
+    pub mremap_dontunmap: bool,
+    /// Whether `MADV_POPULATE_WRITE` is accepted.
+    pub populate_write: bool,
+    /// userfaultfd availability and features.
+    pub userfaultfd: Userfaultfd,
+}
+
+fn ser_geometry<S: serde::Serializer>(g: &Geometry, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("Geometry", 4)?;
+    st.serialize_field("arch", g.arch.name())?;
+    st.serialize_field("page", &g.page)?;
+    st.serialize_field("pmd", &g.pmd)?;
+    st.serialize_field("pud", &g.pud)?;
+    st.end()
+}
+
+impl Capabilities {
+    /// The host's capabilities, probed on first call and cached for the process.
+    pub fn probe() -> &'static Capabilities {
+        static CAPS: OnceLock<Capabilities> = OnceLock::new();
+        CAPS.get_or_init(Capabilities::probe_uncached)
+    }
+
+    /// Probes again, without the cache.
+    pub fn probe_uncached() -> Capabilities {
+        Capabilities {
+            kernel: kernel_release(),
+            geometry: Geometry::host(),
+            thp: thp_mode(),
+            mremap: probe_mremap(false),
+            mremap_dontunmap: probe_mremap(true),
+            populate_write: probe_populate(),
+            userfaultfd: probe_userfaultfd(),
+        }
+    }
+}
+
+impl fmt::Display for Capabilities {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let yn = |b: bool| if b { "yes" } else { "no" };
+        writeln!(f, "kernel            {}", self.kernel)?;
+        writeln!(f, "geometry          {}", self.geometry)?;
+        writeln!(f, "THP mode          {:?}", self.thp)?;
+        writeln!(f, "mremap            {}", yn(self.mremap))?;
+        writeln!(f, "MREMAP_DONTUNMAP  {}", yn(self.mremap_dontunmap))?;
+        writeln!(f, "POPULATE_WRITE    {}", yn(self.populate_write))?;
+        let u = &self.userfaultfd;
+        match (u.opened_via, &u.error) {
+            (Some(via), _) => writeln!(
+                f,
+                "userfaultfd       yes (via {via}): {}",
+                u.feature_names().join(" ")
+            ),
+            (None, Some(e)) => writeln!(f, "userfaultfd       no: {e}"),
+            (None, None) => writeln!(f, "userfaultfd       no"),
+        }
+    }
+}
+
+fn kernel_release() -> String {
+    // SAFETY: utsname is plain old data; uname fills it.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid, writable utsname.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return "unknown".into();
+    }
+    let field = |b: &[libc::c_char]| {
+        let bytes: Vec<u8> = b
+            .iter()
+            .take_while(|c| **c != 0)
+            .map(|c| *c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    format!("{} {}", field(&u.sysname), field(&u.release))
+}
+
+/// Parses the bracketed word of a sysfs THP file (`always [madvise] never`).
+pub(crate) fn parse_thp_mode(text: &str) -> ThpMode {
+    let chosen = text
+        .split_whitespace()
+        .find(|w| w.starts_with('[') && w.ends_with(']'));
+    match chosen {
+        Some("[always]") => ThpMode::Always,
+        Some("[madvise]") => ThpMode::Madvise,
+        Some("[never]") => ThpMode::Never,
+        _ => ThpMode::Unknown,
+    }
+}
+
+fn thp_mode() -> ThpMode {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .map(|t| parse_thp_mode(&t))
+        .unwrap_or(ThpMode::Unknown)
+}
+
+/// Moves one written page between two scratch spans and checks where the byte went.
+fn probe_mremap(dontunmap: bool) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let page = crate::sys::page_size();
+        let Ok(res) = Reservation::new(2 * page, page) else {
+            return false;
+        };
+        let (Ok(mut src), Ok(mut dst)) = (res.commit(0, page), res.commit(page, page)) else {
+            return false;
+        };
+        src.as_mut_slice()[7] = 0x5a;
+        match src.move_to(&mut dst, dontunmap) {
+            Ok(_) => dst.as_slice()[7] == 0x5a && src.as_slice()[7] == 0,
+            Err(_) => false,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dontunmap;
+        false
+    }
+}
+
+fn probe_populate() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let page = crate::sys::page_size();
+        let Ok(res) = Reservation::new(page, page) else {
+            return false;
+        };
+        let Ok(span) = res.commit(0, page) else {
+            return false;
+        };
+        // SAFETY: the range is the scratch span just committed; populate changes no bytes.
+        unsafe { crate::sys::madvise(span.addr(), page, libc::MADV_POPULATE_WRITE) }.is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
+#[cfg(target_os = "linux")]
+fn probe_userfaultfd() -> Userfaultfd {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    const USERFAULTFD_IOC_NEW: libc::c_ulong = 0xAA00; // _IO(0xAA, 0x00)
+    const UFFDIO_API: libc::c_ulong = 0xC018_AA3F; // _IOWR(0xAA, 0x3F, struct uffdio_api)
+    const UFFD_API: u64 = 0xAA;
+    #[repr(C)]
+    struct UffdioApi {
+        api: u64,
+        features: u64,
+        ioctls: u64,
+    }
+    let flags = libc::O_CLOEXEC | libc::O_NONBLOCK;
+    let mut errors = Vec::new();
+    // SAFETY: the userfaultfd syscall takes flags only and returns a new descriptor.
+    let fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags) };
+    let (fd, via) = if fd >= 0 {
+        (fd as libc::c_int, "syscall")
+    } else {
+        errors.push(format!("syscall: {}", std::io::Error::last_os_error()));
+        // SAFETY: the path is a NUL-terminated literal.
+        let dev =
+            unsafe { libc::open(c"/dev/userfaultfd".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        if dev < 0 {
+            errors.push(format!(
+                "/dev/userfaultfd: {}",
+                std::io::Error::last_os_error()
+            ));
+            return Userfaultfd {
+                opened_via: None,
+                error: Some(errors.join("; ")),
+                features: 0,
+            };
+        }
+        // SAFETY: `dev` is a descriptor we own; the ioctl takes the flags by value.
+        let fd = unsafe { libc::ioctl(dev, USERFAULTFD_IOC_NEW, flags) };
+        let err = std::io::Error::last_os_error();
+        // SAFETY: `dev` is ours and no longer needed.
+        unsafe { libc::close(dev) };
+        if fd < 0 {
+            errors.push(format!("/dev/userfaultfd ioctl: {err}"));
+            return Userfaultfd {
+                opened_via: None,
+                error: Some(errors.join("; ")),
+                features: 0,
+            };
+        }
+        (fd, "/dev/userfaultfd")
+    };
+    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut api = UffdioApi {
+        api: UFFD_API,
+        features: 0,
+        ioctls: 0,
+    };
+    // SAFETY: `api` is a valid uffdio_api the kernel reads and writes.
+    let rc = unsafe { libc::ioctl(fd, UFFDIO_API, &mut api as *mut UffdioApi) };
+    drop(owned);
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        return Userfaultfd {
+            opened_via: None,
+            error: Some(format!("UFFDIO_API: {e}")),
+            features: 0,
+        };
+    }
+    Userfaultfd {
+        opened_via: Some(via),
+        error: None,
+        features: api.features,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn probe_userfaultfd() -> Userfaultfd {
+    Userfaultfd {
+        opened_via: None,
+        error: Some("not Linux".into()),
+        features: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thp_mode_parsing() {
+        assert_eq!(parse_thp_mode("always [madvise] never\n"), ThpMode::Madvise);
+        assert_eq!(parse_thp_mode("[always] madvise never"), ThpMode::Always);
+        assert_eq!(parse_thp_mode("always madvise [never]"), ThpMode::Never);
+        assert_eq!(parse_thp_mode("garbage"), ThpMode::Unknown);
+    }
+
+    #[test]
+    fn feature_names_follow_bits() {
+        let u = Userfaultfd {
+            opened_via: Some("syscall"),
+            error: None,
+            features: (1 << 7) | (1 << 16),
+        };
+        assert_eq!(u.feature_names(), vec!["SIGBUS", "MOVE"]);
+        assert!(u.has("MOVE") && !u.has("POISON") && !u.has("NOPE"));
+    }
+
+    #[test]
+    fn probe_is_cached_and_printable() {
+        let a = Capabilities::probe();
+        assert!(std::ptr::eq(a, Capabilities::probe()));
+        let text = a.to_string();
+        assert!(
+            text.contains("MREMAP_DONTUNMAP") && text.contains("userfaultfd"),
+            "{text}"
+        );
+        let json = serde_json::to_value(a).unwrap();
+        assert_eq!(json["geometry"]["page"], a.geometry.page);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn linux_moves_pages() {
+        // mremap has existed since Linux 2.4; DONTUNMAP since 5.7. A failure here means
+        // the probe itself is broken, not the kernel.
+        let caps = Capabilities::probe();
+        assert!(caps.mremap, "{caps}");
+        assert!(caps.kernel.starts_with("Linux"), "{}", caps.kernel);
+    }
+}
