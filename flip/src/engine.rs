@@ -1,0 +1,184 @@
+//! [`Flipper`]: chooses a strategy, performs the flip, falls back to copying when
+//! `mremap` fails, and reports. The contract of every strategy: after a successful
+//! [`Flipper::flip`], the bytes that were in `src` are in `dst`.
+
+use crate::copy::copy_span;
+use crate::error::FlipError;
+use crate::plan::{plan, FlipPlan};
+use crate::report::{FlipReport, PartReport, SourceState, Strategy};
+use flipgc_heap::{Capabilities, HeapError, Span};
+use std::time::Instant;
+
+/// Which strategy to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StrategyChoice {
+    /// `mremap` where the host has it, else copy.
+    #[default]
+    Auto,
+    /// `mremap`; still falls back to copy (and says so) if it fails.
+    Mremap,
+    /// Always copy.
+    Copy,
+}
+
+/// Flip engine configuration.
+#[derive(Clone, Debug)]
+pub struct FlipConfig {
+    /// Which strategy to use.
+    pub strategy: StrategyChoice,
+    /// Ask for `MREMAP_DONTUNMAP` (source stays mapped and empty), where the host has it.
+    pub dontunmap: bool,
+    /// Threads for the copy strategy (at least 1).
+    pub copy_threads: usize,
+    /// Fault injection for tests and benchmarks: when set, the `mremap` step fails
+    /// with this errno without calling the kernel, exercising the fallback.
+    pub inject_mremap_errno: Option<i32>,
+}
+
+impl Default for FlipConfig {
+    fn default() -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        FlipConfig {
+            strategy: StrategyChoice::Auto,
+            dontunmap: true,
+            copy_threads: threads,
+            inject_mremap_errno: None,
+        }
+    }
+}
+
+/// The flip engine. Cheap to create; holds the configuration and the probed capabilities.
+#[derive(Clone, Debug)]
+pub struct Flipper {
+    config: FlipConfig,
+    caps: &'static Capabilities,
+}
+
+impl Flipper {
+    /// An engine for this host with `config`.
+    pub fn new(config: FlipConfig) -> Result<Flipper, FlipError> {
+        if config.copy_threads == 0 {
+            return Err(FlipError::Config("copy_threads must be at least 1".into()));
+        }
+        if config.copy_threads > 1024 {
+            return Err(FlipError::Config(format!(
+                "copy_threads {} is absurd (max 1024)",
+                config.copy_threads
+            )));
+        }
+        Ok(Flipper {
+            config,
+            caps: Capabilities::probe(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &FlipConfig {
+        &self.config
+    }
+
+    /// The host capabilities the engine decides by.
+    pub fn capabilities(&self) -> &'static Capabilities {
+        self.caps
+    }
+
+    /// Plans moving `src` to `dst` (same length) under the host geometry.
+    pub fn plan(&self, src: &Span, dst: &Span) -> Result<FlipPlan, FlipError> {
+        if src.len() != dst.len() {
+            return Err(FlipError::LengthMismatch {
+                src_len: src.len(),
+                dst_len: dst.len(),
+            });
+        }
+        plan(src.addr(), dst.addr(), src.len(), &self.caps.geometry)
+    }
+
+    /// Moves the bytes of `src` into `dst`. See [`FlipReport`] for what is recorded
+    /// and [`SourceState`] for what `src` holds afterwards.
+    ///
+    /// Bad requests are refused before anything is touched. An `mremap` failure is
+    /// not an error: the engine copies instead and records why in
+    /// [`FlipReport::fallback_reason`].
+    pub fn flip(&self, src: &mut Span, dst: &mut Span) -> Result<FlipReport, FlipError> {
+        let plan = self.plan(src, dst)?;
+        let use_mremap = match self.config.strategy {
+            StrategyChoice::Copy => false,
+            StrategyChoice::Auto => self.caps.mremap,
+            StrategyChoice::Mremap => true,
+        };
+        let dontunmap = self.config.dontunmap && self.caps.mremap_dontunmap;
+        let span = tracing::info_span!("flip", bytes = plan.len, mremap = use_mremap, dontunmap);
+        let _enter = span.enter();
+
+        let start = Instant::now();
+        let mut fallback_reason = None;
+        if use_mremap {
+            match self.try_mremap(src, dst, dontunmap) {
+                Ok(source) => {
+                    let parts = plan
+                        .parts
+                        .iter()
+                        .map(|p| PartReport {
+                            level: p.level,
+                            bytes: p.len,
+                        })
+                        .collect();
+                    let report = FlipReport {
+                        strategy: Strategy::Mremap { dontunmap },
+                        parts,
+                        bytes: plan.len,
+                        elapsed: start.elapsed(),
+                        fallback_reason: None,
+                        source,
+                    };
+                    tracing::debug!(%report, "flipped");
+                    return Ok(report);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "mremap failed; copying instead");
+                    fallback_reason = Some(e.to_string());
+                }
+            }
+        }
+        let threads = copy_span(src, dst, self.config.copy_threads);
+        let report = FlipReport {
+            strategy: Strategy::Copy { threads },
+            parts: Vec::new(),
+            bytes: plan.len,
+            elapsed: start.elapsed(),
+            fallback_reason,
+            source: SourceState::Intact,
+        };
+        tracing::debug!(%report, "flipped");
+        Ok(report)
+    }
+
+    fn try_mremap(
+        &self,
+        src: &mut Span,
+        dst: &mut Span,
+        dontunmap: bool,
+    ) -> Result<SourceState, HeapError> {
+        if let Some(errno) = self.config.inject_mremap_errno {
+            return Err(HeapError::Os {
+                op: "mremap (injected failure)",
+                addr: src.addr(),
+                len: src.len(),
+                source: std::io::Error::from_raw_os_error(errno),
+            });
+        }
+        #[cfg(target_os = "linux")]
+        {
+            use flipgc_heap::SourceAfterMove;
+            Ok(match src.move_to(dst, dontunmap)? {
+                SourceAfterMove::KeptEmpty => SourceState::KeptEmpty,
+                SourceAfterMove::Remapped => SourceState::Remapped,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (dst, dontunmap);
+            Err(HeapError::Unsupported("mremap"))
+        }
+    }
+}
