@@ -26,8 +26,6 @@ pub enum StrategyChoice {
 pub struct FlipConfig {
     /// Which strategy to use.
     pub strategy: StrategyChoice,
-    /// Ask for `MREMAP_DONTUNMAP` (source stays mapped and empty), where the host has it.
-    pub dontunmap: bool,
     /// Threads for the copy strategy (at least 1).
     pub copy_threads: usize,
     /// Fault injection for tests and benchmarks: when set, the `mremap` step fails
@@ -40,7 +38,6 @@ impl Default for FlipConfig {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         FlipConfig {
             strategy: StrategyChoice::Auto,
-            dontunmap: true,
             copy_threads: threads,
             inject_mremap_errno: None,
         }
@@ -96,24 +93,52 @@ impl Flipper {
     /// Moves the bytes of `src` into `dst`. See [`FlipReport`] for what is recorded
     /// and [`SourceState`] for what `src` holds afterwards.
     ///
+    /// The `mremap` strategy uses `MREMAP_DONTUNMAP`, so the source range stays
+    /// mapped (empty) throughout. On a host without it, this copies and says why;
+    /// [`Flipper::flip_unmapping`] is the plain-`mremap` alternative for such hosts.
+    ///
     /// Bad requests are refused before anything is touched. An `mremap` failure is
     /// not an error: the engine copies instead and records why in
     /// [`FlipReport::fallback_reason`].
     pub fn flip(&self, src: &mut Span, dst: &mut Span) -> Result<FlipReport, FlipError> {
+        self.flip_with(src, dst, Move::DontUnmap)
+    }
+
+    /// Like [`Flipper::flip`], but the `mremap` strategy moves without
+    /// `MREMAP_DONTUNMAP` (for kernels older than 5.7): the source range is unmapped
+    /// by the move and then mapped again, fresh.
+    ///
+    /// # Safety
+    /// No other thread of the process may create a mapping while this runs (see
+    /// [`Span::move_to_unmapping`]); a violation is detected and aborts the process.
+    pub unsafe fn flip_unmapping(
+        &self,
+        src: &mut Span,
+        dst: &mut Span,
+    ) -> Result<FlipReport, FlipError> {
+        self.flip_with(src, dst, Move::Unmapping)
+    }
+
+    fn flip_with(
+        &self,
+        src: &mut Span,
+        dst: &mut Span,
+        how: Move,
+    ) -> Result<FlipReport, FlipError> {
         let plan = self.plan(src, dst)?;
         let use_mremap = match self.config.strategy {
             StrategyChoice::Copy => false,
             StrategyChoice::Auto => self.caps.mremap,
             StrategyChoice::Mremap => true,
         };
-        let dontunmap = self.config.dontunmap && self.caps.mremap_dontunmap;
+        let dontunmap = how == Move::DontUnmap;
         let span = tracing::info_span!("flip", bytes = plan.len, mremap = use_mremap, dontunmap);
         let _enter = span.enter();
 
         let start = Instant::now();
         let mut fallback_reason = None;
         if use_mremap {
-            match self.try_mremap(src, dst, dontunmap) {
+            match self.try_mremap(src, dst, how) {
                 Ok(source) => {
                     let parts = plan
                         .parts
@@ -157,7 +182,7 @@ impl Flipper {
         &self,
         src: &mut Span,
         dst: &mut Span,
-        dontunmap: bool,
+        how: Move,
     ) -> Result<SourceState, HeapError> {
         if let Some(errno) = self.config.inject_mremap_errno {
             return Err(HeapError::Os {
@@ -168,17 +193,28 @@ impl Flipper {
             });
         }
         #[cfg(target_os = "linux")]
-        {
-            use flipgc_heap::SourceAfterMove;
-            Ok(match src.move_to(dst, dontunmap)? {
-                SourceAfterMove::KeptEmpty => SourceState::KeptEmpty,
-                SourceAfterMove::Remapped => SourceState::Remapped,
-            })
+        match how {
+            Move::DontUnmap if !self.caps.mremap_dontunmap => Err(HeapError::Unsupported(
+                "MREMAP_DONTUNMAP (a plain mremap would leave the source range free for other threads' mappings)",
+            )),
+            Move::DontUnmap => src.move_to(dst).map(|()| SourceState::KeptEmpty),
+            // SAFETY: only reached from `flip_unmapping`, whose caller guarantees that
+            // no other thread maps memory meanwhile.
+            Move::Unmapping => unsafe { src.move_to_unmapping(dst) }.map(|()| SourceState::Remapped),
         }
         #[cfg(not(target_os = "linux"))]
         {
-            let _ = (dst, dontunmap);
+            let _ = (dst, how);
             Err(HeapError::Unsupported("mremap"))
         }
     }
+}
+
+/// Which kind of `mremap` move a flip uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Move {
+    /// `MREMAP_DONTUNMAP`: the source stays mapped.
+    DontUnmap,
+    /// Plain move; the source is re-mapped afterwards.
+    Unmapping,
 }

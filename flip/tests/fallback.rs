@@ -43,12 +43,11 @@ fn forced_mremap_is_reported_as_mremap() {
     let mut dst = span_at(4 * PMD, 0);
     let cfg = FlipConfig {
         strategy: StrategyChoice::Mremap,
-        dontunmap: false,
         ..FlipConfig::default()
     };
     let r = Flipper::new(cfg).unwrap().flip(&mut src, &mut dst).unwrap();
-    assert_eq!(r.strategy, Strategy::Mremap { dontunmap: false });
-    assert_eq!(r.source, SourceState::Remapped);
+    assert_eq!(r.strategy, Strategy::Mremap { dontunmap: true });
+    assert_eq!(r.source, SourceState::KeptEmpty);
     check(&dst, 3).unwrap();
 }
 

@@ -1,5 +1,5 @@
-//! Byte-exact flip round trips: every strategy (mremap with and without
-//! DONTUNMAP, copy), every level (placement), 4 KiB and THP backing, sizes from
+//! Byte-exact flip round trips: every strategy (mremap with DONTUNMAP, copy; the
+//! plain mremap is in `unmapping.rs`), every level (placement), 4 KiB and THP backing, sizes from
 //! 8 KiB to 2 GiB. Pages ping-pong between a source and per-level destinations so
 //! each size is populated once.
 
@@ -9,62 +9,16 @@ use common::*;
 use flipgc_flip::{FlipConfig, Flipper, SourceState, Strategy, StrategyChoice};
 use flipgc_heap::{Level, Thp};
 
-fn flipper(strategy: StrategyChoice, dontunmap: bool) -> Flipper {
+fn flipper(strategy: StrategyChoice) -> Flipper {
     Flipper::new(FlipConfig {
         strategy,
-        dontunmap,
         ..FlipConfig::default()
     })
     .unwrap()
 }
 
-/// The level the plan must reach for `len` bytes at a placement for `want`.
-fn expected_level(len: usize, want: Level) -> Level {
-    match want {
-        Level::Pud if len >= PUD => Level::Pud,
-        Level::Pud | Level::Pmd if len >= PMD => Level::Pmd,
-        _ => Level::Pte,
-    }
-}
-
-/// For one size and backing: flip the source to a destination at each level,
-/// with and without DONTUNMAP, check every byte and the source's state, flip back.
 fn mremap_matrix(len: usize, thp: Thp) {
-    if !x86_geometry() {
-        eprintln!("skipping level assertions: not an x86_64 4K-page host");
-        return;
-    }
-    let seed = len as u64 ^ thp as u64;
-    let mut src = source(len, thp, seed);
-    for level in [Level::Pud, Level::Pmd, Level::Pte] {
-        let mut dst = span_at(len, dst_offset(level));
-        for dontunmap in [true, false] {
-            let f = flipper(StrategyChoice::Mremap, dontunmap);
-            let ctx = format!("{len} bytes, {thp:?}, {level}, dontunmap {dontunmap}");
-            let r = f.flip(&mut src, &mut dst).unwrap();
-            assert_eq!(r.strategy, Strategy::Mremap { dontunmap }, "{ctx}");
-            assert_eq!(r.fallback_reason, None, "{ctx}");
-            assert_eq!(r.bytes, len);
-            assert_eq!(r.level(), Some(expected_level(len, level)), "{ctx}");
-            assert_eq!(r.parts.iter().map(|p| p.bytes).sum::<usize>(), len, "{ctx}");
-            let expect_src = if dontunmap {
-                SourceState::KeptEmpty
-            } else {
-                SourceState::Remapped
-            };
-            assert_eq!(r.source, expect_src, "{ctx}");
-            check(&dst, seed).unwrap_or_else(|e| panic!("{ctx}: {e}"));
-            check_zero(&src).unwrap_or_else(|e| panic!("{ctx}: source after move: {e}"));
-            // The source is still a usable mapping: write to it, then clear it again.
-            src.as_mut_slice()[len - 1] = 0xee;
-            assert_eq!(src.as_slice()[len - 1], 0xee, "{ctx}");
-            src.release(len - PAGE, PAGE).unwrap();
-            // And back: the pattern must survive the return trip too.
-            let back = f.flip(&mut dst, &mut src).unwrap();
-            assert_eq!(back.level(), r.level(), "{ctx}: return trip");
-            check(&src, seed).unwrap_or_else(|e| panic!("{ctx}: return trip: {e}"));
-        }
-    }
+    common::mremap_matrix(len, thp, &|f, src, dst| f.flip(src, dst).unwrap());
 }
 
 #[test]
@@ -107,7 +61,7 @@ fn mremap_2g_thp_and_4k() {
         let mut src = source(len, thp, seed);
         for level in [Level::Pud, Level::Pmd] {
             let mut dst = span_at(len, dst_offset(level));
-            let f = flipper(StrategyChoice::Mremap, true);
+            let f = flipper(StrategyChoice::Mremap);
             let r = f.flip(&mut src, &mut dst).unwrap();
             assert_eq!(r.level(), Some(level), "{thp:?}");
             assert_eq!(r.source, SourceState::KeptEmpty);
@@ -161,7 +115,7 @@ fn copy_round_trip_2g() {
     let len = 2 * PUD;
     let mut src = source(len, Thp::Huge, 0x2c);
     let mut dst = span_at(len, 0);
-    let r = flipper(StrategyChoice::Copy, true)
+    let r = flipper(StrategyChoice::Copy)
         .flip(&mut src, &mut dst)
         .unwrap();
     assert_eq!(r.level_name(), "copy");

@@ -187,22 +187,38 @@ fn thp_mode() -> ThpMode {
         .unwrap_or(ThpMode::Unknown)
 }
 
-/// Moves one written page between two scratch spans and checks where the byte went.
+/// Moves one written page between two scratch pages of the kernel's choosing and
+/// checks where the byte went. The pages belong to no reservation, so the hole a
+/// plain move leaves at the source is nobody's.
 fn probe_mremap(dontunmap: bool) -> bool {
     #[cfg(target_os = "linux")]
     {
-        let page = crate::sys::page_size();
-        let Ok(res) = Reservation::new(2 * page, page) else {
+        use crate::sys;
+        let page = sys::page_size();
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        // SAFETY: no MAP_FIXED: fresh pages at kernel-chosen addresses.
+        let (Ok(src), Ok(dst)) = (unsafe { sys::mmap_anon(0, page, rw, 0) }, unsafe {
+            sys::mmap_anon(0, page, rw, 0)
+        }) else {
             return false;
         };
-        let (Ok(mut src), Ok(mut dst)) = (res.commit(0, page), res.commit(page, page)) else {
-            return false;
-        };
-        src.as_mut_slice()[7] = 0x5a;
-        match src.move_to(&mut dst, dontunmap) {
-            Ok(_) => dst.as_slice()[7] == 0x5a && src.as_slice()[7] == 0,
-            Err(_) => false,
+        let (src_p, dst_p) = ((src + 7) as *mut u8, (dst + 7) as *mut u8);
+        // SAFETY: `src` is a fresh read-write page of ours.
+        unsafe { src_p.write_volatile(0x5a) };
+        // SAFETY: both pages are ours alone and distinct.
+        let moved = unsafe { sys::mremap_fixed(src, dst, page, dontunmap) }.is_ok();
+        // SAFETY: `dst` is mapped (moved into, or untouched on failure).
+        let arrived = moved && unsafe { dst_p.read_volatile() } == 0x5a;
+        // SAFETY: with DONTUNMAP or after a failure the source page is still ours.
+        let emptied = !dontunmap || !moved || unsafe { src_p.read_volatile() } == 0;
+        // SAFETY: unmap only what is still ours: after a plain move `src` is not.
+        unsafe {
+            let _ = sys::munmap(dst, page);
+            if dontunmap || !moved {
+                let _ = sys::munmap(src, page);
+            }
         }
+        arrived && emptied
     }
     #[cfg(not(target_os = "linux"))]
     {

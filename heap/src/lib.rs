@@ -24,7 +24,7 @@ pub use caps::{Capabilities, ThpMode, Userfaultfd, UFFD_FEATURES};
 pub use error::HeapError;
 pub use geometry::{Arch, Geometry, Level};
 pub use reservation::Reservation;
-pub use span::{PopulateMethod, SourceAfterMove, Span, Thp};
+pub use span::{PopulateMethod, Span, Thp};
 
 /// Formats a byte count with a binary unit (`"4 KiB"`, `"1.5 GiB"`).
 pub fn fmt_bytes(n: usize) -> String {
@@ -65,12 +65,26 @@ pub fn parse_size(text: &str) -> Result<usize, HeapError> {
         "t" => 1 << 40,
         _ => return Err(bad("unknown unit (use k, m, g or t)")),
     };
+    let whole = |bytes: Option<u64>| {
+        bytes
+            .filter(|b| *b > 0)
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or_else(|| bad("must be a whole, positive number of bytes that fits in memory"))
+    };
+    if !num.contains('.') {
+        // Integers are exact, however large.
+        let v: u64 = num.parse().map_err(|_| bad("not a number"))?;
+        return whole(v.checked_mul(mult));
+    }
     let v: f64 = num.parse().map_err(|_| bad("not a number"))?;
     let bytes = v * mult as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes.fract() != 0.0 || bytes > usize::MAX as f64 {
-        return Err(bad("must be a whole, positive number of bytes"));
+    // 2^64 is the first float above every u64; fractions of a byte are refused.
+    if !bytes.is_finite() || bytes.fract() != 0.0 || bytes >= 18_446_744_073_709_551_616.0 {
+        return Err(bad(
+            "must be a whole, positive number of bytes that fits in memory",
+        ));
     }
-    Ok(bytes as usize)
+    whole(Some(bytes as u64))
 }
 
 #[cfg(test)]
@@ -84,7 +98,19 @@ mod tests {
         assert_eq!(parse_size("256M").unwrap(), 256 << 20);
         assert_eq!(parse_size("1g").unwrap(), 1 << 30);
         assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
-        for bad in ["", "g", "0", "-1g", "1x", "0.3", "1e400g"] {
+        assert_eq!(parse_size("9007199254740993").unwrap(), 9007199254740993);
+        for bad in [
+            "",
+            "g",
+            "0",
+            "-1g",
+            "1x",
+            "0.3",
+            "1e400g",
+            "16777216t",
+            "17179869184g",
+            "0.0g",
+        ] {
             assert!(parse_size(bad).is_err(), "{bad:?} accepted");
         }
         assert_eq!(fmt_bytes(4096), "4 KiB");

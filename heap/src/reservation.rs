@@ -36,7 +36,7 @@ impl Reservation {
     /// Reserves `len` bytes whose base is a multiple of `align`.
     ///
     /// `len` must be a non-zero multiple of the page size; `align` a power of two
-    /// of at least one page. Over-reserves by `align` and trims head and tail.
+    /// of at least one page. Over-reserves by `align - page` bytes and trims head and tail.
     pub fn new(len: usize, align: usize) -> Result<Reservation, HeapError> {
         let page = sys::page_size();
         if len == 0 || len % page != 0 {
@@ -64,16 +64,19 @@ impl Reservation {
         let base = raw.next_multiple_of(align);
         let head = base - raw;
         let tail = raw_len - head - len;
-        // SAFETY: head and tail are parts of the mapping just created, unreferenced.
-        unsafe {
-            if head > 0 {
-                sys::munmap(raw, head).map_err(|e| HeapError::os("munmap head", raw, head, e))?;
+        let trim = |at: usize, n: usize, op: &'static str| -> Result<(), HeapError> {
+            if n == 0 {
+                return Ok(());
             }
-            if tail > 0 {
-                let at = base + len;
-                sys::munmap(at, tail).map_err(|e| HeapError::os("munmap tail", at, tail, e))?;
-            }
-        }
+            // SAFETY: head and tail are parts of the mapping just created, unreferenced.
+            unsafe { sys::munmap(at, n) }.map_err(|e| {
+                // SAFETY: the whole raw mapping is still ours alone; give it back.
+                let _ = unsafe { sys::munmap(raw, raw_len) };
+                HeapError::os(op, at, n, e)
+            })
+        };
+        trim(raw, head, "munmap head")?;
+        trim(base + len, tail, "munmap tail")?;
         let spans = Mutex::new(Vec::new());
         Ok(Reservation {
             inner: Arc::new(Inner {
@@ -216,4 +219,22 @@ pub(crate) unsafe fn map_rw(addr: usize, len: usize) -> Result<(), HeapError> {
     unsafe { sys::mmap_anon(addr, len, prot, flags) }
         .map(|_| ())
         .map_err(|e| HeapError::os("mmap commit", addr, len, e))
+}
+
+/// Maps `[addr, addr+len)` read-write only if nothing is mapped there
+/// (`MAP_FIXED_NOREPLACE`); `EEXIST` otherwise.
+#[cfg(target_os = "linux")]
+pub(crate) fn map_rw_noreplace(addr: usize, len: usize) -> Result<(), HeapError> {
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    let flags = libc::MAP_FIXED_NOREPLACE | libc::MAP_NORESERVE;
+    // SAFETY: NOREPLACE never replaces an existing mapping.
+    let got = unsafe { sys::mmap_anon(addr, len, prot, flags) }
+        .map_err(|e| HeapError::os("mmap commit (noreplace)", addr, len, e))?;
+    if got != addr {
+        // A kernel older than 4.17 treats the flag as a hint and maps elsewhere.
+        // SAFETY: `got` is the mapping just created, referenced by nobody.
+        let _ = unsafe { sys::munmap(got, len) };
+        return Err(HeapError::Unsupported("MAP_FIXED_NOREPLACE"));
+    }
+    Ok(())
 }

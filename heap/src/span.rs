@@ -8,7 +8,7 @@
 //! (which cannot span two mappings).
 
 use crate::error::HeapError;
-use crate::reservation::{map_rw, Inner};
+use crate::reservation::{map_rw, map_rw_noreplace, Inner};
 use crate::sys;
 use std::sync::Arc;
 
@@ -30,15 +30,6 @@ pub enum PopulateMethod {
     Madvise,
     /// A loop touching one byte per page (older kernels, other hosts).
     TouchLoop,
-}
-
-/// What a successful [`Span::move_to`] left at the source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SourceAfterMove {
-    /// `MREMAP_DONTUNMAP`: the source mapping stayed, empty (reads as zeros).
-    KeptEmpty,
-    /// The source was unmapped by the move and mapped again, fresh (reads as zeros).
-    Remapped,
 }
 
 /// One committed read-write mapping. Dropping it returns the range to `PROT_NONE`
@@ -152,21 +143,54 @@ impl Span {
         Ok(())
     }
 
-    /// Moves this span's pages to `dst` with one `mremap(MAYMOVE | FIXED)` (plus
-    /// `MREMAP_DONTUNMAP` when `dontunmap`): afterwards `dst` holds the bytes this
-    /// span held, and this span reads as zeros (see [`SourceAfterMove`]). No byte is
+    /// Moves this span's pages to `dst` with one
+    /// `mremap(MAYMOVE | FIXED | DONTUNMAP)`: afterwards `dst` holds the bytes this
+    /// span held, and this span stays mapped, empty (reads as zeros). No byte is
     /// copied: the kernel moves page-table entries, at the highest level the two
-    /// addresses' alignment allows.
+    /// addresses' alignment allows. The source range is never unmapped, so no other
+    /// thread's mapping can land in it.
     ///
     /// On error both spans stay usable: this span's bytes are unchanged (the kernel
-    /// undoes a partial move) and `dst` is re-mapped fresh (a failed `mremap` may
-    /// already have unmapped it).
+    /// undoes a partial move) and `dst` is mapped again if the failed call had
+    /// already unmapped it (its bytes are then zeros).
     #[cfg(target_os = "linux")]
-    pub fn move_to(
-        &mut self,
-        dst: &mut Span,
-        dontunmap: bool,
-    ) -> Result<SourceAfterMove, HeapError> {
+    pub fn move_to(&mut self, dst: &mut Span) -> Result<(), HeapError> {
+        // SAFETY: DONTUNMAP leaves no hole at the source, which is the only window
+        // `move_pages` needs the caller to keep other mappers out of.
+        unsafe { self.move_pages(dst, true) }?;
+        Ok(())
+    }
+
+    /// Like [`Span::move_to`] but without `MREMAP_DONTUNMAP`, for kernels older
+    /// than 5.7: the kernel unmaps the source range, which is then mapped again,
+    /// fresh (reads as zeros), with `MAP_FIXED_NOREPLACE`.
+    ///
+    /// # Safety
+    /// No other thread of the process may create a mapping while this runs: one
+    /// placed by the kernel in the source range between the move and the re-map would
+    /// be lost to this span. That is detected (the re-map fails) and the process is
+    /// aborted, since the range can no longer be reclaimed soundly.
+    #[cfg(target_os = "linux")]
+    pub unsafe fn move_to_unmapping(&mut self, dst: &mut Span) -> Result<(), HeapError> {
+        // SAFETY: forwarded from the caller: nobody maps memory meanwhile.
+        unsafe { self.move_pages(dst, false) }?;
+        let (addr, len) = (self.addr(), self.len);
+        if let Err(e) = map_rw_noreplace(addr, len) {
+            abort_lost_range("source", addr, len, &e);
+        }
+        if self.thp != Thp::Default {
+            apply_thp(addr, len, self.thp)?;
+        }
+        Ok(())
+    }
+
+    /// The one `mremap`, and the destination's recovery when it fails.
+    ///
+    /// # Safety
+    /// With `dontunmap == false` the source range is left unmapped: the caller must
+    /// map it again before anything else can map memory.
+    #[cfg(target_os = "linux")]
+    unsafe fn move_pages(&mut self, dst: &mut Span, dontunmap: bool) -> Result<(), HeapError> {
         if dst.len != self.len {
             return Err(HeapError::Invalid {
                 what: "move",
@@ -176,12 +200,11 @@ impl Span {
         let (src_addr, dst_addr, len) = (self.addr(), dst.addr(), self.len);
         // SAFETY: both ranges are live spans (invariant 3), borrowed mutably, so nothing
         // references them; spans never overlap (invariant 2, or distinct reservations);
-        // the source is exactly one mapping.
+        // the source is exactly one mapping. The source hole without DONTUNMAP is the
+        // caller's to close.
         let moved = unsafe { sys::mremap_fixed(src_addr, dst_addr, len, dontunmap) };
         if let Err(e) = moved {
-            if let Err(again) = dst.recommit() {
-                panic!("cannot restore destination span after failed mremap ({e}): {again}");
-            }
+            dst.restore_after_failed_move(&e);
             let op = if dontunmap {
                 "mremap(DONTUNMAP)"
             } else {
@@ -191,14 +214,25 @@ impl Span {
         }
         // The mapping now at dst is the source's, with the source's advice.
         dst.thp = self.thp;
-        if dontunmap {
-            Ok(SourceAfterMove::KeptEmpty)
-        } else {
-            // The source range is a hole in our reservation now: map it again at once.
-            if let Err(e) = self.recommit() {
-                panic!("cannot re-map the source span after mremap: {e}");
+        Ok(())
+    }
+
+    /// A failed `mremap(FIXED)` may or may not have unmapped the destination before
+    /// failing. Map it again without replacing anything: if that finds the range
+    /// already mapped, it must be all ours still (a fully mapped range, per
+    /// `mincore`); a partly mapped range means another thread's mapping landed in
+    /// the hole, which cannot be reclaimed soundly, so the process aborts.
+    #[cfg(target_os = "linux")]
+    fn restore_after_failed_move(&mut self, cause: &std::io::Error) {
+        let (addr, len) = (self.addr(), self.len);
+        match map_rw_noreplace(addr, len) {
+            Ok(()) => {
+                if self.thp != Thp::Default {
+                    let _ = apply_thp(addr, len, self.thp);
+                }
             }
-            Ok(SourceAfterMove::Remapped)
+            Err(e) if e.errno() == Some(libc::EEXIST) && sys::fully_mapped(addr, len) => {}
+            Err(e) => abort_lost_range("destination", addr, len, &format!("{e} (after {cause})")),
         }
     }
 
@@ -255,4 +289,15 @@ fn apply_thp(addr: usize, len: usize, thp: Thp) -> Result<(), HeapError> {
     // SAFETY: THP advice changes no contents; the range is a whole span.
     unsafe { sys::madvise(addr, len, advice) }
         .map_err(|e| HeapError::os("madvise(THP)", addr, len, e))
+}
+
+/// A span's range was unmapped and another mapping took part of it: the span can no
+/// longer own it, and dropping it would unmap someone else's memory. Abort.
+#[cfg(target_os = "linux")]
+fn abort_lost_range(which: &str, addr: usize, len: usize, why: &dyn std::fmt::Display) -> ! {
+    eprintln!(
+        "flipgc-heap: fatal: the {which} span {addr:#x}+{len:#x} was unmapped by mremap and \
+         could not be mapped again ({why}); another mapping took its place"
+    );
+    std::process::abort()
 }

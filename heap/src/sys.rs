@@ -97,3 +97,14 @@ fn check(rc: libc::c_int) -> io::Result<()> {
         Err(io::Error::last_os_error())
     }
 }
+
+/// Whether every page of `[addr, addr+len)` is mapped (`mincore` fails with ENOMEM
+/// on any unmapped page). Page-aligned `addr` and `len` expected.
+#[cfg(target_os = "linux")]
+pub fn fully_mapped(addr: usize, len: usize) -> bool {
+    let pages = len.div_ceil(page_size());
+    let mut vec = vec![0u8; pages];
+    // SAFETY: `vec` holds one byte per page of the range, as mincore requires.
+    let rc = unsafe { libc::mincore(addr as *mut libc::c_void, len, vec.as_mut_ptr()) };
+    rc == 0
+}

@@ -2,6 +2,7 @@
 //! byte-exact pattern fill and check.
 #![allow(dead_code)]
 
+use flipgc_flip::{FlipConfig, FlipReport, Flipper, SourceState, Strategy, StrategyChoice};
 use flipgc_heap::{Capabilities, Level, Reservation, Span, Thp};
 
 /// Deterministic 64-bit mixer (splitmix64).
@@ -96,4 +97,65 @@ pub fn source(len: usize, thp: Thp, seed: u64) -> Span {
 pub fn x86_geometry() -> bool {
     let g = Capabilities::probe().geometry;
     g.page == PAGE && g.pmd == Some(PMD) && g.pud == Some(PUD)
+}
+
+/// The level the plan must reach for `len` bytes at a placement for `want`.
+pub fn expected_level(len: usize, want: Level) -> Level {
+    match want {
+        Level::Pud if len >= PUD => Level::Pud,
+        Level::Pud | Level::Pmd if len >= PMD => Level::Pmd,
+        _ => Level::Pte,
+    }
+}
+
+/// A flip performed one way or another (`flip`, or `flip_unmapping`).
+pub type FlipFn<'a> = &'a dyn Fn(&Flipper, &mut Span, &mut Span) -> FlipReport;
+
+/// For one size and backing: flip the source to a destination at each level, check
+/// every byte and the source's state, write to the emptied source, flip back, check.
+pub fn mremap_matrix(len: usize, thp: Thp, flip: FlipFn<'_>) {
+    if !x86_geometry() {
+        eprintln!("skipping level assertions: not an x86_64 4K-page host");
+        return;
+    }
+    let seed = len as u64 ^ thp as u64;
+    let mut src = source(len, thp, seed);
+    let f = Flipper::new(FlipConfig {
+        strategy: StrategyChoice::Mremap,
+        ..FlipConfig::default()
+    })
+    .unwrap();
+    for level in [Level::Pud, Level::Pmd, Level::Pte] {
+        let mut dst = span_at(len, dst_offset(level));
+        let ctx = format!("{len} bytes, {thp:?}, {level}");
+        let r = flip(&f, &mut src, &mut dst);
+        let Strategy::Mremap { dontunmap } = r.strategy else {
+            panic!("{ctx}: {r}")
+        };
+        assert_eq!(r.fallback_reason, None, "{ctx}");
+        assert_eq!(r.bytes, len);
+        assert_eq!(r.level(), Some(expected_level(len, level)), "{ctx}");
+        assert_eq!(r.parts.iter().map(|p| p.bytes).sum::<usize>(), len, "{ctx}");
+        let expect_src = if dontunmap {
+            SourceState::KeptEmpty
+        } else {
+            SourceState::Remapped
+        };
+        assert_eq!(r.source, expect_src, "{ctx}");
+        assert_eq!(
+            dst.thp(),
+            thp,
+            "{ctx}: the destination takes the source's advice"
+        );
+        check(&dst, seed).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+        check_zero(&src).unwrap_or_else(|e| panic!("{ctx}: source after move: {e}"));
+        // The source is still a usable mapping: write to it, then clear it again.
+        src.as_mut_slice()[len - 1] = 0xee;
+        assert_eq!(src.as_slice()[len - 1], 0xee, "{ctx}");
+        src.release(len - PAGE, PAGE).unwrap();
+        // And back: the pattern must survive the return trip too.
+        let back = flip(&f, &mut dst, &mut src);
+        assert_eq!(back.level(), r.level(), "{ctx}: return trip");
+        check(&src, seed).unwrap_or_else(|e| panic!("{ctx}: return trip: {e}"));
+    }
 }
