@@ -11,6 +11,25 @@
 //!   failure falls back to copying and is reported, never lost.
 //! - [`FlipReport`]: strategy, parts and their levels, bytes, elapsed time, fallback
 //!   reason, and what the source holds afterwards. Each flip is a `tracing` span.
+//!
+//! ```
+//! use flipgc_flip::{FlipConfig, Flipper, SourceState};
+//! use flipgc_heap::{Capabilities, Reservation};
+//!
+//! let len = 1 << 30;
+//! let geometry = Capabilities::probe().geometry;
+//! let heap = Reservation::for_space(len, &geometry)?; // PUD-aligned for 1 GiB
+//! let from = Reservation::for_space(len, &geometry)?;
+//! let (mut heap_span, mut from_span) = (heap.commit(0, len)?, from.commit(0, len)?);
+//! heap_span.as_mut_slice()[0] = 42;
+//! let report = Flipper::new(FlipConfig::default())?.flip(&mut heap_span, &mut from_span)?;
+//! assert_eq!(from_span.as_slice()[0], 42);
+//! if report.source == SourceState::KeptEmpty {
+//!     assert_eq!(heap_span.as_slice()[0], 0); // moved, not copied
+//! }
+//! println!("{report}"); // e.g. "mremap+dontunmap of 1 GiB at pud in 40µs"
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod copy;
 mod engine;
