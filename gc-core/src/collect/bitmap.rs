@@ -1,0 +1,155 @@
+//! Side bitmaps over the moving space, one bit per heap word: the **mark bitmap**
+//! (a bit at each live object's header word) and the **live-words bitmap** (a bit
+//! at every word of every live object). Bits are set atomically by parallel
+//! markers; a 64-bit bitmap word covers one 512-byte **chunk**.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Heap words per chunk: one bitmap word.
+pub const CHUNK_WORDS: usize = 64;
+
+/// An atomic bitmap of `len` bits.
+pub struct Bitmap {
+    words: Box<[AtomicU64]>,
+    len: usize,
+}
+
+impl Bitmap {
+    /// A cleared bitmap of `len` bits.
+    pub fn new(len: usize) -> Bitmap {
+        let words = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        Bitmap { words, len }
+    }
+
+    /// Sets bit `i`; true if it was clear (this caller set it).
+    #[inline]
+    pub fn set(&self, i: usize) -> bool {
+        debug_assert!(i < self.len);
+        let bit = 1u64 << (i % 64);
+        self.words[i / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+
+    /// Bit `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        self.words[i / 64].load(Ordering::Relaxed) & (1 << (i % 64)) != 0
+    }
+
+    /// Sets bits `start .. start + n`.
+    pub fn set_range(&self, start: usize, n: usize) {
+        debug_assert!(start + n <= self.len);
+        let (mut i, end) = (start, start + n);
+        while i < end {
+            let w = i / 64;
+            let lo = i % 64;
+            let hi = (end - w * 64).min(64);
+            let mask = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            self.words[w].fetch_or(mask, Ordering::Relaxed);
+            i = w * 64 + hi;
+        }
+    }
+
+    /// The bitmap word of chunk `c` (bits `64c .. 64c + 64`).
+    #[inline]
+    pub fn chunk(&self, c: usize) -> u64 {
+        self.words[c].load(Ordering::Relaxed)
+    }
+
+    /// Number of chunks (bitmap words).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn chunks(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Clears bits `0 .. n` (rounded up to whole chunks).
+    pub fn clear_prefix(&mut self, n: usize) {
+        let w = n.div_ceil(64).min(self.words.len());
+        self.words[..w].iter_mut().for_each(|x| *x.get_mut() = 0);
+    }
+
+    /// The first set bit in `from .. to`, if any.
+    pub fn next_set(&self, from: usize, to: usize) -> Option<usize> {
+        let mut i = from;
+        while i < to {
+            let w = self.chunk(i / 64) & (u64::MAX << (i % 64));
+            if w != 0 {
+                let found = (i / 64) * 64 + w.trailing_zeros() as usize;
+                return (found < to).then_some(found);
+            }
+            i = (i / 64 + 1) * 64;
+        }
+        None
+    }
+
+    /// Calls `f` with every set bit in `from .. to`, in order.
+    pub fn for_each_set(&self, from: usize, to: usize, mut f: impl FnMut(usize)) {
+        if from >= to {
+            return;
+        }
+        for c in from / 64..to.div_ceil(64) {
+            let mut w = self.chunk(c);
+            if c == from / 64 {
+                w &= u64::MAX << (from % 64);
+            }
+            while w != 0 {
+                let i = c * 64 + w.trailing_zeros() as usize;
+                if i >= to {
+                    return;
+                }
+                f(i);
+                w &= w - 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bitmap_matches_a_vector_of_bools(
+            len in 1usize..700,
+            ops in proptest::collection::vec((0usize..700, 0usize..130), 0..40),
+            probe in 0usize..700,
+        ) {
+            let bm = Bitmap::new(len);
+            let mut model = vec![false; len];
+            for (start, n) in ops {
+                let start = start % len;
+                let n = n.min(len - start);
+                if n == 1 {
+                    prop_assert_eq!(bm.set(start), !model[start]);
+                } else {
+                    bm.set_range(start, n);
+                }
+                model[start..start + n].iter_mut().for_each(|b| *b = true);
+            }
+            for (i, &b) in model.iter().enumerate() {
+                prop_assert_eq!(bm.get(i), b, "bit {}", i);
+            }
+            let from = probe % len;
+            let to = (from + 200).min(len);
+            let expect: Vec<usize> = (from..to).filter(|&i| model[i]).collect();
+            let mut got = vec![];
+            bm.for_each_set(from, to, |i| got.push(i));
+            prop_assert_eq!(&got, &expect);
+            prop_assert_eq!(bm.next_set(from, to), expect.first().copied());
+        }
+    }
+
+    #[test]
+    fn clear_prefix_clears_whole_chunks_only() {
+        let mut bm = Bitmap::new(256);
+        bm.set_range(0, 256);
+        bm.clear_prefix(65);
+        assert!(!bm.get(0) && !bm.get(127));
+        assert!(bm.get(128) && bm.get(255));
+    }
+}

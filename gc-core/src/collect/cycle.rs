@@ -1,0 +1,204 @@
+//! The full collection pause, phase by phase:
+//!
+//! stop (retire TLABs) -> mark -> plan (prefix sums, per-page table) -> roots
+//! (rewrite to new addresses) -> flip (heap pages to from-space, one mremap or a
+//! copy) -> compact (produce every to-space page from from-space, in parallel) ->
+//! release (free dead large objects, give from-space's memory back, reset the top).
+//!
+//! Runs on the coordinating mutator's thread with the world stopped.
+
+use super::compact::{plan_pages, FillCtx};
+use super::forward::Forwarding;
+use super::mark::{mark, MarkCtx};
+use crate::heap::Heap;
+use crate::mem::{self, WORD};
+use crate::pauselog::{FlipSummary, PauseRecord};
+use crate::safepoint::Stopped;
+use flipgc_flip::SourceState;
+use std::time::Instant;
+
+struct Phases {
+    last: Instant,
+    list: Vec<(&'static str, u64)>,
+}
+
+impl Phases {
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.list.push((name, (now - self.last).as_nanos() as u64));
+        self.last = now;
+    }
+}
+
+/// Runs one full collection. Panics if the heap is found broken (a verifier
+/// failure with `verify_after_gc`, or a reference to no object).
+pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
+    let inner = &heap.inner;
+    let start = Instant::now();
+    let span = tracing::info_span!("gc", kind = "full");
+    let _enter = span.enter();
+    let mut ph = Phases {
+        last: start,
+        list: Vec::with_capacity(8),
+    };
+
+    // stop: the world is stopped; make the heap walkable.
+    let mut space = inner.space.lock();
+    let mut los = inner.los.lock();
+    let mut st = inner.collector.lock();
+    let mut globals = inner.globals.lock();
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's TLAB.
+        unsafe { m.tlab() }.retire();
+    }
+    ph.lap("stop");
+
+    // mark
+    let (base, top) = (space.base(), space.top);
+    let top_word = (top - base) / WORD;
+    let mut roots = Vec::new();
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        unsafe { m.roots() }.for_each_mut(|r| roots.push(*r as usize));
+    }
+    roots.extend(globals.slots.iter().map(|r| *r as usize));
+    roots.retain(|r| *r != 0);
+    {
+        let _s = tracing::info_span!("mark").entered();
+        let ctx = MarkCtx {
+            types: &inner.types,
+            base,
+            top,
+            mark: &st.mark,
+            live: &st.live,
+            los: &los,
+        };
+        mark(&ctx, &roots, inner.config.gc_workers);
+    }
+    ph.lap("mark");
+
+    // plan
+    let page = space
+        .heap
+        .len()
+        .min(flipgc_heap::Capabilities::probe().geometry.page);
+    let page_words = page / WORD;
+    let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
+    let live_words = fwd.total_live_words();
+    let mut page_first = std::mem::take(&mut st.page_first);
+    let live_objects = plan_pages(
+        &st.mark,
+        &inner.types,
+        base,
+        top_word,
+        page_words,
+        live_words,
+        &mut page_first,
+    );
+    st.page_first = page_first;
+    ph.lap("plan");
+
+    // roots
+    let fill = FillCtx {
+        types: &inner.types,
+        mark: &st.mark,
+        live: &st.live,
+        fwd: &fwd,
+        page_first: &st.page_first,
+        base,
+        from: inner.from_base,
+        top_word,
+        live_words,
+        page_words,
+        end: inner.end,
+    };
+    let forward = |r: &mut u64| {
+        if *r != 0 {
+            *r = fill.forward(*r as usize) as u64;
+        }
+    };
+    for m in &stopped.mutators {
+        // SAFETY: as in mark.
+        unsafe { m.roots() }.for_each_mut(forward);
+    }
+    globals.slots.iter_mut().for_each(forward);
+    ph.lap("roots");
+
+    // flip
+    let moving = &mut *space;
+    let report = {
+        let _s = tracing::info_span!("flip").entered();
+        inner
+            .flipper
+            .flip(&mut moving.heap, &mut moving.from)
+            .expect("flipping two equal, disjoint spans")
+    };
+    ph.lap("flip");
+
+    // compact
+    {
+        let _s = tracing::info_span!("compact").entered();
+        fill.fill_all(inner.config.gc_workers);
+    }
+    ph.lap("compact");
+
+    // release
+    let new_top = base + live_words * WORD;
+    let used_pages = (top - base).next_multiple_of(page);
+    if report.source == SourceState::Intact {
+        // The copy flip left the old image in the heap: restore invariant Z above the top.
+        let tail = new_top.next_multiple_of(page).min(moving.heap.end());
+        // SAFETY: [new_top, tail) is unused heap memory, collector-owned while stopped.
+        unsafe { mem::zero_words(new_top, (tail - new_top) / WORD) };
+        let from_off = tail - base;
+        if used_pages > from_off {
+            moving
+                .heap
+                .release(from_off, used_pages - from_off)
+                .expect("release heap tail");
+        }
+    }
+    if used_pages > 0 {
+        moving
+            .from
+            .release(0, used_pages)
+            .expect("release from-space");
+    }
+    let (_, los_freed) = los.sweep();
+    st.mark.clear_prefix(top_word);
+    st.live.clear_prefix(top_word);
+    moving.top = new_top;
+    moving.allocated_since_gc = 0;
+    ph.lap("release");
+
+    let record = PauseRecord {
+        kind: "full",
+        at_ns: (start - inner.started).as_nanos() as u64,
+        total_ns: (stopped.time_to_safepoint + start.elapsed()).as_nanos() as u64,
+        ttsp_ns: stopped.time_to_safepoint.as_nanos() as u64,
+        phases: ph.list,
+        live_bytes: (live_words * WORD) as u64,
+        live_objects: live_objects as u64,
+        large_object_bytes: los.used() as u64,
+        large_object_freed_bytes: los_freed as u64,
+        flip: FlipSummary {
+            strategy: report.strategy.name(),
+            level: report.level_name(),
+            elapsed_ns: report.elapsed.as_nanos() as u64,
+            fallback_reason: report.fallback_reason.clone(),
+        },
+    };
+    tracing::debug!(
+        total_ns = record.total_ns,
+        live = record.live_bytes,
+        "collection done"
+    );
+    drop((space, los, st, globals));
+    inner.log.lock().record(record);
+
+    if inner.config.verify_after_gc {
+        if let Err(e) = super::verify::verify_stopped(heap, stopped) {
+            panic!("heap verification failed after a collection: {e}");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Parallel marking: a work-stealing transitive closure (crossbeam-deque) over GC
+//! workers. Marking an object in the moving space sets its mark bit and, the first
+//! time, all its words in the live-words bitmap; large objects carry a mark flag.
+//!
+//! Termination: a worker that finds no work anywhere counts itself idle; it leaves
+//! the count when work appears. Workers only go idle with an empty local deque, and
+//! only non-idle workers push, so "all idle" means all deques are empty for good.
+
+use super::bitmap::Bitmap;
+use crate::mem::{self, WORD};
+use crate::object::{Header, TypeRegistry};
+use crate::space::los::Los;
+use crossbeam_deque::{Injector, Stealer, Worker};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What marking reads and writes.
+pub struct MarkCtx<'a> {
+    /// Object shapes.
+    pub types: &'a TypeRegistry,
+    /// Moving space base.
+    pub base: usize,
+    /// Moving space allocation top (objects lie below).
+    pub top: usize,
+    /// Header bits.
+    pub mark: &'a Bitmap,
+    /// Live-word bits.
+    pub live: &'a Bitmap,
+    /// Large objects.
+    pub los: &'a Los,
+}
+
+impl MarkCtx<'_> {
+    /// Marks the object at `addr`; true if this call marked it (it must be scanned).
+    /// Panics on an address that is no object of this heap (a broken heap).
+    #[inline]
+    fn mark(&self, addr: usize) -> bool {
+        if (self.base..self.top).contains(&addr) {
+            let w = (addr - self.base) / WORD;
+            if !self.mark.set(w) {
+                return false;
+            }
+            // SAFETY: `addr` is a reachable object below the top: its header is mapped.
+            let h = Header(unsafe { mem::load(addr) });
+            let words = self
+                .types
+                .object_words(h)
+                .unwrap_or_else(|| panic!("bad header {h:?} at {addr:#x}"));
+            self.live.set_range(w, words);
+            true
+        } else {
+            self.los
+                .mark(addr)
+                .unwrap_or_else(|| panic!("reference {addr:#x} is no object of this heap"))
+        }
+    }
+
+    /// Calls `f` with every non-null reference held by the object at `addr`.
+    #[inline]
+    fn scan(&self, addr: usize, mut f: impl FnMut(usize)) {
+        // SAFETY: `addr` is a marked (reachable) object: header and fields are mapped.
+        let h = Header(unsafe { mem::load(addr) });
+        self.types.for_each_ref_field(h, |field| {
+            // SAFETY: `field` is within the object (registry shape).
+            let v = unsafe { mem::load(addr + WORD * (1 + field)) } as usize;
+            if v != 0 {
+                f(v);
+            }
+        });
+    }
+}
+
+/// Marks everything reachable from `roots` (non-null addresses) with `workers` threads.
+/// Returns the number of objects marked.
+pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
+    let injector = Injector::new();
+    let mut marked = 0;
+    for &r in roots {
+        if ctx.mark(r) {
+            injector.push(r);
+            marked += 1;
+        }
+    }
+    if workers <= 1 {
+        let mut stack: Vec<usize> = std::iter::from_fn(|| injector.steal().success()).collect();
+        while let Some(obj) = stack.pop() {
+            ctx.scan(obj, |child| {
+                if ctx.mark(child) {
+                    marked += 1;
+                    stack.push(child);
+                }
+            });
+        }
+        return marked;
+    }
+    let locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
+    let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
+    let idle = AtomicUsize::new(0);
+    let total = AtomicUsize::new(marked);
+    std::thread::scope(|s| {
+        for (i, local) in locals.into_iter().enumerate() {
+            let (injector, stealers, idle, total) = (&injector, &stealers, &idle, &total);
+            s.spawn(move || {
+                let mut count = 0;
+                let find = |local: &Worker<usize>| {
+                    local.pop().or_else(|| {
+                        std::iter::repeat_with(|| {
+                            injector.steal_batch_and_pop(local).or_else(|| {
+                                stealers
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(j, _)| *j != i)
+                                    .map(|(_, s)| s.steal())
+                                    .collect()
+                            })
+                        })
+                        .find(|s| !s.is_retry())
+                        .and_then(|s| s.success())
+                    })
+                };
+                loop {
+                    if let Some(obj) = find(&local) {
+                        ctx.scan(obj, |child| {
+                            if ctx.mark(child) {
+                                count += 1;
+                                local.push(child);
+                            }
+                        });
+                        continue;
+                    }
+                    idle.fetch_add(1, Ordering::SeqCst);
+                    loop {
+                        if idle.load(Ordering::SeqCst) == workers {
+                            total.fetch_add(count, Ordering::Relaxed);
+                            return;
+                        }
+                        if !injector.is_empty() || stealers.iter().any(|s| !s.is_empty()) {
+                            idle.fetch_sub(1, Ordering::SeqCst);
+                            break;
+                        }
+                        std::hint::spin_loop();
+                        std::thread::yield_now();
+                    }
+                }
+            });
+        }
+    });
+    total.load(Ordering::Relaxed)
+}

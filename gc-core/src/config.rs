@@ -1,0 +1,273 @@
+//! [`HeapConfig`]: everything a heap is built with, validated at construction.
+
+use crate::error::GcError;
+use flipgc_heap::{Geometry, Level};
+
+/// How the collection pause moves the heap to from-space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlipMode {
+    /// `mremap` at the best level the reservation's alignment gives; copy if the
+    /// kernel cannot.
+    #[default]
+    Auto,
+    /// `mremap`, with from-space placed so the move happens at exactly this level
+    /// (PMD or PTE by mutual misalignment; PUD needs a capacity of at least 1 GiB).
+    Level(Level),
+    /// Always copy (the fallback path, forced).
+    Copy,
+}
+
+impl FlipMode {
+    /// Parses `auto`, `pud`, `pmd`, `pte` or `copy`.
+    pub fn parse(s: &str) -> Result<FlipMode, GcError> {
+        Ok(match s {
+            "auto" => FlipMode::Auto,
+            "pud" => FlipMode::Level(Level::Pud),
+            "pmd" => FlipMode::Level(Level::Pmd),
+            "pte" => FlipMode::Level(Level::Pte),
+            "copy" => FlipMode::Copy,
+            _ => {
+                return Err(GcError::Config(format!(
+                    "flip mode {s:?} is not one of auto, pud, pmd, pte, copy"
+                )))
+            }
+        })
+    }
+
+    /// The name [`FlipMode::parse`] accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlipMode::Auto => "auto",
+            FlipMode::Level(l) => l.name(),
+            FlipMode::Copy => "copy",
+        }
+    }
+}
+
+/// When a collection starts (besides an explicit request).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcTrigger {
+    /// When an allocation does not fit in the moving space.
+    #[default]
+    WhenFull,
+    /// Also after this many bytes have been allocated since the last collection.
+    AfterBytes(usize),
+}
+
+/// Heap configuration. Build with `HeapConfig::new(capacity)` and adjust fields.
+#[derive(Clone, Debug)]
+pub struct HeapConfig {
+    /// Bytes in the moving space (rounded up to whole pages). From-space is the same.
+    pub capacity: usize,
+    /// Objects of at least this many bytes go to the non-moving large-object space.
+    pub large_object_threshold: usize,
+    /// Bytes the large-object space may hold.
+    pub large_object_capacity: usize,
+    /// Bytes of a thread-local allocation buffer.
+    pub tlab_size: usize,
+    /// Threads doing collection work (marking, page filling).
+    pub gc_workers: usize,
+    /// How the heap is moved at the flip.
+    pub flip: FlipMode,
+    /// Back the moving space with transparent huge pages.
+    pub thp: bool,
+    /// Run the heap verifier after every collection (panics on a broken heap).
+    pub verify_after_gc: bool,
+    /// When collections start.
+    pub trigger: GcTrigger,
+    /// Fault injection: make every flip's `mremap` fail with this errno.
+    pub inject_mremap_errno: Option<i32>,
+}
+
+/// The smallest capacity accepted.
+pub const MIN_CAPACITY: usize = 64 << 10;
+/// The largest capacity accepted (the heap and from-space must both fit, aligned,
+/// in a 47-bit user address space).
+pub const MAX_CAPACITY: usize = 16 << 40;
+
+impl HeapConfig {
+    /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
+    /// large-object space as big as the heap, 32 KiB TLABs, one GC worker per CPU,
+    /// automatic flip, THP on, no verification, collect when full.
+    pub fn new(capacity: usize) -> HeapConfig {
+        HeapConfig {
+            capacity,
+            large_object_threshold: 64 << 10,
+            large_object_capacity: capacity,
+            tlab_size: 32 << 10,
+            gc_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            flip: FlipMode::Auto,
+            thp: true,
+            verify_after_gc: false,
+            trigger: GcTrigger::WhenFull,
+            inject_mremap_errno: None,
+        }
+    }
+
+    /// Checks every field, returning the configuration with `capacity` rounded up to
+    /// whole pages, or an error naming the bad value.
+    pub fn validated(mut self, geometry: &Geometry) -> Result<HeapConfig, GcError> {
+        let bad = |m: String| Err(GcError::Config(m));
+        if self.capacity < MIN_CAPACITY {
+            return bad(format!(
+                "capacity {} bytes is below the minimum of {MIN_CAPACITY}",
+                self.capacity
+            ));
+        }
+        if self.capacity > MAX_CAPACITY {
+            return bad(format!(
+                "capacity {} bytes exceeds the maximum of {MAX_CAPACITY} (16 TiB): the heap and \
+                 from-space must both fit in the address space",
+                self.capacity
+            ));
+        }
+        self.capacity = self.capacity.next_multiple_of(geometry.page);
+        if self.large_object_threshold < 16 || self.large_object_threshold > self.capacity {
+            return bad(format!(
+                "large-object threshold {} bytes must be between 16 and the capacity ({})",
+                self.large_object_threshold, self.capacity
+            ));
+        }
+        if self.large_object_capacity > MAX_CAPACITY {
+            return bad(format!(
+                "large-object capacity {} bytes exceeds {MAX_CAPACITY}",
+                self.large_object_capacity
+            ));
+        }
+        if self.tlab_size < 256 || self.tlab_size > self.capacity / 4 || self.tlab_size % 8 != 0 {
+            return bad(format!(
+                "TLAB size {} bytes must be a multiple of 8 between 256 and a quarter of the capacity ({})",
+                self.tlab_size,
+                self.capacity / 4
+            ));
+        }
+        if self.gc_workers == 0 || self.gc_workers > 256 {
+            return bad(format!(
+                "GC worker count {} must be between 1 and 256",
+                self.gc_workers
+            ));
+        }
+        if let GcTrigger::AfterBytes(0) = self.trigger {
+            return bad("trigger AfterBytes(0) would collect on every allocation".into());
+        }
+        if let FlipMode::Level(level) = self.flip {
+            match geometry.size(level) {
+                None => return bad(format!("flip level {level} does not exist on this host ({geometry})")),
+                Some(size) if level > flipgc_heap::Level::Pte && self.capacity < size => {
+                    return bad(format!(
+                        "flip level {level} needs a capacity of at least one {level} entry ({size} bytes), got {}",
+                        self.capacity
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flipgc_heap::Arch;
+
+    fn g() -> Geometry {
+        Geometry::for_arch(Arch::X86_64, 4096).unwrap()
+    }
+
+    #[test]
+    fn defaults_validate_and_round_capacity() {
+        let c = HeapConfig::new(1_000_000).validated(&g()).unwrap();
+        assert_eq!(c.capacity, 1_003_520);
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let cases: Vec<(HeapConfig, &str)> = vec![
+            (HeapConfig::new(0), "capacity 0"),
+            (HeapConfig::new(MAX_CAPACITY + 1), "exceeds the maximum"),
+            (
+                HeapConfig {
+                    large_object_threshold: 8,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "threshold 8",
+            ),
+            (
+                HeapConfig {
+                    large_object_threshold: 2 << 20,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "threshold",
+            ),
+            (
+                HeapConfig {
+                    tlab_size: 100,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "TLAB size 100",
+            ),
+            (
+                HeapConfig {
+                    tlab_size: 1 << 20,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "TLAB size",
+            ),
+            (
+                HeapConfig {
+                    gc_workers: 0,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "worker count 0",
+            ),
+            (
+                HeapConfig {
+                    gc_workers: 1000,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "worker count 1000",
+            ),
+            (
+                HeapConfig {
+                    trigger: GcTrigger::AfterBytes(0),
+                    ..HeapConfig::new(1 << 20)
+                },
+                "AfterBytes(0)",
+            ),
+            (
+                HeapConfig {
+                    flip: FlipMode::Level(Level::Pud),
+                    ..HeapConfig::new(64 << 20)
+                },
+                "flip level pud",
+            ),
+            (
+                HeapConfig {
+                    flip: FlipMode::Level(Level::Pmd),
+                    ..HeapConfig::new(1 << 20)
+                },
+                "flip level pmd",
+            ),
+        ];
+        for (cfg, needle) in cases {
+            let e = cfg.validated(&g()).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+        }
+        let generic = Geometry::for_arch(Arch::Generic, 4096).unwrap();
+        let e = HeapConfig {
+            flip: FlipMode::Level(Level::Pmd),
+            ..HeapConfig::new(8 << 20)
+        }
+        .validated(&generic);
+        assert!(e.unwrap_err().to_string().contains("does not exist"));
+    }
+
+    #[test]
+    fn flip_modes_parse() {
+        for m in ["auto", "pud", "pmd", "pte", "copy"] {
+            assert_eq!(FlipMode::parse(m).unwrap().name(), m);
+        }
+        assert!(FlipMode::parse("fast").is_err());
+    }
+}

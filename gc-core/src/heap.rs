@@ -1,0 +1,175 @@
+//! [`Heap`]: construction, shared state, and binding mutators.
+
+use crate::collect::CollectorState;
+use crate::config::HeapConfig;
+use crate::error::GcError;
+use crate::mutator::Mutator;
+use crate::object::TypeRegistry;
+use crate::pauselog::PauseLog;
+use crate::roots::GlobalTable;
+use crate::safepoint::Safepoints;
+use crate::space::{los::Los, moving::MovingSpace};
+use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
+use flipgc_heap::Capabilities;
+use parking_lot::Mutex;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+static NEXT_HEAP_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Ids of heaps this thread has a mutator bound for (one per heap per thread:
+    /// two would deadlock a collection waiting for the idle one).
+    static BOUND: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A garbage-collected heap. Cheap to clone; `Send + Sync`. Threads use it through
+/// a [`Mutator`] from [`Heap::bind_mutator`].
+#[derive(Clone)]
+pub struct Heap {
+    pub(crate) inner: Arc<HeapInner>,
+}
+
+/// State shared by the heap's handles, mutators and collector.
+pub(crate) struct HeapInner {
+    pub id: u64,
+    pub config: HeapConfig,
+    pub types: TypeRegistry,
+    /// Moving space bounds (fixed for the heap's life).
+    pub base: usize,
+    pub end: usize,
+    pub from_base: usize,
+    /// Large-object space bounds.
+    pub los_base: usize,
+    pub los_end: usize,
+    pub space: Mutex<MovingSpace>,
+    pub los: Mutex<Los>,
+    pub safepoints: Safepoints,
+    pub globals: Mutex<GlobalTable>,
+    pub log: Mutex<PauseLog>,
+    pub collector: Mutex<CollectorState>,
+    pub flipper: Flipper,
+    pub started: Instant,
+}
+
+impl Heap {
+    /// Builds a heap. Refuses a bad configuration with [`GcError::Config`]; OS
+    /// failures (reserving the spaces) are [`GcError::Heap`].
+    pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
+        let caps = Capabilities::probe();
+        let config = config.validated(&caps.geometry)?;
+        let space = MovingSpace::new(&config, &caps.geometry)?;
+        let los = Los::new(config.large_object_capacity, caps.geometry.page)?;
+        let strategy = match config.flip {
+            crate::config::FlipMode::Copy => StrategyChoice::Copy,
+            crate::config::FlipMode::Auto => StrategyChoice::Auto,
+            crate::config::FlipMode::Level(_) => StrategyChoice::Mremap,
+        };
+        let flipper = Flipper::new(FlipConfig {
+            strategy,
+            copy_threads: config.gc_workers,
+            inject_mremap_errno: config.inject_mremap_errno,
+        })?;
+        let words = config.capacity / crate::mem::WORD;
+        let inner = HeapInner {
+            id: NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed),
+            base: space.base(),
+            end: space.end(),
+            from_base: space.from.addr(),
+            los_base: los.base(),
+            los_end: los.end(),
+            space: Mutex::new(space),
+            los: Mutex::new(los),
+            safepoints: Safepoints::default(),
+            globals: Mutex::new(GlobalTable::default()),
+            log: Mutex::new(PauseLog::new()),
+            collector: Mutex::new(CollectorState::new(words)),
+            flipper,
+            started: Instant::now(),
+            types,
+            config,
+        };
+        Ok(Heap {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// Binds the calling thread as a mutator. One mutator per thread per heap:
+    /// a second bind on the same thread is refused.
+    pub fn bind_mutator(&self) -> Result<Mutator, GcError> {
+        let id = self.inner.id;
+        let fresh = BOUND.with(|b| {
+            let mut b = b.borrow_mut();
+            if b.contains(&id) {
+                false
+            } else {
+                b.push(id);
+                true
+            }
+        });
+        if !fresh {
+            return Err(GcError::Config(
+                "this thread already has a mutator for this heap".into(),
+            ));
+        }
+        Ok(Mutator::new(self.clone()))
+    }
+
+    pub(crate) fn unbind_thread(&self) {
+        let id = self.inner.id;
+        BOUND.with(|b| b.borrow_mut().retain(|x| *x != id));
+    }
+
+    /// The validated configuration.
+    pub fn config(&self) -> &HeapConfig {
+        &self.inner.config
+    }
+
+    /// The type registry.
+    pub fn types(&self) -> &TypeRegistry {
+        &self.inner.types
+    }
+
+    /// The pause log (a snapshot).
+    pub fn pause_log(&self) -> PauseLog {
+        self.inner.log.lock().clone()
+    }
+
+    /// Bytes in use in the moving space (objects and fillers below the top).
+    pub fn used_bytes(&self) -> usize {
+        self.inner.space.lock().used()
+    }
+
+    /// Bytes held by large objects.
+    pub fn large_object_bytes(&self) -> usize {
+        self.inner.los.lock().used()
+    }
+
+    /// Number of live large objects.
+    pub fn large_object_count(&self) -> usize {
+        self.inner.los.lock().count()
+    }
+
+    /// Registered mutators.
+    pub fn mutator_count(&self) -> usize {
+        self.inner.safepoints.count()
+    }
+
+    /// Whether `addr` lies in this heap's moving or large-object space.
+    pub(crate) fn owns(&self, addr: usize) -> bool {
+        let i = &self.inner;
+        (i.base..i.end).contains(&addr) || (i.los_base..i.los_end).contains(&addr)
+    }
+}
+
+impl std::fmt::Debug for Heap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Heap(id {}, capacity {})",
+            self.inner.id, self.inner.config.capacity
+        )
+    }
+}

@@ -1,0 +1,53 @@
+//! # flipgc-core: the collector
+//!
+//! A compacting, precise garbage collector for managed-language runtimes, built on
+//! the flip engine (`flipgc-flip`): at each collection the heap's pages are moved to
+//! from-space with one `mremap` (or copied where the kernel cannot), and every live
+//! object is compacted back into the heap, page by page.
+//!
+//! ## Using it
+//! ```
+//! use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+//!
+//! let mut types = TypeRegistry::new();
+//! let pair = types.fixed("pair", 2, &[0, 1])?;      // two reference fields
+//! let heap = Heap::new(HeapConfig::new(8 << 20), types)?;
+//! let mut m = heap.bind_mutator()?;
+//!
+//! let a = m.alloc(pair, 0)?;                         // a Handle: survives collections
+//! let b = m.alloc(pair, 0)?;
+//! m.write_ref(m.get(&a), 0, Some(m.get(&b)));
+//! m.collect();                                       // objects move; handles follow
+//! let a_now = m.get(&a);
+//! assert_eq!(m.read_ref(a_now, 0), Some(m.get(&b)));
+//! # Ok::<(), flipgc_core::GcError>(())
+//! ```
+//!
+//! ## Layout of this crate
+//! - [`object`]: headers, the type registry.
+//! - `space`: the moving space (heap + from-space spans, TLABs) and the
+//!   large-object space.
+//! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
+//! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
+//! - [`PauseLog`]: every pause, its phases and the flip.
+
+mod collect;
+mod config;
+mod error;
+mod heap;
+pub mod mem;
+mod mutator;
+pub mod object;
+mod pauselog;
+mod roots;
+mod safepoint;
+mod space;
+
+pub use collect::verify::VerifyReport;
+pub use config::{FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY, MIN_CAPACITY};
+pub use error::GcError;
+pub use heap::Heap;
+pub use mutator::{Gc, Mutator};
+pub use object::{TypeId, TypeKind, TypeRegistry};
+pub use pauselog::{FlipSummary, PauseLog, PauseRecord};
+pub use roots::{Global, Handle};

@@ -1,0 +1,11 @@
+//! The object model: one-word headers, the type registry, object references.
+//!
+//! An object is `1 + payload` words, word-aligned. Word 0 is the [`Header`];
+//! payload word `i` is field `i`. A reference field holds the referent's address
+//! (the address of its header), or 0 for null.
+
+mod header;
+mod types;
+
+pub use header::Header;
+pub use types::{TypeId, TypeInfo, TypeKind, TypeRegistry, FILLER};

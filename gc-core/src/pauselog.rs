@@ -1,0 +1,166 @@
+//! The pause log: one record per stop-the-world pause (kind, time-to-safepoint,
+//! each phase, live and moved bytes, the flip), an HDR histogram of pause totals,
+//! and JSON export.
+
+use hdrhistogram::Histogram;
+use serde::ser::SerializeMap;
+use serde::Serialize;
+
+/// How the heap was moved in a pause.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlipSummary {
+    /// `"mremap+dontunmap"`, `"mremap"` or `"copy"`.
+    pub strategy: &'static str,
+    /// `"pud"`, `"pmd"`, `"pte"` or `"copy"`.
+    pub level: &'static str,
+    /// Time of the flip itself.
+    pub elapsed_ns: u64,
+    /// Why mremap fell back to copying, if it did.
+    pub fallback_reason: Option<String>,
+}
+
+/// One pause.
+#[derive(Clone, Debug, Serialize)]
+pub struct PauseRecord {
+    /// `"full"` for a stop-the-world collection with compaction inside the pause.
+    pub kind: &'static str,
+    /// When the pause began, since the heap was created.
+    pub at_ns: u64,
+    /// From the stop request until mutators could resume.
+    pub total_ns: u64,
+    /// From the stop request until every mutator had stopped.
+    pub ttsp_ns: u64,
+    /// Phase names and durations, in order.
+    #[serde(serialize_with = "phases_as_map")]
+    pub phases: Vec<(&'static str, u64)>,
+    /// Live bytes in the moving space after the collection (= bytes moved).
+    pub live_bytes: u64,
+    /// Live objects in the moving space.
+    pub live_objects: u64,
+    /// Bytes held by live large objects.
+    pub large_object_bytes: u64,
+    /// Large-object bytes freed.
+    pub large_object_freed_bytes: u64,
+    /// The flip.
+    pub flip: FlipSummary,
+}
+
+fn phases_as_map<S: serde::Serializer>(
+    phases: &[(&'static str, u64)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(phases.len()))?;
+    for (k, v) in phases {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
+/// All pauses of a heap.
+#[derive(Clone)]
+pub struct PauseLog {
+    records: Vec<PauseRecord>,
+    totals: Histogram<u64>,
+}
+
+impl Default for PauseLog {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PauseLog {
+    /// An empty log.
+    pub fn new() -> PauseLog {
+        PauseLog {
+            records: Vec::new(),
+            totals: Histogram::new(3).expect("3 significant digits is valid"),
+        }
+    }
+
+    /// Adds a pause.
+    pub fn record(&mut self, r: PauseRecord) {
+        self.totals.saturating_record(r.total_ns.max(1));
+        self.records.push(r);
+    }
+
+    /// The pauses, oldest first.
+    pub fn records(&self) -> &[PauseRecord] {
+        &self.records
+    }
+
+    /// The histogram of pause totals (ns).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.totals
+    }
+
+    /// Pause total at quantile `q` (0..=1), in ns, by nearest rank over the recorded
+    /// pauses (exact; the histogram's own quantiles round the rank down, which makes
+    /// "p99" of a few pauses smaller than the largest); 0 if there were none.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        let mut totals: Vec<u64> = self.records.iter().map(|r| r.total_ns).collect();
+        if totals.is_empty() {
+            return 0;
+        }
+        totals.sort_unstable();
+        let rank = (q.clamp(0.0, 1.0) * totals.len() as f64).ceil() as usize;
+        totals[rank.clamp(1, totals.len()) - 1]
+    }
+
+    /// `{"pauses": [...], "summary": {"collections", "p50_pause_ns", "p99_pause_ns", "max_pause_ns", "max_ttsp_ns"}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "pauses": self.records,
+            "summary": {
+                "collections": self.records.len(),
+                "p50_pause_ns": self.quantile_ns(0.5),
+                "p99_pause_ns": self.quantile_ns(0.99),
+                "max_pause_ns": self.records.iter().map(|r| r.total_ns).max().unwrap_or(0),
+                "max_ttsp_ns": self.records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(total: u64) -> PauseRecord {
+        PauseRecord {
+            kind: "full",
+            at_ns: 0,
+            total_ns: total,
+            ttsp_ns: 5,
+            phases: vec![("mark", 3), ("flip", 2)],
+            live_bytes: 0,
+            live_objects: 0,
+            large_object_bytes: 0,
+            large_object_freed_bytes: 0,
+            flip: FlipSummary {
+                strategy: "copy",
+                level: "copy",
+                elapsed_ns: 2,
+                fallback_reason: None,
+            },
+        }
+    }
+
+    #[test]
+    fn json_has_the_agreed_keys_and_quantiles() {
+        let mut log = PauseLog::new();
+        for t in [100, 200, 300, 400, 10_000] {
+            log.record(rec(t));
+        }
+        let j = log.to_json();
+        assert_eq!(j["summary"]["collections"], 5);
+        assert_eq!(j["summary"]["max_pause_ns"], 10_000);
+        assert_eq!(j["summary"]["p50_pause_ns"], 300);
+        assert_eq!(j["summary"]["p99_pause_ns"], 10_000);
+        assert_eq!(log.quantile_ns(0.0), 100);
+        assert_eq!(log.histogram().len(), 5);
+        assert_eq!(j["pauses"][0]["phases"]["mark"], 3);
+        assert_eq!(j["pauses"][0]["flip"]["level"], "copy");
+        assert_eq!(PauseLog::new().quantile_ns(0.99), 0);
+    }
+}

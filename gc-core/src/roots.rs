@@ -1,0 +1,204 @@
+//! Roots: where references live across GC points, all updated by the collector.
+//!
+//! - [`Handle`]: one slot in its mutator's handle table, freed on drop.
+//! - The mutator's **root stack** (`Mutator::push` and friends): a growable stack
+//!   of slots, the shape a VM's operand stack needs.
+//! - [`Global`]: a heap-wide slot, usable from any thread.
+//!
+//! A mutator's handle table and root stack live in its [`MutatorShared`], shared
+//! with the safepoint registry. Access protocol (safepoint invariant 1): the owning
+//! thread touches them only while its mutator is `Running`; the collector only while
+//! the world is stopped.
+
+use crate::space::tlab::Tlab;
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A mutator's roots and allocation buffer, shared with the collector.
+pub struct MutatorShared {
+    roots: UnsafeCell<RootTable>,
+    tlab: UnsafeCell<Tlab>,
+}
+
+// SAFETY: the cells are accessed by one thread at a time per the access protocol in
+// the module docs (the owner while Running, the collector while stopped), and every
+// hand-over goes through the safepoint lock, which orders the accesses.
+unsafe impl Sync for MutatorShared {}
+// SAFETY: as above; the contents are plain data.
+unsafe impl Send for MutatorShared {}
+
+/// Handle slots and the root stack.
+#[derive(Default)]
+pub struct RootTable {
+    slots: Vec<u64>,
+    free: Vec<u32>,
+    /// The root stack.
+    pub stack: Vec<u64>,
+}
+
+impl RootTable {
+    /// Stores `value` in a free slot; its index.
+    pub fn add(&mut self, value: u64) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = value;
+                i
+            }
+            None => {
+                self.slots.push(value);
+                u32::try_from(self.slots.len() - 1).expect("more than 4 billion handles")
+            }
+        }
+    }
+
+    /// Frees slot `i`.
+    pub fn remove(&mut self, i: u32) {
+        self.slots[i as usize] = 0;
+        self.free.push(i);
+    }
+
+    /// The value in slot `i`.
+    pub fn get(&self, i: u32) -> u64 {
+        self.slots[i as usize]
+    }
+
+    /// Overwrites slot `i`.
+    pub fn set(&mut self, i: u32, value: u64) {
+        self.slots[i as usize] = value;
+    }
+
+    /// Calls `f` on every root (free slots hold 0 and are skipped by callers via the
+    /// null check).
+    pub fn for_each_mut(&mut self, f: impl FnMut(&mut u64)) {
+        self.slots
+            .iter_mut()
+            .chain(self.stack.iter_mut())
+            .for_each(f);
+    }
+}
+
+impl MutatorShared {
+    pub(crate) fn new() -> MutatorShared {
+        MutatorShared {
+            roots: UnsafeCell::new(RootTable::default()),
+            tlab: UnsafeCell::new(Tlab::default()),
+        }
+    }
+
+    /// The roots.
+    ///
+    /// # Safety
+    /// The caller is the owning thread while its mutator is `Running`, or the
+    /// collector while the world is stopped; and no other reference from this
+    /// method or [`MutatorShared::tlab`]'s sibling call on the same cell is alive.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    pub unsafe fn roots(&self) -> &mut RootTable {
+        // SAFETY: exclusive access per the caller's contract.
+        unsafe { &mut *self.roots.get() }
+    }
+
+    /// The allocation buffer.
+    ///
+    /// # Safety
+    /// As for [`MutatorShared::roots`].
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    pub unsafe fn tlab(&self) -> &mut Tlab {
+        // SAFETY: exclusive access per the caller's contract.
+        unsafe { &mut *self.tlab.get() }
+    }
+}
+
+/// A rooted reference owned by one mutator (not `Send`): the collector keeps it
+/// pointing at its object across collections. Read it with `Mutator::get`.
+/// Cloning makes a second slot; dropping frees the slot.
+pub struct Handle {
+    pub(crate) shared: Arc<MutatorShared>,
+    pub(crate) slot: u32,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Handle {
+    pub(crate) fn new(shared: &Arc<MutatorShared>, value: u64) -> Handle {
+        // SAFETY: called by the owning mutator's methods while it is Running.
+        let slot = unsafe { shared.roots() }.add(value);
+        Handle {
+            shared: Arc::clone(shared),
+            slot,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl Clone for Handle {
+    fn clone(&self) -> Handle {
+        // SAFETY: a Handle lives on its owner's thread (not Send) and is used only
+        // outside GC points, while the mutator is Running (or already deregistered,
+        // when the collector no longer sees the table).
+        let value = unsafe { self.shared.roots() }.get(self.slot);
+        Handle::new(&self.shared, value)
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: as in `clone`: the owner thread, outside GC points. A Handle cannot
+        // be dropped inside `Mutator::blocking` (the closure must be Send; Handle is not).
+        unsafe { self.shared.roots() }.remove(self.slot);
+    }
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Handle(slot {})", self.slot)
+    }
+}
+
+/// Heap-wide root slots.
+#[derive(Default)]
+pub struct GlobalTable {
+    /// Slot values (0 in free slots).
+    pub slots: Vec<u64>,
+    free: Vec<usize>,
+}
+
+impl GlobalTable {
+    pub(crate) fn add(&mut self, value: u64) -> usize {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = value;
+                i
+            }
+            None => {
+                self.slots.push(value);
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    pub(crate) fn remove(&mut self, i: usize) {
+        self.slots[i] = 0;
+        self.free.push(i);
+    }
+}
+
+/// A rooted reference usable from any thread of the heap (`Send + Sync`). Read it
+/// with `Mutator::get_global`; freed on drop.
+pub struct Global {
+    pub(crate) heap: Arc<crate::heap::HeapInner>,
+    pub(crate) slot: usize,
+}
+
+impl Drop for Global {
+    fn drop(&mut self) {
+        self.heap.globals.lock().remove(self.slot);
+    }
+}
+
+impl std::fmt::Debug for Global {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Global(slot {})", self.slot)
+    }
+}

@@ -1,0 +1,179 @@
+//! Stopping the world: the mutator registry and the safepoint handshake.
+//!
+//! State machine per mutator: `Running` -> `Parked` (inside a GC point, waiting for
+//! a collection to end) -> `Running`; `Running` -> `Blocking` (inside
+//! `Mutator::blocking`, touching no heap memory) -> `Running`, which waits first if a
+//! collection is in progress.
+//!
+//! A collection starts when one mutator (the coordinator) sets `collecting` and
+//! `requested`, then waits until no *other* mutator is `Running`. Invariants:
+//! 1. While `collecting`, no registered mutator other than the coordinator touches
+//!    heap memory or its own roots: parked ones wait inside a GC point, blocking ones
+//!    run code that cannot reach the mutator (the closure is `Send` and the mutator
+//!    is borrowed), and `Running` is re-entered only after `collecting` ends.
+//! 2. The coordinator takes the space and large-object locks only after the stop,
+//!    so a mutator holding them briefly while `Running` cannot deadlock the stop.
+//! 3. All transitions happen under `state`'s lock, which orders every mutator's heap
+//!    writes before the collector's reads and the collector's writes before the
+//!    resumed mutators' reads.
+
+use crate::roots::MutatorShared;
+use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Running,
+    Parked,
+    Blocking,
+}
+
+struct Entry {
+    id: u64,
+    shared: Arc<MutatorShared>,
+    status: Status,
+}
+
+#[derive(Default)]
+struct State {
+    mutators: Vec<Entry>,
+    collecting: bool,
+    epoch: u64,
+    next_id: u64,
+}
+
+/// The registry and handshake.
+#[derive(Default)]
+pub struct Safepoints {
+    /// Set while a collection wants mutators to stop; polled on slow paths.
+    pub requested: AtomicBool,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+/// Proof that the world is stopped, held by the coordinator; resumes on drop.
+pub struct Stopped<'a> {
+    sp: &'a Safepoints,
+    me: u64,
+    /// Every registered mutator's shared state, the coordinator's included.
+    pub mutators: Vec<Arc<MutatorShared>>,
+    /// Time from the request to the last mutator stopping.
+    pub time_to_safepoint: Duration,
+}
+
+impl Safepoints {
+    /// Registers a mutator (waiting out a collection in progress); its id.
+    pub fn register(&self, shared: Arc<MutatorShared>) -> u64 {
+        let mut st = self.state.lock();
+        while st.collecting {
+            self.cv.wait(&mut st);
+        }
+        st.next_id += 1;
+        let id = st.next_id;
+        st.mutators.push(Entry {
+            id,
+            shared,
+            status: Status::Running,
+        });
+        id
+    }
+
+    /// Removes a mutator (which must be `Running`, i.e. called by its own thread).
+    pub fn deregister(&self, id: u64) {
+        let mut st = self.state.lock();
+        st.mutators.retain(|e| e.id != id);
+        self.cv.notify_all();
+    }
+
+    /// Number of registered mutators.
+    pub fn count(&self) -> usize {
+        self.state.lock().mutators.len()
+    }
+
+    fn set(st: &mut State, id: u64, status: Status) {
+        if let Some(e) = st.mutators.iter_mut().find(|e| e.id == id) {
+            e.status = status;
+        }
+    }
+
+    /// At a GC point: if a collection is in progress, park until it ends.
+    pub fn park_if_requested(&self, id: u64) {
+        if !self.requested.load(Ordering::Acquire) {
+            return;
+        }
+        let mut st = self.state.lock();
+        if !st.collecting {
+            return;
+        }
+        Self::set(&mut st, id, Status::Parked);
+        self.cv.notify_all();
+        let epoch = st.epoch;
+        while st.collecting && st.epoch == epoch {
+            self.cv.wait(&mut st);
+        }
+        Self::set(&mut st, id, Status::Running);
+    }
+
+    /// Enters native/blocking code: counts as stopped.
+    pub fn enter_blocking(&self, id: u64) {
+        let mut st = self.state.lock();
+        Self::set(&mut st, id, Status::Blocking);
+        self.cv.notify_all();
+    }
+
+    /// Leaves blocking code, waiting out a collection in progress.
+    pub fn leave_blocking(&self, id: u64) {
+        let mut st = self.state.lock();
+        while st.collecting {
+            self.cv.wait(&mut st);
+        }
+        Self::set(&mut st, id, Status::Running);
+    }
+
+    /// Stops every other mutator so `me` can collect. `None` if another mutator was
+    /// already collecting: `me` then parked until that collection ended.
+    pub fn stop_the_world(&self, me: u64) -> Option<Stopped<'_>> {
+        let start = Instant::now();
+        let mut st = self.state.lock();
+        if st.collecting {
+            Self::set(&mut st, me, Status::Parked);
+            self.cv.notify_all();
+            let epoch = st.epoch;
+            while st.collecting && st.epoch == epoch {
+                self.cv.wait(&mut st);
+            }
+            Self::set(&mut st, me, Status::Running);
+            return None;
+        }
+        st.collecting = true;
+        self.requested.store(true, Ordering::Release);
+        Self::set(&mut st, me, Status::Parked);
+        while st
+            .mutators
+            .iter()
+            .any(|e| e.id != me && e.status == Status::Running)
+        {
+            self.cv.wait(&mut st);
+        }
+        let mutators = st.mutators.iter().map(|e| Arc::clone(&e.shared)).collect();
+        Some(Stopped {
+            sp: self,
+            me,
+            mutators,
+            time_to_safepoint: start.elapsed(),
+        })
+    }
+}
+
+impl Drop for Stopped<'_> {
+    fn drop(&mut self) {
+        let mut st = self.sp.state.lock();
+        st.collecting = false;
+        st.epoch += 1;
+        self.sp.requested.store(false, Ordering::Release);
+        Safepoints::set(&mut st, self.me, Status::Running);
+        self.sp.cv.notify_all();
+    }
+}

@@ -1,0 +1,194 @@
+//! The large-object space: objects at or above the large-object threshold, each in
+//! its own page-granular span inside one reservation (so "is this address in the
+//! heap" stays a range check). Never moved; freed when a collection finds them
+//! unreachable.
+
+use crate::error::GcError;
+use flipgc_heap::{Reservation, Span};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// One large object.
+pub struct LargeObject {
+    span: Span,
+    /// Object size in words (header included).
+    pub words: usize,
+    marked: AtomicBool,
+}
+
+/// The large-object space.
+pub struct Los {
+    res: Reservation,
+    page: usize,
+    /// Live objects by address.
+    objects: BTreeMap<usize, LargeObject>,
+    /// Free page-granular ranges `(offset, len)` by offset.
+    free: BTreeMap<usize, usize>,
+    used: usize,
+}
+
+impl Los {
+    /// A space of `capacity` bytes (rounded up to pages).
+    pub fn new(capacity: usize, page: usize) -> Result<Los, GcError> {
+        let cap = capacity.next_multiple_of(page).max(page);
+        let res = Reservation::new(cap, page)?;
+        let free = BTreeMap::from([(0, cap)]);
+        Ok(Los {
+            res,
+            page,
+            objects: BTreeMap::new(),
+            free,
+            used: 0,
+        })
+    }
+
+    /// Start of the space's address range.
+    pub fn base(&self) -> usize {
+        self.res.base()
+    }
+
+    /// End of the space's address range.
+    pub fn end(&self) -> usize {
+        self.res.base() + self.res.len()
+    }
+
+    /// Bytes held by live large objects (page-rounded).
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Bytes the space can hold.
+    pub fn capacity(&self) -> usize {
+        self.res.len()
+    }
+
+    /// Allocates zeroed memory for an object of `words` words; its address, or
+    /// `None` if no free range fits.
+    pub fn alloc(&mut self, words: usize) -> Result<Option<usize>, GcError> {
+        let len = (words * 8).next_multiple_of(self.page);
+        let Some((&off, &flen)) = self.free.iter().find(|(_, &l)| l >= len) else {
+            return Ok(None);
+        };
+        self.free.remove(&off);
+        if flen > len {
+            self.free.insert(off + len, flen - len);
+        }
+        let span = match self.res.commit(off, len) {
+            Ok(s) => s,
+            Err(e) => {
+                self.release_range(off, len);
+                return Err(e.into());
+            }
+        };
+        let addr = span.addr();
+        self.objects.insert(
+            addr,
+            LargeObject {
+                span,
+                words,
+                marked: AtomicBool::new(false),
+            },
+        );
+        self.used += len;
+        Ok(Some(addr))
+    }
+
+    /// The object starting at `addr`, if any.
+    pub fn get(&self, addr: usize) -> Option<&LargeObject> {
+        self.objects.get(&addr)
+    }
+
+    /// Marks the object at `addr`; true if it was unmarked. `None` if no large
+    /// object starts there.
+    pub fn mark(&self, addr: usize) -> Option<bool> {
+        self.objects
+            .get(&addr)
+            .map(|o| !o.marked.swap(true, Ordering::Relaxed))
+    }
+
+    /// Frees every unmarked object and clears the marks of the rest. Returns
+    /// `(objects freed, bytes freed)`.
+    pub fn sweep(&mut self) -> (usize, usize) {
+        let dead: Vec<usize> = self
+            .objects
+            .iter()
+            .filter(|(_, o)| !o.marked.load(Ordering::Relaxed))
+            .map(|(a, _)| *a)
+            .collect();
+        let mut bytes = 0;
+        for addr in &dead {
+            let obj = self.objects.remove(addr).expect("listed above");
+            let (off, len) = (obj.span.offset(), obj.span.len());
+            drop(obj); // the span returns to PROT_NONE
+            self.release_range(off, len);
+            bytes += len;
+        }
+        self.used -= bytes;
+        self.objects
+            .values()
+            .for_each(|o| o.marked.store(false, Ordering::Relaxed));
+        (dead.len(), bytes)
+    }
+
+    /// Live large objects, by address.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &LargeObject)> {
+        self.objects.iter().map(|(a, o)| (*a, o))
+    }
+
+    /// Number of live large objects.
+    pub fn count(&self) -> usize {
+        self.objects.len()
+    }
+
+    fn release_range(&mut self, mut off: usize, mut len: usize) {
+        // Merge with the free neighbours on both sides.
+        if let Some((&poff, &plen)) = self.free.range(..off).next_back() {
+            if poff + plen == off {
+                self.free.remove(&poff);
+                off = poff;
+                len += plen;
+            }
+        }
+        if let Some(&nlen) = self.free.get(&(off + len)) {
+            self.free.remove(&(off + len));
+            len += nlen;
+        }
+        self.free.insert(off, len);
+    }
+}
+
+impl LargeObject {
+    /// Whether the last marking reached this object (valid between mark and sweep).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn is_marked(&self) -> bool {
+        self.marked.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_mark_sweep_reuse() {
+        let mut los = Los::new(64 << 10, 4096).unwrap();
+        let a = los.alloc(1000).unwrap().unwrap(); // 8000 bytes -> 2 pages
+        let b = los.alloc(10).unwrap().unwrap();
+        assert_eq!(los.used(), 3 * 4096);
+        assert!(a >= los.base() && b < los.end());
+        assert_eq!(los.mark(b), Some(true));
+        assert_eq!(los.mark(b), Some(false));
+        assert_eq!(los.mark(b + 8), None);
+        assert_eq!(los.sweep(), (1, 2 * 4096));
+        assert!(los.get(a).is_none() && los.get(b).is_some());
+        assert!(!los.get(b).unwrap().is_marked());
+        // Space runs out, and freed ranges merge and are reused.
+        assert!(los.alloc(8 * 1024).unwrap().is_none());
+        assert_eq!(los.sweep(), (1, 4096));
+        assert_eq!(los.used(), 0);
+        assert!(
+            los.alloc(8 * 1024).unwrap().is_some(),
+            "the whole 64 KiB is one free range again"
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! The spaces: the moving space (heap and from-space spans, bump allocation,
+//! thread-local allocation buffers) and the non-moving large-object space.
+
+pub mod los;
+pub mod moving;
+pub mod tlab;

@@ -1,0 +1,94 @@
+//! The moving space: the heap span mutators allocate in, the from-space span the
+//! flip moves it to, and the bump pointer that hands out allocation buffers.
+//!
+//! Placement implements the flip modes: both spaces at `best_alignment(capacity)`
+//! for `Auto` and `Copy`; for a forced level, from-space is placed so that the two
+//! are mutually aligned at exactly that level (PMD: offset by one PMD modulo a PUD;
+//! PTE: offset by one page modulo a PMD).
+//!
+//! Invariant Z: every byte of the heap span at or above `top` reads as zero.
+
+use crate::config::{FlipMode, HeapConfig};
+use crate::error::GcError;
+use crate::mem::WORD;
+use flipgc_heap::{Geometry, Level, Reservation, Span, Thp};
+
+/// The heap and from-space spans and the allocation top.
+pub struct MovingSpace {
+    _heap_res: Reservation,
+    _from_res: Reservation,
+    /// Where objects live between collections.
+    pub heap: Span,
+    /// Where the heap's pages go at the flip; empty between collections.
+    pub from: Span,
+    /// First free address (everything below is objects or fillers).
+    pub top: usize,
+    /// Bytes handed out since the last collection.
+    pub allocated_since_gc: usize,
+}
+
+impl MovingSpace {
+    /// Reserves and commits both spaces for `config` (already validated).
+    pub fn new(config: &HeapConfig, g: &Geometry) -> Result<MovingSpace, GcError> {
+        let cap = config.capacity;
+        let pmd = g.pmd.unwrap_or(g.page);
+        let pud = g.pud.unwrap_or(pmd);
+        let heap_align = match config.flip {
+            FlipMode::Level(Level::Pud) => pud,
+            _ => g.best_alignment(cap),
+        };
+        let heap_res = Reservation::new(cap, heap_align)?;
+        let mut heap = heap_res.commit(0, cap)?;
+        let hb = heap.addr();
+        let (from_res, from_off) = match config.flip {
+            FlipMode::Auto | FlipMode::Copy | FlipMode::Level(Level::Pud) => {
+                (Reservation::new(cap, heap_align)?, 0)
+            }
+            // Same offset as the heap modulo a PMD, one PMD further modulo a PUD.
+            FlipMode::Level(Level::Pmd) => (Reservation::new(cap + pud, pud)?, (hb + pmd) % pud),
+            // One page further modulo a PMD.
+            FlipMode::Level(Level::Pte) => (Reservation::new(cap + pmd, pmd)?, (hb + g.page) % pmd),
+        };
+        let mut from = from_res.commit(from_off, cap)?;
+        if config.thp {
+            heap.set_thp(Thp::Huge)?;
+            from.set_thp(Thp::Huge)?;
+        }
+        Ok(MovingSpace {
+            top: heap.addr(),
+            heap,
+            from,
+            _heap_res: heap_res,
+            _from_res: from_res,
+            allocated_since_gc: 0,
+        })
+    }
+
+    /// First address of the heap span.
+    pub fn base(&self) -> usize {
+        self.heap.addr()
+    }
+
+    /// End of the heap span.
+    pub fn end(&self) -> usize {
+        self.heap.end()
+    }
+
+    /// Bytes below the top.
+    pub fn used(&self) -> usize {
+        self.top - self.base()
+    }
+
+    /// Takes `words` words at the top, if they fit.
+    pub fn carve(&mut self, words: usize) -> Option<usize> {
+        let bytes = words * WORD;
+        if self.end() - self.top >= bytes {
+            let at = self.top;
+            self.top += bytes;
+            self.allocated_since_gc += bytes;
+            Some(at)
+        } else {
+            None
+        }
+    }
+}
