@@ -27,7 +27,8 @@ pub(crate) fn copy_span(src: &Span, dst: &mut Span, threads: usize) -> usize {
         return 1;
     }
     // Page-multiple chunks, so no two threads touch one page.
-    let chunk = to.len().div_ceil(threads).next_multiple_of(4096);
+    let page = flipgc_heap::sys::page_size();
+    let chunk = to.len().div_ceil(threads).next_multiple_of(page);
     let used = to.len().div_ceil(chunk);
     thread::scope(|s| {
         for (d, f) in to.chunks_mut(chunk).zip(from.chunks(chunk)) {

@@ -133,7 +133,13 @@ impl fmt::Display for Capabilities {
         let yn = |b: bool| if b { "yes" } else { "no" };
         writeln!(f, "kernel            {}", self.kernel)?;
         writeln!(f, "geometry          {}", self.geometry)?;
-        writeln!(f, "THP mode          {:?}", self.thp)?;
+        let thp = match self.thp {
+            ThpMode::Always => "always",
+            ThpMode::Madvise => "madvise",
+            ThpMode::Never => "never",
+            ThpMode::Unknown => "unknown",
+        };
+        writeln!(f, "THP mode          {thp}")?;
         writeln!(f, "mremap            {}", yn(self.mremap))?;
         writeln!(f, "MREMAP_DONTUNMAP  {}", yn(self.mremap_dontunmap))?;
         writeln!(f, "POPULATE_WRITE    {}", yn(self.populate_write))?;
