@@ -122,6 +122,17 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         unsafe { m.roots() }.for_each_mut(forward);
     }
     globals.slots.iter_mut().for_each(forward);
+    // Large objects do not move, but their references into the moving space must.
+    for (addr, obj) in los.iter().filter(|(_, o)| o.is_marked()) {
+        // SAFETY: a live large object's header is mapped; the world is stopped.
+        let h = crate::object::Header(unsafe { mem::load(addr) });
+        inner.types.for_each_ref_field(h, |f| {
+            let slot = addr + WORD * (1 + f);
+            // SAFETY: `slot` is a field of the large object (registry shape, `obj.words`).
+            unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
+        });
+        debug_assert!(obj.words >= 1);
+    }
     ph.lap("roots");
 
     // flip

@@ -159,7 +159,6 @@ impl Los {
 
 impl LargeObject {
     /// Whether the last marking reached this object (valid between mark and sweep).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn is_marked(&self) -> bool {
         self.marked.load(Ordering::Relaxed)
     }

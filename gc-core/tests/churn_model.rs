@@ -1,0 +1,407 @@
+//! Model-checked graph churn: random sequences of allocate / link / unlink / drop
+//! root / load child / collect run against a plain Rust model of the object graph.
+//! After every collection the reachable graph's canonical checksum (shape, ids,
+//! contents) must equal the model's, and the verifier runs after every collection
+//! (`verify_after_gc`). Every flip path: auto at PUD (1 GiB heap), auto at PMD,
+//! forced PMD, forced PTE, copy, and an injected mremap failure.
+
+use flipgc_core::{FlipMode, Gc, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_heap::Level;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Clone, Copy)]
+struct Types {
+    node: TypeId,
+    vec: TypeId,
+    blob: TypeId,
+}
+
+fn registry() -> (TypeRegistry, Types) {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap(); // ref, ref, id
+    let vec = r.ref_array("vec").unwrap();
+    let blob = r.byte_array("blob").unwrap(); // 8-byte id, then pattern bytes
+    (r, Types { node, vec, blob })
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Node,
+    Vec(usize),
+    Blob(usize),
+    LargeVec,
+    LargeBlob,
+    Link(usize, usize, Option<usize>),
+    Unroot(usize),
+    Child(usize, usize),
+    Collect,
+    Garbage(usize),
+    Build(usize, usize),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    let op = prop_oneof![
+        6 => Just(Op::Node),
+        2 => (0usize..6).prop_map(Op::Vec),
+        2 => (1usize..300).prop_map(Op::Blob),
+        1 => Just(Op::LargeVec),
+        1 => Just(Op::LargeBlob),
+        8 => (any::<usize>(), any::<usize>(), proptest::option::weighted(0.8, any::<usize>()))
+            .prop_map(|(a, f, b)| Op::Link(a, f, b)),
+        3 => any::<usize>().prop_map(Op::Unroot),
+        3 => (any::<usize>(), any::<usize>()).prop_map(|(a, f)| Op::Child(a, f)),
+        2 => Just(Op::Collect),
+        1 => (1usize..40_000).prop_map(Op::Garbage),
+        2 => (1usize..3000, any::<usize>()).prop_map(|(n, s)| Op::Build(n, s)),
+    ];
+    proptest::collection::vec(op, 1..120)
+}
+
+/// The model: objects with a kind, an id and reference slots.
+#[derive(Clone)]
+struct MObj {
+    kind: u8, // 0 node, 1 vec, 2 blob
+    id: u64,
+    bytes: usize,
+    refs: Vec<Option<usize>>,
+}
+
+fn blob_byte(id: u64, i: usize) -> u8 {
+    (id as usize).wrapping_mul(31).wrapping_add(i * 7) as u8
+}
+
+/// FNV-style mixing of a canonical DFS over the roots, in root order.
+fn mix(h: &mut u64, v: u64) {
+    *h = (*h ^ v).wrapping_mul(0x100_0000_01b3);
+}
+
+fn model_checksum(objs: &[MObj], roots: &[usize]) -> u64 {
+    let mut seen: HashMap<usize, u64> = HashMap::new();
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    for &r in roots {
+        visit_model(objs, r, &mut seen, &mut h);
+    }
+    h
+}
+
+fn visit_model(objs: &[MObj], i: usize, seen: &mut HashMap<usize, u64>, h: &mut u64) {
+    if let Some(n) = seen.get(&i) {
+        mix(h, 1_000_000 + n);
+        return;
+    }
+    let n = seen.len() as u64;
+    seen.insert(i, n);
+    let o = &objs[i];
+    mix(h, u64::from(o.kind));
+    mix(h, o.id);
+    mix(h, o.bytes as u64);
+    for r in &o.refs {
+        match r {
+            None => mix(h, 7),
+            Some(j) => visit_model(objs, *j, seen, h),
+        }
+    }
+}
+
+fn heap_checksum(m: &Mutator, t: Types, roots: &[Handle]) -> u64 {
+    let mut seen: HashMap<usize, u64> = HashMap::new();
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    for r in roots {
+        visit_heap(m, t, m.get(r), &mut seen, &mut h);
+    }
+    h
+}
+
+fn visit_heap<'m>(
+    m: &'m Mutator,
+    t: Types,
+    o: Gc<'m>,
+    seen: &mut HashMap<usize, u64>,
+    h: &mut u64,
+) {
+    if let Some(n) = seen.get(&o.addr()) {
+        mix(h, 1_000_000 + n);
+        return;
+    }
+    let n = seen.len() as u64;
+    seen.insert(o.addr(), n);
+    let ty = m.type_of(o);
+    if ty == t.node {
+        mix(h, 0);
+        mix(h, m.read_word(o, 2));
+        mix(h, 0);
+        for f in 0..2 {
+            match m.read_ref(o, f) {
+                None => mix(h, 7),
+                Some(c) => visit_heap(m, t, c, seen, h),
+            }
+        }
+    } else if ty == t.vec {
+        mix(h, 1);
+        mix(h, 0);
+        mix(h, 0);
+        for f in 0..m.len(o) {
+            match m.read_ref(o, f) {
+                None => mix(h, 7),
+                Some(c) => visit_heap(m, t, c, seen, h),
+            }
+        }
+    } else {
+        let len = m.len(o);
+        let mut buf = vec![0u8; len];
+        m.read_bytes(o, 0, &mut buf);
+        let id = u64::from_le_bytes(buf[..8].try_into().unwrap());
+        for (i, b) in buf.iter().enumerate().skip(8) {
+            assert_eq!(*b, blob_byte(id, i), "blob {id} byte {i} changed");
+        }
+        mix(h, 2);
+        mix(h, id);
+        mix(h, len as u64);
+    }
+}
+
+fn run(
+    mode: FlipMode,
+    capacity: usize,
+    inject: bool,
+    ops: Vec<Op>,
+    count: &AtomicUsize,
+) -> Result<(), TestCaseError> {
+    let (types, t) = registry();
+    let mut cfg = HeapConfig::new(capacity);
+    cfg.flip = mode;
+    cfg.verify_after_gc = true;
+    cfg.gc_workers = 2;
+    cfg.tlab_size = 4096;
+    cfg.large_object_threshold = 16 << 10;
+    if inject {
+        cfg.inject_mremap_errno = Some(libc_enomem());
+    }
+    let heap = Heap::new(cfg, types).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let mut objs: Vec<MObj> = Vec::new();
+    let mut roots: Vec<usize> = Vec::new();
+    let mut handles: Vec<Handle> = Vec::new();
+    let mut next_id = 1u64;
+    let mut collections = 0;
+
+    for op in ops {
+        match op {
+            Op::Node | Op::Vec(_) | Op::LargeVec => {
+                let (ty, n, kind) = match op {
+                    Op::Node => (t.node, 2, 0),
+                    Op::Vec(k) => (t.vec, k, 1),
+                    _ => (t.vec, 3000, 1), // 24 KiB: over the large-object threshold
+                };
+                let h = m.alloc(ty, n).unwrap();
+                let id = if kind == 0 { next_id } else { 0 };
+                if kind == 0 {
+                    m.write_word(m.get(&h), 2, id);
+                    next_id += 1;
+                }
+                objs.push(MObj {
+                    kind,
+                    id,
+                    bytes: 0,
+                    refs: vec![None; n],
+                });
+                roots.push(objs.len() - 1);
+                handles.push(h);
+            }
+            Op::Blob(_) | Op::LargeBlob => {
+                let len = match op {
+                    Op::Blob(n) => n + 8,
+                    _ => 40 << 10,
+                };
+                let h = m.alloc(t.blob, len).unwrap();
+                let id = next_id;
+                next_id += 1;
+                let mut data: Vec<u8> = (0..len).map(|i| blob_byte(id, i)).collect();
+                data[..8].copy_from_slice(&id.to_le_bytes());
+                m.write_bytes(m.get(&h), 0, &data);
+                objs.push(MObj {
+                    kind: 2,
+                    id,
+                    bytes: len,
+                    refs: vec![],
+                });
+                roots.push(objs.len() - 1);
+                handles.push(h);
+            }
+            Op::Link(a, f, b) if !roots.is_empty() => {
+                let a = a % roots.len();
+                let nrefs = objs[roots[a]].refs.len();
+                if nrefs == 0 {
+                    continue;
+                }
+                let f = f % nrefs;
+                let target = b.map(|b| b % roots.len());
+                let value = target.map(|b| m.get(&handles[b]));
+                m.write_ref(m.get(&handles[a]), f, value);
+                objs[roots[a]].refs[f] = target.map(|b| roots[b]);
+            }
+            Op::Unroot(a) if !roots.is_empty() => {
+                let a = a % roots.len();
+                roots.remove(a);
+                handles.remove(a);
+            }
+            Op::Child(a, f) if !roots.is_empty() => {
+                let a = a % roots.len();
+                let nrefs = objs[roots[a]].refs.len();
+                if nrefs == 0 {
+                    continue;
+                }
+                let f = f % nrefs;
+                if let Some(c) = objs[roots[a]].refs[f] {
+                    let child = m
+                        .read_ref(m.get(&handles[a]), f)
+                        .expect("model says non-null");
+                    let h = m.root(child);
+                    roots.push(c);
+                    handles.push(h);
+                } else {
+                    prop_assert!(m.read_ref(m.get(&handles[a]), f).is_none());
+                }
+            }
+            Op::Garbage(n) => {
+                // Unrooted nodes: fills the heap so allocation triggers collections.
+                for _ in 0..n {
+                    drop(m.alloc(t.node, 0).unwrap());
+                }
+            }
+            Op::Build(n, seed) => {
+                // A chain of mixed-size objects (odd sizes shift alignment, so objects
+                // straddle pages), each linking back to the previous one, with extra
+                // links to an object a few steps back; rooted at its last object.
+                let mut recent: Vec<(Handle, usize)> = Vec::new();
+                for i in 0..n {
+                    let is_vec = (seed.wrapping_add(i)) % 3 == 0;
+                    let k = 1 + (seed.wrapping_add(i * 7)) % 5;
+                    let (h, refs, kind, id) = if is_vec {
+                        (m.alloc(t.vec, k).unwrap(), k, 1, 0)
+                    } else {
+                        let h = m.alloc(t.node, 0).unwrap();
+                        m.write_word(m.get(&h), 2, next_id);
+                        next_id += 1;
+                        (h, 2, 0, next_id - 1)
+                    };
+                    objs.push(MObj {
+                        kind,
+                        id,
+                        bytes: 0,
+                        refs: vec![None; refs],
+                    });
+                    let me = objs.len() - 1;
+                    if let Some((ph, pm)) = recent.last() {
+                        m.write_ref(m.get(&h), 0, Some(m.get(ph)));
+                        objs[me].refs[0] = Some(*pm);
+                    }
+                    if refs > 1 && recent.len() >= 3 {
+                        let (ref oh, om) = recent[recent.len() - 3];
+                        m.write_ref(m.get(&h), refs - 1, Some(m.get(oh)));
+                        objs[me].refs[refs - 1] = Some(om);
+                    }
+                    recent.push((h, me));
+                    if recent.len() > 4 {
+                        recent.remove(0);
+                    }
+                }
+                let (h, me) = recent.pop().expect("n >= 1");
+                roots.push(me);
+                handles.push(h);
+            }
+            Op::Collect => {
+                m.collect();
+                collections += 1;
+                prop_assert_eq!(
+                    heap_checksum(&m, t, &handles),
+                    model_checksum(&objs, &roots)
+                );
+            }
+            _ => {}
+        }
+    }
+    m.collect();
+    collections += 1;
+    prop_assert_eq!(
+        heap_checksum(&m, t, &handles),
+        model_checksum(&objs, &roots)
+    );
+    let log = heap.pause_log();
+    prop_assert!(log.records().len() >= collections);
+    // The flip path really was the one asked for.
+    for r in log.records() {
+        let want = match (mode, inject) {
+            (_, true) | (FlipMode::Copy, _) => "copy",
+            (FlipMode::Level(l), _) => l.name(),
+            (FlipMode::Auto, _) if capacity >= 1 << 30 => "pud",
+            (FlipMode::Auto, _) => "pmd",
+        };
+        prop_assert_eq!(r.flip.level, want);
+        prop_assert_eq!(inject, r.flip.fallback_reason.is_some());
+    }
+    count.fetch_add(log.records().len(), Ordering::Relaxed);
+    Ok(())
+}
+
+fn libc_enomem() -> i32 {
+    12
+}
+
+const CASES: u32 = 64;
+
+fn check(mode: FlipMode, capacity: usize, inject: bool) {
+    let count = AtomicUsize::new(0);
+    let config = ProptestConfig {
+        cases: CASES,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(ops in ops())| {
+        run(mode, capacity, inject, ops, &count)?;
+    });
+    let n = count.load(Ordering::Relaxed);
+    eprintln!(
+        "{} {}{}: {n} verified collections",
+        mode.name(),
+        flipgc_heap::fmt_bytes(capacity),
+        if inject {
+            " (injected mremap failure)"
+        } else {
+            ""
+        }
+    );
+    assert!(n >= CASES as usize, "{n} collections");
+}
+
+#[test]
+fn churn_auto_pud() {
+    check(FlipMode::Auto, 1 << 30, false);
+}
+
+#[test]
+fn churn_auto_pmd() {
+    check(FlipMode::Auto, 4 << 20, false);
+}
+
+#[test]
+fn churn_forced_pmd() {
+    check(FlipMode::Level(Level::Pmd), 4 << 20, false);
+}
+
+#[test]
+fn churn_forced_pte() {
+    check(FlipMode::Level(Level::Pte), 4 << 20, false);
+}
+
+#[test]
+fn churn_copy() {
+    check(FlipMode::Copy, 4 << 20, false);
+}
+
+#[test]
+fn churn_injected_mremap_failure() {
+    check(FlipMode::Auto, 4 << 20, true);
+}
