@@ -7,16 +7,11 @@ use flipgc_heap::Span;
 /// Ranges below this are copied by the calling thread alone.
 pub const PARALLEL_THRESHOLD: usize = 64 << 20;
 
-/// Copies `src`'s bytes into `dst` (equal lengths), with up to `threads` threads.
+/// Copies the first `len` bytes of `src` into `dst`, with up to `threads` threads.
 /// Returns the number of threads used.
-pub(crate) fn copy_span(src: &Span, dst: &mut Span, threads: usize) -> usize {
-    let from = src.as_slice();
-    let to = dst.as_mut_slice();
-    assert_eq!(
-        from.len(),
-        to.len(),
-        "copy between spans of different lengths"
-    );
+pub(crate) fn copy_span(src: &Span, dst: &mut Span, len: usize, threads: usize) -> usize {
+    let from = &src.as_slice()[..len];
+    let to = &mut dst.as_mut_slice()[..len];
     let threads = if to.len() < PARALLEL_THRESHOLD {
         1
     } else {

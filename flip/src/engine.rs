@@ -101,7 +101,22 @@ impl Flipper {
     /// not an error: the engine copies instead and records why in
     /// [`FlipReport::fallback_reason`].
     pub fn flip(&self, src: &mut Span, dst: &mut Span) -> Result<FlipReport, FlipError> {
-        self.flip_with(src, dst, Move::DontUnmap)
+        self.flip_with(src, dst, Move::DontUnmap, src.len())
+    }
+
+    /// Like [`Flipper::flip`], for spans known to read as zeros from `used` bytes on
+    /// (both of them): the copy strategy then copies only the first `used` bytes
+    /// (rounded up to a page). `mremap` moves everything, which costs nothing where
+    /// no page is present. A collector's heap above its allocation top is such a span.
+    pub fn flip_used(
+        &self,
+        src: &mut Span,
+        dst: &mut Span,
+        used: usize,
+    ) -> Result<FlipReport, FlipError> {
+        let page = self.caps.geometry.page;
+        let used = used.next_multiple_of(page).min(src.len());
+        self.flip_with(src, dst, Move::DontUnmap, used)
     }
 
     /// Like [`Flipper::flip`], but the `mremap` strategy moves without
@@ -116,7 +131,7 @@ impl Flipper {
         src: &mut Span,
         dst: &mut Span,
     ) -> Result<FlipReport, FlipError> {
-        self.flip_with(src, dst, Move::Unmapping)
+        self.flip_with(src, dst, Move::Unmapping, src.len())
     }
 
     fn flip_with(
@@ -124,6 +139,7 @@ impl Flipper {
         src: &mut Span,
         dst: &mut Span,
         how: Move,
+        used: usize,
     ) -> Result<FlipReport, FlipError> {
         let plan = self.plan(src, dst)?;
         let use_mremap = match self.config.strategy {
@@ -165,7 +181,7 @@ impl Flipper {
                 }
             }
         }
-        let threads = copy_span(src, dst, self.config.copy_threads);
+        let threads = copy_span(src, dst, used, self.config.copy_threads);
         let report = FlipReport {
             strategy: Strategy::Copy { threads },
             parts: Vec::new(),

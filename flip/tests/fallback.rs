@@ -81,3 +81,32 @@ fn bad_requests_are_refused_before_anything_moves() {
     })
     .is_err());
 }
+
+/// `flip_used` copies only the used prefix: bytes past it are not copied (the
+/// caller promised both sides read zero there); mremap still moves everything.
+#[test]
+fn flip_used_copies_only_the_prefix() {
+    let len = 16 * PMD;
+    let mut src = source(len, Thp::NoHuge, 21);
+    let mut dst = span_at(len, 0);
+    let copy = Flipper::new(FlipConfig {
+        strategy: StrategyChoice::Copy,
+        ..FlipConfig::default()
+    })
+    .unwrap();
+    let r = copy.flip_used(&mut src, &mut dst, 3 * PAGE + 5).unwrap();
+    assert_eq!(r.level_name(), "copy");
+    assert_eq!(dst.as_slice()[..4 * PAGE], src.as_slice()[..4 * PAGE]);
+    assert!(
+        dst.as_slice()[4 * PAGE..].iter().all(|b| *b == 0),
+        "copied past the used prefix"
+    );
+
+    let mut dst2 = span_at(len, 0);
+    let r = Flipper::new(FlipConfig::default())
+        .unwrap()
+        .flip_used(&mut src, &mut dst2, PAGE)
+        .unwrap();
+    assert!(matches!(r.strategy, Strategy::Mremap { .. }), "{r}");
+    check(&dst2, 21).unwrap();
+}

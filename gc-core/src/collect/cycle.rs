@@ -17,16 +17,25 @@ use crate::safepoint::Stopped;
 use flipgc_flip::SourceState;
 use std::time::Instant;
 
+/// Times the phases in order; each phase runs inside a `tracing` span of its name.
 struct Phases {
     last: Instant,
     list: Vec<(&'static str, u64)>,
+    span: Option<tracing::span::EnteredSpan>,
 }
 
 impl Phases {
+    /// Starts phase `name` (the previous one must have been ended with `lap`).
+    fn begin(&mut self, name: &'static str) {
+        self.span = Some(tracing::info_span!("phase", name).entered());
+    }
+
+    /// Ends the current phase, recording its duration under `name`.
     fn lap(&mut self, name: &'static str) {
         let now = Instant::now();
         self.list.push((name, (now - self.last).as_nanos() as u64));
         self.last = now;
+        self.span = None;
     }
 }
 
@@ -40,7 +49,9 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     let mut ph = Phases {
         last: start,
         list: Vec::with_capacity(8),
+        span: None,
     };
+    ph.begin("stop");
 
     // stop: the world is stopped; make the heap walkable.
     let mut space = inner.space.lock();
@@ -52,6 +63,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         unsafe { m.tlab() }.retire();
     }
     ph.lap("stop");
+    ph.begin("mark");
 
     // mark
     let (base, top) = (space.base(), space.top);
@@ -64,7 +76,6 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     roots.extend(globals.slots.iter().map(|r| *r as usize));
     roots.retain(|r| *r != 0);
     {
-        let _s = tracing::info_span!("mark").entered();
         let ctx = MarkCtx {
             types: &inner.types,
             base,
@@ -76,6 +87,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         mark(&ctx, &roots, inner.config.gc_workers);
     }
     ph.lap("mark");
+    ph.begin("plan");
 
     // plan
     let page = space
@@ -97,6 +109,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     );
     st.page_first = page_first;
     ph.lap("plan");
+    ph.begin("roots");
 
     // roots
     let fill = FillCtx {
@@ -134,24 +147,23 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         debug_assert!(obj.words >= 1);
     }
     ph.lap("roots");
+    ph.begin("flip");
 
     // flip
     let moving = &mut *space;
     let report = {
-        let _s = tracing::info_span!("flip").entered();
         inner
             .flipper
             .flip(&mut moving.heap, &mut moving.from)
             .expect("flipping two equal, disjoint spans")
     };
     ph.lap("flip");
+    ph.begin("compact");
 
     // compact
-    {
-        let _s = tracing::info_span!("compact").entered();
-        fill.fill_all(inner.config.gc_workers);
-    }
+    fill.fill_all(inner.config.gc_workers);
     ph.lap("compact");
+    ph.begin("release");
 
     // release
     let new_top = base + live_words * WORD;
