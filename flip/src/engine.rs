@@ -104,10 +104,10 @@ impl Flipper {
         self.flip_with(src, dst, Move::DontUnmap, src.len())
     }
 
-    /// Like [`Flipper::flip`], for spans known to read as zeros from `used` bytes on
-    /// (both of them): the copy strategy then copies only the first `used` bytes
-    /// (rounded up to a page). `mremap` moves everything, which costs nothing where
-    /// no page is present. A collector's heap above its allocation top is such a span.
+    /// Like [`Flipper::flip`], but only the first `used` bytes (rounded up to a page)
+    /// are guaranteed to arrive: the copy strategy copies just those, and leaves the
+    /// rest of `dst` as it was. `mremap` still moves everything (free where no page is
+    /// present). A collector flips this way: nothing above its allocation top matters.
     pub fn flip_used(
         &self,
         src: &mut Span,

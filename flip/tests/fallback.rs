@@ -83,7 +83,7 @@ fn bad_requests_are_refused_before_anything_moves() {
 }
 
 /// `flip_used` copies only the used prefix: bytes past it are not copied (the
-/// caller promised both sides read zero there); mremap still moves everything.
+/// destination keeps its own there); mremap still moves everything.
 #[test]
 fn flip_used_copies_only_the_prefix() {
     let len = 16 * PMD;

@@ -77,6 +77,12 @@ pub struct HeapConfig {
     pub trigger: GcTrigger,
     /// Fault injection: make every flip's `mremap` fail with this errno.
     pub inject_mremap_errno: Option<i32>,
+    /// Keep from-space's memory populated between collections and reuse it as the
+    /// heap's pages at the next one, so compaction writes into present pages instead
+    /// of faulting (page faults are expensive; see docs/architecture.md). Costs
+    /// resident memory: up to the used heap size again. Off: from-space is released
+    /// (`MADV_DONTNEED`) after each collection.
+    pub recycle_from_space: bool,
 }
 
 /// The smallest capacity accepted.
@@ -88,7 +94,7 @@ pub const MAX_CAPACITY: usize = 16 << 40;
 impl HeapConfig {
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs, one GC worker per CPU,
-    /// automatic flip, THP on, no verification, collect when full.
+    /// automatic flip, THP on, no verification, collect when full, from-space recycled.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -101,6 +107,7 @@ impl HeapConfig {
             verify_after_gc: false,
             trigger: GcTrigger::WhenFull,
             inject_mremap_errno: None,
+            recycle_from_space: true,
         }
     }
 

@@ -3,7 +3,8 @@
 //! After every collection the reachable graph's canonical checksum (shape, ids,
 //! contents) must equal the model's, and the verifier runs after every collection
 //! (`verify_after_gc`). Every flip path: auto at PUD (1 GiB heap), auto at PMD,
-//! forced PMD, forced PTE, copy, and an injected mremap failure.
+//! forced PMD, forced PTE, copy, and an injected mremap failure; from-space recycled
+//! (the default) on all of them, and released on one more.
 
 use flipgc_core::{FlipMode, Gc, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use flipgc_heap::Level;
@@ -166,6 +167,7 @@ fn run(
     mode: FlipMode,
     capacity: usize,
     inject: bool,
+    recycle: bool,
     ops: Vec<Op>,
     count: &AtomicUsize,
 ) -> Result<(), TestCaseError> {
@@ -176,6 +178,7 @@ fn run(
     cfg.gc_workers = 2;
     cfg.tlab_size = 4096;
     cfg.large_object_threshold = 16 << 10;
+    cfg.recycle_from_space = recycle;
     if inject {
         cfg.inject_mremap_errno = Some(libc_enomem());
     }
@@ -353,6 +356,10 @@ fn libc_enomem() -> i32 {
 const CASES: u32 = 64;
 
 fn check(mode: FlipMode, capacity: usize, inject: bool) {
+    check_with(mode, capacity, inject, true);
+}
+
+fn check_with(mode: FlipMode, capacity: usize, inject: bool, recycle: bool) {
     let count = AtomicUsize::new(0);
     let config = ProptestConfig {
         cases: CASES,
@@ -360,7 +367,7 @@ fn check(mode: FlipMode, capacity: usize, inject: bool) {
         ..ProptestConfig::default()
     };
     proptest!(config, |(ops in ops())| {
-        run(mode, capacity, inject, ops, &count)?;
+        run(mode, capacity, inject, recycle, ops, &count)?;
     });
     let n = count.load(Ordering::Relaxed);
     eprintln!(
@@ -369,8 +376,10 @@ fn check(mode: FlipMode, capacity: usize, inject: bool) {
         flipgc_heap::fmt_bytes(capacity),
         if inject {
             " (injected mremap failure)"
-        } else {
+        } else if recycle {
             ""
+        } else {
+            " (from-space released)"
         }
     );
     assert!(n >= CASES as usize, "{n} collections");
@@ -404,4 +413,9 @@ fn churn_copy() {
 #[test]
 fn churn_injected_mremap_failure() {
     check(FlipMode::Auto, 4 << 20, true);
+}
+
+#[test]
+fn churn_auto_pmd_from_space_released() {
+    check_with(FlipMode::Auto, 4 << 20, false, false);
 }

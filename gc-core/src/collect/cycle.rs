@@ -39,6 +39,20 @@ impl Phases {
     }
 }
 
+/// Moves `src`'s pages into `dst` (both spans of the moving space); false if the
+/// kernel refused (the caller then does without recycling this time).
+fn park(src: &mut flipgc_heap::Span, dst: &mut flipgc_heap::Span) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        src.move_to(dst).is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (src, dst);
+        false
+    }
+}
+
 /// Runs one full collection. Panics if the heap is found broken (a verifier
 /// failure with `verify_after_gc`, or a reference to no object).
 pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
@@ -149,14 +163,36 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     ph.lap("roots");
     ph.begin("flip");
 
-    // flip
+    // flip: heap pages to from-space. With recycling, from-space's present pages
+    // (the previous heap image) are parked in scratch first and moved into the
+    // emptied heap after, so compaction writes into present pages.
     let moving = &mut *space;
-    let report = {
-        inner
-            .flipper
-            .flip(&mut moving.heap, &mut moving.from)
-            .expect("flipping two equal, disjoint spans")
+    let used = top - base;
+    let used_pages = used.next_multiple_of(page);
+    let prev_from = moving.from_populated;
+    let parked = inner.config.recycle_from_space
+        && prev_from > 0
+        && park(&mut moving.from, &mut moving.scratch);
+    let report = inner
+        .flipper
+        .flip_used(&mut moving.heap, &mut moving.from, used)
+        .expect("flipping two equal, disjoint spans");
+    // Bytes at the heap's start that may be non-zero now (besides live data).
+    let mut heap_dirty = if report.source == SourceState::Intact {
+        used_pages
+    } else {
+        0
     };
+    if parked {
+        if report.source != SourceState::Intact && park(&mut moving.scratch, &mut moving.heap) {
+            heap_dirty = prev_from;
+        } else {
+            moving
+                .scratch
+                .release(0, prev_from)
+                .expect("release scratch");
+        }
+    }
     ph.lap("flip");
     ph.begin("compact");
 
@@ -165,26 +201,32 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     ph.lap("compact");
     ph.begin("release");
 
-    // release
+    // release: restore invariant Z above the new top (zero the partial page, give the
+    // rest back), then from-space: keep it for the next collection or release it.
     let new_top = base + live_words * WORD;
-    let used_pages = (top - base).next_multiple_of(page);
-    if report.source == SourceState::Intact {
-        // The copy flip left the old image in the heap: restore invariant Z above the top.
+    let dirty_end = base + heap_dirty;
+    if dirty_end > new_top {
         let tail = new_top.next_multiple_of(page).min(moving.heap.end());
         // SAFETY: [new_top, tail) is unused heap memory, collector-owned while stopped.
         unsafe { mem::zero_words(new_top, (tail - new_top) / WORD) };
-        let from_off = tail - base;
-        if used_pages > from_off {
+        if dirty_end > tail {
             moving
                 .heap
-                .release(from_off, used_pages - from_off)
+                .release(tail - base, dirty_end - tail)
                 .expect("release heap tail");
         }
     }
-    if used_pages > 0 {
+    let from_now = if report.source == SourceState::Intact && !parked {
+        prev_from.max(used_pages)
+    } else {
+        used_pages
+    };
+    if inner.config.recycle_from_space {
+        moving.from_populated = from_now;
+    } else if from_now > 0 {
         moving
             .from
-            .release(0, used_pages)
+            .release(0, from_now)
             .expect("release from-space");
     }
     let (_, los_freed) = los.sweep();

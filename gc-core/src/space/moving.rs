@@ -7,6 +7,12 @@
 //! PTE: offset by one page modulo a PMD).
 //!
 //! Invariant Z: every byte of the heap span at or above `top` reads as zero.
+//!
+//! Recycling: between collections from-space still holds the previous heap image
+//! (`from_populated` bytes of present pages). At the next collection those pages are
+//! parked in `scratch` before the flip and moved into the emptied heap after it (two
+//! more `MREMAP_DONTUNMAP` moves, at the same level as the flip: `scratch` is placed
+//! at from-space's offset modulo a PUD), so compaction overwrites present pages.
 
 use crate::config::{FlipMode, HeapConfig};
 use crate::error::GcError;
@@ -17,10 +23,15 @@ use flipgc_heap::{Geometry, Level, Reservation, Span, Thp};
 pub struct MovingSpace {
     _heap_res: Reservation,
     _from_res: Reservation,
+    _scratch_res: Reservation,
     /// Where objects live between collections.
     pub heap: Span,
-    /// Where the heap's pages go at the flip; empty between collections.
+    /// Where the heap's pages go at the flip.
     pub from: Span,
+    /// Where from-space's populated pages wait during the flip (recycling).
+    pub scratch: Span,
+    /// Bytes at the start of from-space whose pages are present (recycling).
+    pub from_populated: usize,
     /// First free address (everything below is objects or fillers).
     pub top: usize,
     /// Bytes handed out since the last collection.
@@ -50,16 +61,24 @@ impl MovingSpace {
             FlipMode::Level(Level::Pte) => (Reservation::new(cap + pmd, pmd)?, (hb + g.page) % pmd),
         };
         let mut from = from_res.commit(from_off, cap)?;
+        // Scratch: same offset as from-space modulo a PUD, so moves between the three
+        // spaces happen at the flip's level.
+        let scratch_res = Reservation::new(cap + pud, pud)?;
+        let mut scratch = scratch_res.commit(from.addr() % pud, cap)?;
         if config.thp {
             heap.set_thp(Thp::Huge)?;
             from.set_thp(Thp::Huge)?;
+            scratch.set_thp(Thp::Huge)?;
         }
         Ok(MovingSpace {
             top: heap.addr(),
             heap,
             from,
+            scratch,
+            from_populated: 0,
             _heap_res: heap_res,
             _from_res: from_res,
+            _scratch_res: scratch_res,
             allocated_since_gc: 0,
         })
     }
