@@ -13,7 +13,10 @@
 //!    is borrowed), and `Running` is re-entered only after `collecting` ends.
 //! 2. The coordinator takes the space and large-object locks only after the stop,
 //!    so a mutator holding them briefly while `Running` cannot deadlock the stop.
-//! 3. All transitions happen under `state`'s lock, which orders every mutator's heap
+//! 3. A parked or blocking mutator becomes `Running` only when no collection is in
+//!    progress (not merely when the one it parked for has ended): a new collection
+//!    may start before it wakes, and that one counts it as stopped.
+//! 4. All transitions happen under `state`'s lock, which orders every mutator's heap
 //!    writes before the collector's reads and the collector's writes before the
 //!    resumed mutators' reads.
 
@@ -40,7 +43,6 @@ struct Entry {
 struct State {
     mutators: Vec<Entry>,
     collecting: bool,
-    epoch: u64,
     next_id: u64,
 }
 
@@ -109,8 +111,9 @@ impl Safepoints {
         }
         Self::set(&mut st, id, Status::Parked);
         self.cv.notify_all();
-        let epoch = st.epoch;
-        while st.collecting && st.epoch == epoch {
+        // Wait while *any* collection is in progress: another may start before this
+        // thread wakes from the last one, and it counts this thread as stopped.
+        while st.collecting {
             self.cv.wait(&mut st);
         }
         Self::set(&mut st, id, Status::Running);
@@ -140,8 +143,7 @@ impl Safepoints {
         if st.collecting {
             Self::set(&mut st, me, Status::Parked);
             self.cv.notify_all();
-            let epoch = st.epoch;
-            while st.collecting && st.epoch == epoch {
+            while st.collecting {
                 self.cv.wait(&mut st);
             }
             Self::set(&mut st, me, Status::Running);
@@ -171,7 +173,6 @@ impl Drop for Stopped<'_> {
     fn drop(&mut self) {
         let mut st = self.sp.state.lock();
         st.collecting = false;
-        st.epoch += 1;
         self.sp.requested.store(false, Ordering::Release);
         Safepoints::set(&mut st, self.me, Status::Running);
         self.sp.cv.notify_all();
