@@ -93,14 +93,15 @@ pub const MAX_CAPACITY: usize = 16 << 40;
 
 impl HeapConfig {
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
-    /// large-object space as big as the heap, 32 KiB TLABs, one GC worker per CPU,
+    /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
+    /// capacity), one GC worker per CPU,
     /// automatic flip, THP on, no verification, collect when full, from-space recycled.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
             large_object_threshold: 64 << 10,
             large_object_capacity: capacity,
-            tlab_size: 32 << 10,
+            tlab_size: (32 << 10).min(capacity / 4 / 8 * 8).max(256),
             gc_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             flip: FlipMode::Auto,
             thp: true,
@@ -133,6 +134,12 @@ impl HeapConfig {
             return bad(format!(
                 "large-object threshold {} bytes must be between 16 and the capacity ({})",
                 self.large_object_threshold, self.capacity
+            ));
+        }
+        if self.large_object_capacity < self.large_object_threshold {
+            return bad(format!(
+                "large-object capacity {} bytes is below the large-object threshold ({}): no large object could ever fit",
+                self.large_object_capacity, self.large_object_threshold
             ));
         }
         if self.large_object_capacity > MAX_CAPACITY {
@@ -186,6 +193,9 @@ mod tests {
     fn defaults_validate_and_round_capacity() {
         let c = HeapConfig::new(1_000_000).validated(&g()).unwrap();
         assert_eq!(c.capacity, 1_003_520);
+        // The smallest capacity works with defaults (the TLAB shrinks to fit).
+        let c = HeapConfig::new(MIN_CAPACITY).validated(&g()).unwrap();
+        assert_eq!(c.tlab_size, MIN_CAPACITY / 4);
     }
 
     #[test]

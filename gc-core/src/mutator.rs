@@ -148,15 +148,29 @@ impl Mutator {
         if words * WORD > tlab_bytes / 4 {
             return space.carve(words);
         }
-        let tlab_words = tlab_bytes / WORD;
+        // A whole TLAB if it fits, else whatever is left (if the object fits in it).
+        let left = (space.end() - space.top) / WORD;
+        let tlab_words = (tlab_bytes / WORD).min(left);
+        if tlab_words < words {
+            return None;
+        }
         let start = space.carve(tlab_words)?;
         tlab.cursor = start;
-        tlab.limit = start + tlab_bytes;
+        tlab.limit = start + tlab_words * WORD;
         tlab.bump(words)
     }
 
     fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
         self.safepoint();
+        if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
+            let mut space = self.heap.inner.space.lock();
+            space.allocated_since_gc += words * WORD;
+            let due = space.allocated_since_gc >= n;
+            drop(space);
+            if due {
+                self.collect_inner();
+            }
+        }
         for attempt in 0..2 {
             let mut los = self.heap.inner.los.lock();
             let bytes = words * WORD;
