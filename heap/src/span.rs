@@ -198,10 +198,9 @@ impl Span {
             });
         }
         let (src_addr, dst_addr, len) = (self.addr(), dst.addr(), self.len);
-        // SAFETY: both ranges are live spans (invariant 3), borrowed mutably, so nothing
-        // references them; spans never overlap (invariant 2, or distinct reservations);
-        // the source is exactly one mapping. The source hole without DONTUNMAP is the
-        // caller's to close.
+        // SAFETY: both are live, mutably borrowed spans (invariant 3), never overlapping
+        // (invariant 2), the source one mapping; a hole left without DONTUNMAP is the
+        // caller's to close (this fn's contract).
         let moved = unsafe { sys::mremap_fixed(src_addr, dst_addr, len, dontunmap) };
         if let Err(e) = moved {
             dst.restore_after_failed_move(&e);
