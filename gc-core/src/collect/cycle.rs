@@ -169,6 +169,9 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     let moving = &mut *space;
     let used = top - base;
     let used_pages = used.next_multiple_of(page);
+    // How far the heap may hold present, non-zero pages (objects, or recycled garbage
+    // not yet carved again), and the same for from-space.
+    let heap_extent = (top.max(moving.dirty_end) - base).next_multiple_of(page);
     let prev_from = moving.from_populated;
     let parked = inner.config.recycle_from_space
         && prev_from > 0
@@ -177,22 +180,23 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         .flipper
         .flip_used(&mut moving.heap, &mut moving.from, used)
         .expect("flipping two equal, disjoint spans");
-    // Bytes at the heap's start that may be non-zero now (besides live data).
-    let mut heap_dirty = if report.source == SourceState::Intact {
-        used_pages
-    } else {
-        0
-    };
-    if parked {
-        if report.source != SourceState::Intact && park(&mut moving.scratch, &mut moving.heap) {
-            heap_dirty = prev_from;
-        } else {
-            moving
-                .scratch
-                .release(0, prev_from)
-                .expect("release scratch");
-        }
+    let moved = report.source != SourceState::Intact;
+    let recycled = parked && moved && park(&mut moving.scratch, &mut moving.heap);
+    if parked && !recycled {
+        moving
+            .scratch
+            .release(0, prev_from)
+            .expect("release scratch");
     }
+    // Extents after the flip. A move takes the heap's pages to from-space (and brings
+    // the parked ones into the heap); a copy leaves the heap as it was and writes the
+    // used prefix into from-space (emptied by the park, or as it was).
+    let (heap_dirty, from_now) = match (moved, recycled, parked) {
+        (true, true, _) => (prev_from, heap_extent),
+        (true, false, _) => (0, heap_extent),
+        (false, _, true) => (heap_extent, used_pages),
+        (false, _, false) => (heap_extent, prev_from.max(used_pages)),
+    };
     ph.lap("flip");
     ph.begin("compact");
 
@@ -201,26 +205,10 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     ph.lap("compact");
     ph.begin("release");
 
-    // release: restore invariant Z above the new top (zero the partial page, give the
-    // rest back), then from-space: keep it for the next collection or release it.
+    // release: the heap above the new top may hold recycled or copied garbage; it
+    // stays populated and is zeroed as it is carved again (invariant Z).
     let new_top = base + live_words * WORD;
-    let dirty_end = base + heap_dirty;
-    if dirty_end > new_top {
-        let tail = new_top.next_multiple_of(page).min(moving.heap.end());
-        // SAFETY: [new_top, tail) is unused heap memory, collector-owned while stopped.
-        unsafe { mem::zero_words(new_top, (tail - new_top) / WORD) };
-        if dirty_end > tail {
-            moving
-                .heap
-                .release(tail - base, dirty_end - tail)
-                .expect("release heap tail");
-        }
-    }
-    let from_now = if report.source == SourceState::Intact && !parked {
-        prev_from.max(used_pages)
-    } else {
-        used_pages
-    };
+    moving.dirty_end = (base + heap_dirty).max(new_top).min(moving.heap.end());
     if inner.config.recycle_from_space {
         moving.from_populated = from_now;
     } else if from_now > 0 {
