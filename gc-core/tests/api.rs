@@ -962,12 +962,21 @@ fn a_blocking_thread_does_not_hold_up_a_collection() {
             }
             let before: Vec<usize> = hs.iter().map(|h| m.get(h).addr()).collect();
             drop(prefix);
+            // Stay blocked until the other thread's collection has finished (it must
+            // not wait for us); give up after 30 s, which means it did wait.
             let seen = m.blocking(|| {
                 entered.wait();
-                std::thread::sleep(Duration::from_millis(200));
+                let start = Instant::now();
+                while !collected.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(30)
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 collected.load(Ordering::SeqCst)
             });
-            assert!(seen, "the collection had finished while this thread slept");
+            assert!(
+                seen,
+                "the collection waited for a thread that was in `blocking`"
+            );
             // Handles were updated while this thread was blocked.
             for (i, h) in hs.iter().enumerate() {
                 let o = m.get(h);
@@ -988,10 +997,7 @@ fn a_blocking_thread_does_not_hold_up_a_collection() {
             took
         });
         let took = collector.join().unwrap();
-        assert!(
-            took < Duration::from_millis(150),
-            "collect took {took:?} while another thread was blocking"
-        );
+        eprintln!("collect took {took:?} while another thread was blocking");
         sleeper.join().unwrap();
     });
     let log = heap.pause_log();
@@ -1021,8 +1027,8 @@ fn back_to_back_collections_from_many_threads_keep_every_mutator_stopped() {
             s.spawn(move || {
                 let mut m = heap.bind_mutator().unwrap();
                 let hs: Vec<Handle> = (0..200).map(|i| node(&mut m, t, th * 1000 + i)).collect();
-                let start = Instant::now();
-                while start.elapsed() < Duration::from_millis(700) {
+                // A fixed number of rounds (not a time budget): 4 x 40 collect calls.
+                for _ in 0..40 {
                     m.collect();
                     collections.fetch_add(1, Ordering::Relaxed);
                     for (i, h) in hs.iter().enumerate() {
@@ -1039,8 +1045,9 @@ fn back_to_back_collections_from_many_threads_keep_every_mutator_stopped() {
         }
     });
     assert_eq!(wrong.load(Ordering::Relaxed), 0, "ids read wrong");
-    assert!(collections.load(Ordering::Relaxed) >= 100);
-    assert!(heap.pause_log().records().len() >= 25);
+    assert_eq!(collections.load(Ordering::Relaxed), 160);
+    // Each collection can absorb at most the 3 other threads' concurrent requests.
+    assert!(heap.pause_log().records().len() >= 40);
 }
 
 #[test]
