@@ -6,6 +6,17 @@
 use crate::stats::{ratio, Summary};
 use serde::Serialize;
 
+/// The keys every JSON run carries, which other tools rely on (the serialized names
+/// of [`RunRecord`]'s fields; extra keys may follow).
+pub const RUN_KEYS: [&str; 6] = [
+    "size_bytes",
+    "backing",
+    "mode",
+    "level_used",
+    "samples_ns",
+    "median_ns",
+];
+
 /// One run: a (size, backing, mode) with its samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunRecord {
@@ -197,14 +208,7 @@ mod tests {
         assert_eq!(top, ["caps", "runs"]);
         assert!(v["caps"]["geometry"]["page"].is_u64());
         let run = &v["runs"][0];
-        for key in [
-            "size_bytes",
-            "backing",
-            "mode",
-            "level_used",
-            "samples_ns",
-            "median_ns",
-        ] {
+        for key in RUN_KEYS {
             assert!(run.get(key).is_some(), "missing {key} in {run}");
         }
         assert_eq!(run["size_bytes"], 1u64 << 30);

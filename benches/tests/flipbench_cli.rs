@@ -41,14 +41,7 @@ fn small_run_writes_the_agreed_json() {
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3, "{doc}");
     for (run, mode) in runs.iter().zip(["pmd", "pte", "copy"]) {
-        for key in [
-            "size_bytes",
-            "backing",
-            "mode",
-            "level_used",
-            "samples_ns",
-            "median_ns",
-        ] {
+        for key in flipgc_bench::output::RUN_KEYS {
             assert!(run.get(key).is_some(), "missing {key}: {run}");
         }
         assert_eq!(run["size_bytes"], 64u64 << 20);

@@ -72,10 +72,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     let mut los = inner.los.lock();
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
-    for m in &stopped.mutators {
-        // SAFETY: the world is stopped: the collector owns every mutator's TLAB.
-        unsafe { m.tlab() }.retire();
-    }
+    stopped.retire_tlabs();
     ph.lap("stop");
     ph.begin("mark");
 
@@ -104,10 +101,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     ph.begin("plan");
 
     // plan
-    let page = space
-        .heap
-        .len()
-        .min(flipgc_heap::Capabilities::probe().geometry.page);
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
     let page_words = page / WORD;
     let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
     let live_words = fwd.total_live_words();

@@ -29,11 +29,7 @@ pub struct VerifyReport {
 /// Verifies the heap; the world must be stopped (`stopped` proves it).
 pub fn verify_stopped(heap: &Heap, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
     let inner = &heap.inner;
-    for m in &stopped.mutators {
-        // SAFETY: the world is stopped: the collector owns every mutator's TLAB. Live
-        // TLABs' unused tails become fillers so the heap can be walked.
-        unsafe { m.tlab() }.retire();
-    }
+    stopped.retire_tlabs();
     let space = inner.space.lock();
     let los = inner.los.lock();
     let globals = inner.globals.lock();
