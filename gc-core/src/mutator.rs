@@ -114,19 +114,32 @@ impl Mutator {
         Ok(addr)
     }
 
+    /// Records an allocation stall (a slow path that waited for a collection).
+    fn stalled(&self, since: std::time::Instant) {
+        let ns = since.elapsed().as_nanos() as u64;
+        self.heap.inner.log.lock().record_alloc_stall(ns);
+    }
+
     #[cold]
     fn alloc_slow(&mut self, words: usize) -> Result<usize, GcError> {
-        self.safepoint();
+        let since = std::time::Instant::now();
+        let mut waited = self.heap.inner.safepoints.park_if_requested(self.id);
         if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
             if self.heap.inner.space.lock().allocated_since_gc >= n {
                 self.collect_inner();
+                waited = true;
             }
         }
         if let Some(a) = self.refill(words) {
+            if waited {
+                self.stalled(since);
+            }
             return Ok(a);
         }
         self.collect_inner();
-        if let Some(a) = self.refill(words) {
+        let got = self.refill(words);
+        self.stalled(since);
+        if let Some(a) = got {
             return Ok(a);
         }
         let space = self.heap.inner.space.lock();

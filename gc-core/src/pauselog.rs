@@ -56,11 +56,19 @@ fn phases_as_map<S: serde::Serializer>(
     m.end()
 }
 
+/// 1 ns to one hour, 3 significant digits (`Histogram::new` starts tiny and
+/// `saturating_record` then clamps instead of growing).
+fn stall_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds")
+}
+
 /// All pauses of a heap.
 #[derive(Clone)]
 pub struct PauseLog {
     records: Vec<PauseRecord>,
     totals: Histogram<u64>,
+    alloc_stalls: Histogram<u64>,
+    fault_stalls: Histogram<u64>,
 }
 
 impl Default for PauseLog {
@@ -74,7 +82,9 @@ impl PauseLog {
     pub fn new() -> PauseLog {
         PauseLog {
             records: Vec::new(),
-            totals: Histogram::new(3).expect("3 significant digits is valid"),
+            totals: stall_histogram(),
+            alloc_stalls: stall_histogram(),
+            fault_stalls: stall_histogram(),
         }
     }
 
@@ -82,6 +92,29 @@ impl PauseLog {
     pub fn record(&mut self, r: PauseRecord) {
         self.totals.saturating_record(r.total_ns.max(1));
         self.records.push(r);
+    }
+
+    /// Records an allocation stall: an allocation slow path that waited for a
+    /// collection (its own or another thread's), from entering the slow path until
+    /// it had memory (or gave up), in ns.
+    pub fn record_alloc_stall(&mut self, ns: u64) {
+        self.alloc_stalls.saturating_record(ns.max(1));
+    }
+
+    /// Records a fault stall: a mutator waiting for a page to be filled during
+    /// concurrent compaction, in ns.
+    pub fn record_fault_stall(&mut self, ns: u64) {
+        self.fault_stalls.saturating_record(ns.max(1));
+    }
+
+    /// The histogram of allocation stalls (ns); see [`PauseLog::record_alloc_stall`].
+    pub fn alloc_stalls(&self) -> &Histogram<u64> {
+        &self.alloc_stalls
+    }
+
+    /// The histogram of fault stalls (ns); empty unless compaction ran concurrently.
+    pub fn fault_stalls(&self) -> &Histogram<u64> {
+        &self.fault_stalls
     }
 
     /// The pauses, oldest first.
@@ -107,7 +140,10 @@ impl PauseLog {
         totals[rank.clamp(1, totals.len()) - 1]
     }
 
-    /// `{"pauses": [...], "summary": {"collections", "p50_pause_ns", "p99_pause_ns", "max_pause_ns", "max_ttsp_ns"}}`.
+    /// `{"pauses": [...], "summary": {"collections", "p50_pause_ns", "p99_pause_ns",
+    /// "max_pause_ns", "max_ttsp_ns", "alloc_stalls", "alloc_stall_p99_ns",
+    /// "alloc_stall_max_ns", "fault_stalls", "fault_stall_p99_ns", "fault_stall_max_ns"}}`
+    /// (stall quantiles come from HDR histograms, 3 significant digits; 0 when none).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "pauses": self.records,
@@ -117,6 +153,12 @@ impl PauseLog {
                 "p99_pause_ns": self.quantile_ns(0.99),
                 "max_pause_ns": self.records.iter().map(|r| r.total_ns).max().unwrap_or(0),
                 "max_ttsp_ns": self.records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0),
+                "alloc_stalls": self.alloc_stalls.len(),
+                "alloc_stall_p99_ns": self.alloc_stalls.value_at_quantile(0.99),
+                "alloc_stall_max_ns": self.alloc_stalls.max(),
+                "fault_stalls": self.fault_stalls.len(),
+                "fault_stall_p99_ns": self.fault_stalls.value_at_quantile(0.99),
+                "fault_stall_max_ns": self.fault_stalls.max(),
             }
         })
     }
@@ -162,5 +204,22 @@ mod tests {
         assert_eq!(j["pauses"][0]["phases"]["mark"], 3);
         assert_eq!(j["pauses"][0]["flip"]["level"], "copy");
         assert_eq!(PauseLog::new().quantile_ns(0.99), 0);
+        assert_eq!(j["summary"]["alloc_stalls"], 0);
+        assert_eq!(j["summary"]["fault_stall_max_ns"], 0);
+    }
+
+    #[test]
+    fn stalls_have_their_own_histograms() {
+        let mut log = PauseLog::new();
+        log.record_alloc_stall(1_000);
+        log.record_alloc_stall(50_000);
+        log.record_fault_stall(7_000);
+        let j = log.to_json();
+        assert_eq!(j["summary"]["alloc_stalls"], 2);
+        assert_eq!(j["summary"]["fault_stalls"], 1);
+        // HDR rounding: within 0.1% of the recorded value.
+        let max = j["summary"]["alloc_stall_max_ns"].as_u64().unwrap();
+        assert!((49_950..=50_050).contains(&max), "{max}");
+        assert_eq!(j["summary"]["collections"], 0);
     }
 }

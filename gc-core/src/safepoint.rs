@@ -100,14 +100,15 @@ impl Safepoints {
         }
     }
 
-    /// At a GC point: if a collection is in progress, park until it ends.
-    pub fn park_if_requested(&self, id: u64) {
+    /// At a GC point: if a collection is in progress, park until it ends. Returns
+    /// whether it parked.
+    pub fn park_if_requested(&self, id: u64) -> bool {
         if !self.requested.load(Ordering::Acquire) {
-            return;
+            return false;
         }
         let mut st = self.state.lock();
         if !st.collecting {
-            return;
+            return false;
         }
         Self::set(&mut st, id, Status::Parked);
         self.cv.notify_all();
@@ -117,6 +118,7 @@ impl Safepoints {
             self.cv.wait(&mut st);
         }
         Self::set(&mut st, id, Status::Running);
+        true
     }
 
     /// Enters native/blocking code: counts as stopped.

@@ -1,0 +1,1 @@
+//! GC stress programs (placeholder; being written).

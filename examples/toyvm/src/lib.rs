@@ -1,0 +1,1 @@
+//! A toy Scheme VM (placeholder; being written).

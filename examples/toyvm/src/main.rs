@@ -1,0 +1,2 @@
+//! toyvm CLI (placeholder).
+fn main() {}
