@@ -252,75 +252,27 @@ fn probe_populate() -> bool {
 
 #[cfg(target_os = "linux")]
 fn probe_userfaultfd() -> Userfaultfd {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    const USERFAULTFD_IOC_NEW: libc::c_ulong = 0xAA00; // _IO(0xAA, 0x00)
-    const UFFDIO_API: libc::c_ulong = 0xC018_AA3F; // _IOWR(0xAA, 0x3F, struct uffdio_api)
-    const UFFD_API: u64 = 0xAA;
-    #[repr(C)]
-    struct UffdioApi {
-        api: u64,
-        features: u64,
-        ioctls: u64,
-    }
-    let flags = libc::O_CLOEXEC | libc::O_NONBLOCK;
-    let mut errors = Vec::new();
-    // SAFETY: the userfaultfd syscall takes flags only and returns a new descriptor.
-    let fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags) };
-    let (fd, via) = if fd >= 0 {
-        (fd as libc::c_int, "syscall")
-    } else {
-        errors.push(format!("syscall: {}", std::io::Error::last_os_error()));
-        // SAFETY: the path is a NUL-terminated literal.
-        let dev =
-            unsafe { libc::open(c"/dev/userfaultfd".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
-        if dev < 0 {
-            errors.push(format!(
-                "/dev/userfaultfd: {}",
-                std::io::Error::last_os_error()
-            ));
+    let (fd, via) = match crate::uffd::open_fd(libc::O_CLOEXEC | libc::O_NONBLOCK) {
+        Ok(x) => x,
+        Err(errors) => {
             return Userfaultfd {
                 opened_via: None,
                 error: Some(errors.join("; ")),
                 features: 0,
-            };
+            }
         }
-        // SAFETY: `dev` is a descriptor we own; the ioctl takes the flags by value.
-        let fd = unsafe { libc::ioctl(dev, USERFAULTFD_IOC_NEW, flags) };
-        let err = std::io::Error::last_os_error();
-        // SAFETY: `dev` is ours and no longer needed.
-        unsafe { libc::close(dev) };
-        if fd < 0 {
-            errors.push(format!("/dev/userfaultfd ioctl: {err}"));
-            return Userfaultfd {
-                opened_via: None,
-                error: Some(errors.join("; ")),
-                features: 0,
-            };
-        }
-        (fd, "/dev/userfaultfd")
     };
-    // SAFETY: `fd` was just returned by the kernel and is owned by nobody else.
-    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-    let mut api = UffdioApi {
-        api: UFFD_API,
-        features: 0,
-        ioctls: 0,
-    };
-    // SAFETY: `api` is a valid uffdio_api the kernel reads and writes.
-    let rc = unsafe { libc::ioctl(fd, UFFDIO_API, &mut api as *mut UffdioApi) };
-    drop(owned);
-    if rc != 0 {
-        let e = std::io::Error::last_os_error();
-        return Userfaultfd {
+    match crate::uffd::handshake(&fd, 0) {
+        Ok(features) => Userfaultfd {
+            opened_via: Some(via),
+            error: None,
+            features,
+        },
+        Err(e) => Userfaultfd {
             opened_via: None,
             error: Some(format!("UFFDIO_API: {e}")),
             features: 0,
-        };
-    }
-    Userfaultfd {
-        opened_via: Some(via),
-        error: None,
-        features: api.features,
+        },
     }
 }
 

@@ -11,6 +11,8 @@
 //! - Advice on spans: THP ([`Thp`]), [`Span::populate`], [`Span::release`].
 //! - [`Capabilities::probe`]: kernel release, THP mode, `MREMAP_DONTUNMAP`,
 //!   userfaultfd and its features, each probed by a real call.
+//! - [`Userfault`]: userfaultfd (MISSING-mode registration, batched `UFFDIO_COPY`,
+//!   fault events), the kernel side of concurrent compaction.
 //! - [`HeapError`]: the one error type, errno kept.
 
 mod caps;
@@ -19,12 +21,16 @@ mod geometry;
 mod reservation;
 mod span;
 pub mod sys;
+#[cfg(target_os = "linux")]
+mod uffd;
 
 pub use caps::{Capabilities, ThpMode, Userfaultfd, UFFD_FEATURES};
 pub use error::HeapError;
 pub use geometry::{Arch, Geometry, Level};
 pub use reservation::Reservation;
 pub use span::{PopulateMethod, Span, Thp};
+#[cfg(target_os = "linux")]
+pub use uffd::{CopyError, Userfault};
 
 /// Formats a byte count with a binary unit (`"4 KiB"`, `"1.5 GiB"`).
 pub fn fmt_bytes(n: usize) -> String {
