@@ -83,6 +83,13 @@ pub struct HeapConfig {
     /// resident memory: up to the used heap size again. Off: from-space is released
     /// (`MADV_DONTNEED`) after each collection.
     pub recycle_from_space: bool,
+    /// Compact concurrently: a mark pause, then a flip pause that only forwards roots,
+    /// moves the heap and registers it with userfaultfd, after which pages are filled
+    /// in the background and on demand (see `collect/concurrent.rs`). Used where the
+    /// kernel allows (userfaultfd opens), the flip mode moves pages (not `Copy`) and
+    /// no mremap failure is injected; otherwise, or when off, compaction runs inside
+    /// one pause (`"full"`).
+    pub concurrent_compaction: bool,
 }
 
 /// The smallest capacity accepted.
@@ -95,7 +102,8 @@ impl HeapConfig {
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
     /// capacity), one GC worker per CPU,
-    /// automatic flip, THP on, no verification, collect when full, from-space recycled.
+    /// automatic flip, THP on, no verification, collect when full, from-space recycled,
+    /// concurrent compaction where the kernel allows.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -109,6 +117,7 @@ impl HeapConfig {
             trigger: GcTrigger::WhenFull,
             inject_mremap_errno: None,
             recycle_from_space: true,
+            concurrent_compaction: true,
         }
     }
 

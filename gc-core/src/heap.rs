@@ -1,6 +1,6 @@
 //! [`Heap`]: construction, shared state, and binding mutators.
 
-use crate::collect::CollectorState;
+use crate::collect::{CollectorState, CyclePhase};
 use crate::config::HeapConfig;
 use crate::error::GcError;
 use crate::mutator::Mutator;
@@ -11,7 +11,7 @@ use crate::safepoint::Safepoints;
 use crate::space::{los::Los, moving::MovingSpace};
 use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
 use flipgc_heap::Capabilities;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -52,6 +52,11 @@ pub(crate) struct HeapInner {
     pub collector: Mutex<CollectorState>,
     pub flipper: Flipper,
     pub started: Instant,
+    /// Where the heap is in a collection cycle; waited on with `cycle_cv`.
+    pub cycle: Mutex<CyclePhase>,
+    pub cycle_cv: Condvar,
+    /// Whether cycles compact concurrently (config, flip mode and kernel allow it).
+    pub concurrent: bool,
 }
 
 impl Heap {
@@ -88,6 +93,9 @@ impl Heap {
             collector: Mutex::new(CollectorState::new(words)),
             flipper,
             started: Instant::now(),
+            cycle: Mutex::new(CyclePhase::Idle),
+            cycle_cv: Condvar::new(),
+            concurrent: concurrent_allowed(&config),
             types,
             config,
         };
@@ -152,6 +160,23 @@ impl Heap {
         self.inner.los.lock().count()
     }
 
+    /// Whether collections compact concurrently through userfaultfd (two pauses,
+    /// `"mark"` and `"flip"`), rather than inside one pause (`"full"`).
+    pub fn concurrent_compaction(&self) -> bool {
+        self.inner.concurrent
+    }
+
+    /// Waits until no collection cycle is in progress (a concurrent compaction has
+    /// installed every page). For tests and orderly shutdown; does not count as a
+    /// safepoint, so call it from a thread without a mutator or via
+    /// [`crate::Mutator::blocking`].
+    pub fn wait_idle(&self) {
+        let mut ph = self.inner.cycle.lock();
+        while *ph != CyclePhase::Idle {
+            self.inner.cycle_cv.wait(&mut ph);
+        }
+    }
+
     /// Registered mutators.
     pub fn mutator_count(&self) -> usize {
         self.inner.safepoints.count()
@@ -161,6 +186,22 @@ impl Heap {
     pub(crate) fn owns(&self, addr: usize) -> bool {
         let i = &self.inner;
         (i.base..i.end).contains(&addr) || (i.los_base..i.los_end).contains(&addr)
+    }
+}
+
+/// Whether `config` gets concurrent compaction on this host.
+fn concurrent_allowed(config: &HeapConfig) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        config.concurrent_compaction
+            && config.flip != crate::config::FlipMode::Copy
+            && config.inject_mremap_errno.is_none()
+            && flipgc_heap::Userfault::open().is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = config;
+        false
     }
 }
 

@@ -136,6 +136,14 @@ impl Mutator {
             }
             return Ok(a);
         }
+        #[cfg(target_os = "linux")]
+        if crate::collect::twopause::wait_for_flip(&self.heap, self.id) {
+            // A concurrent cycle was between its pauses; its flip may have made room.
+            if let Some(a) = self.refill(words) {
+                self.stalled(since);
+                return Ok(a);
+            }
+        }
         self.collect_inner();
         let got = self.refill(words);
         self.stalled(since);
@@ -215,13 +223,19 @@ impl Mutator {
         self.heap.inner.safepoints.park_if_requested(self.id);
     }
 
-    /// Runs a full collection (or waits for one another thread started).
+    /// Runs a full collection (or waits for one another thread started). With
+    /// concurrent compaction, returns after the flip pause, while pages are still
+    /// being filled (reads of unfilled pages wait for them, transparently).
     pub fn collect(&mut self) {
         self.collect_inner();
     }
 
     /// Returns whether this mutator ran the collection itself.
     fn collect_inner(&mut self) -> bool {
+        #[cfg(target_os = "linux")]
+        if self.heap.inner.concurrent {
+            return crate::collect::twopause::collect(&self.heap, self.id);
+        }
         let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) else {
             return false;
         };

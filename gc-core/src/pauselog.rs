@@ -19,10 +19,33 @@ pub struct FlipSummary {
     pub fallback_reason: Option<String>,
 }
 
+impl FlipSummary {
+    /// For pauses that move nothing (the mark pause).
+    pub fn none() -> FlipSummary {
+        FlipSummary {
+            strategy: "none",
+            level: "none",
+            elapsed_ns: 0,
+            fallback_reason: None,
+        }
+    }
+
+    /// Summarises a flip engine report.
+    pub fn of(report: &flipgc_flip::FlipReport) -> FlipSummary {
+        FlipSummary {
+            strategy: report.strategy.name(),
+            level: report.level_name(),
+            elapsed_ns: report.elapsed.as_nanos() as u64,
+            fallback_reason: report.fallback_reason.clone(),
+        }
+    }
+}
+
 /// One pause.
 #[derive(Clone, Debug, Serialize)]
 pub struct PauseRecord {
-    /// `"full"` for a stop-the-world collection with compaction inside the pause.
+    /// `"full"`: a collection with compaction inside the pause; `"mark"` and `"flip"`:
+    /// the two pauses of a concurrent cycle.
     pub kind: &'static str,
     /// When the pause began, since the heap was created.
     pub at_ns: u64,
@@ -56,6 +79,16 @@ fn phases_as_map<S: serde::Serializer>(
     m.end()
 }
 
+/// The nearest-rank quantile `q` of `v` (sorted here); 0 if empty.
+fn nearest_rank(v: &mut [u64], q: f64) -> u64 {
+    if v.is_empty() {
+        return 0;
+    }
+    v.sort_unstable();
+    let rank = (q.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize;
+    v[rank.clamp(1, v.len()) - 1]
+}
+
 /// 1 ns to one hour, 3 significant digits (`Histogram::new` starts tiny and
 /// `saturating_record` then clamps instead of growing).
 fn stall_histogram() -> Histogram<u64> {
@@ -69,6 +102,7 @@ pub struct PauseLog {
     totals: Histogram<u64>,
     alloc_stalls: Histogram<u64>,
     fault_stalls: Histogram<u64>,
+    compactions: Vec<(u64, usize)>,
 }
 
 impl Default for PauseLog {
@@ -85,6 +119,7 @@ impl PauseLog {
             totals: stall_histogram(),
             alloc_stalls: stall_histogram(),
             fault_stalls: stall_histogram(),
+            compactions: Vec::new(),
         }
     }
 
@@ -105,6 +140,37 @@ impl PauseLog {
     /// concurrent compaction, in ns.
     pub fn record_fault_stall(&mut self, ns: u64) {
         self.fault_stalls.saturating_record(ns.max(1));
+    }
+
+    /// Records a concurrent compaction: from the end of its flip pause until its last
+    /// page was installed (ns), and how many pages it filled.
+    pub fn record_compaction(&mut self, ns: u64, pages: usize) {
+        self.compactions.push((ns, pages));
+    }
+
+    /// Concurrent compactions: (duration ns, pages), oldest first.
+    pub fn compactions(&self) -> &[(u64, usize)] {
+        &self.compactions
+    }
+
+    /// Collection cycles: pauses of kind `"full"` or `"mark"` (a concurrent cycle has
+    /// a mark and a flip pause).
+    pub fn collections(&self) -> usize {
+        self.records
+            .iter()
+            .filter(|r| r.kind == "full" || r.kind == "mark")
+            .count()
+    }
+
+    /// Pause total at quantile `q` over pauses of `kind` only (nearest rank; 0 if none).
+    pub fn kind_quantile_ns(&self, kind: &str, q: f64) -> u64 {
+        let mut totals: Vec<u64> = self
+            .records
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.total_ns)
+            .collect();
+        nearest_rank(&mut totals, q)
     }
 
     /// The histogram of allocation stalls (ns); see [`PauseLog::record_alloc_stall`].
@@ -132,23 +198,40 @@ impl PauseLog {
     /// "p99" of a few pauses smaller than the largest); 0 if there were none.
     pub fn quantile_ns(&self, q: f64) -> u64 {
         let mut totals: Vec<u64> = self.records.iter().map(|r| r.total_ns).collect();
-        if totals.is_empty() {
-            return 0;
-        }
-        totals.sort_unstable();
-        let rank = (q.clamp(0.0, 1.0) * totals.len() as f64).ceil() as usize;
-        totals[rank.clamp(1, totals.len()) - 1]
+        nearest_rank(&mut totals, q)
     }
 
-    /// `{"pauses": [...], "summary": {"collections", "p50_pause_ns", "p99_pause_ns",
+    fn by_kind(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for kind in ["full", "mark", "flip"] {
+            let n = self.records.iter().filter(|r| r.kind == kind).count();
+            if n > 0 {
+                m.insert(
+                    kind.into(),
+                    serde_json::json!({
+                        "count": n,
+                        "p50_ns": self.kind_quantile_ns(kind, 0.5),
+                        "p99_ns": self.kind_quantile_ns(kind, 0.99),
+                        "max_ns": self.kind_quantile_ns(kind, 1.0),
+                    }),
+                );
+            }
+        }
+        serde_json::Value::Object(m)
+    }
+
+    /// `{"pauses": [...], "summary": {"collections" (cycles), "pauses", "p50_pause_ns", "p99_pause_ns",
     /// "max_pause_ns", "max_ttsp_ns", "alloc_stalls", "alloc_stall_p99_ns",
-    /// "alloc_stall_max_ns", "fault_stalls", "fault_stall_p99_ns", "fault_stall_max_ns"}}`
+    /// "alloc_stall_max_ns", "fault_stalls", "fault_stall_p99_ns", "fault_stall_max_ns",
+    /// "compactions", "compaction_max_ns", "by_kind": {kind: {"count", "p50_ns", "p99_ns",
+    /// "max_ns"}}}}`
     /// (stall quantiles come from HDR histograms, 3 significant digits; 0 when none).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "pauses": self.records,
             "summary": {
-                "collections": self.records.len(),
+                "collections": self.collections(),
+                "pauses": self.records.len(),
                 "p50_pause_ns": self.quantile_ns(0.5),
                 "p99_pause_ns": self.quantile_ns(0.99),
                 "max_pause_ns": self.records.iter().map(|r| r.total_ns).max().unwrap_or(0),
@@ -159,6 +242,9 @@ impl PauseLog {
                 "fault_stalls": self.fault_stalls.len(),
                 "fault_stall_p99_ns": self.fault_stalls.value_at_quantile(0.99),
                 "fault_stall_max_ns": self.fault_stalls.max(),
+                "compactions": self.compactions.len(),
+                "compaction_max_ns": self.compactions.iter().map(|c| c.0).max().unwrap_or(0),
+                "by_kind": self.by_kind(),
             }
         })
     }

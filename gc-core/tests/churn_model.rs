@@ -168,6 +168,7 @@ fn run(
     capacity: usize,
     inject: bool,
     recycle: bool,
+    concurrent: bool,
     ops: Vec<Op>,
     count: &AtomicUsize,
 ) -> Result<(), TestCaseError> {
@@ -179,6 +180,7 @@ fn run(
     cfg.tlab_size = 4096;
     cfg.large_object_threshold = 16 << 10;
     cfg.recycle_from_space = recycle;
+    cfg.concurrent_compaction = concurrent;
     if inject {
         cfg.inject_mremap_errno = Some(libc_enomem());
     }
@@ -333,9 +335,17 @@ fn run(
         model_checksum(&objs, &roots)
     );
     let log = heap.pause_log();
-    prop_assert!(log.records().len() >= collections);
-    // The flip path really was the one asked for.
-    for r in log.records() {
+    prop_assert!(log.collections() >= collections);
+    // The flip path really was the one asked for, and so was the compaction path:
+    // two pauses ("mark", "flip") where the heap can compact concurrently, else one
+    // ("full").
+    let concurrent_here = concurrent
+        && heap.concurrent_compaction()
+        && !inject
+        && mode != FlipMode::Copy;
+    for r in log.records().iter().filter(|r| r.kind != "mark") {
+        let kind = if concurrent_here { "flip" } else { "full" };
+        prop_assert_eq!(r.kind, kind);
         let want = match (mode, inject) {
             (_, true) | (FlipMode::Copy, _) => "copy",
             (FlipMode::Level(l), _) => l.name(),
@@ -345,7 +355,12 @@ fn run(
         prop_assert_eq!(r.flip.level, want);
         prop_assert_eq!(inject, r.flip.fallback_reason.is_some());
     }
-    count.fetch_add(log.records().len(), Ordering::Relaxed);
+    prop_assert_eq!(
+        log.records().iter().filter(|r| r.kind == "mark").count(),
+        if concurrent_here { log.collections() } else { 0 }
+    );
+    heap.wait_idle();
+    count.fetch_add(log.collections(), Ordering::Relaxed);
     Ok(())
 }
 
@@ -356,10 +371,14 @@ fn libc_enomem() -> i32 {
 const CASES: u32 = 64;
 
 fn check(mode: FlipMode, capacity: usize, inject: bool) {
-    check_with(mode, capacity, inject, true);
+    check_with(mode, capacity, inject, true, true);
 }
 
-fn check_with(mode: FlipMode, capacity: usize, inject: bool, recycle: bool) {
+fn check_stw(mode: FlipMode, capacity: usize, inject: bool) {
+    check_with(mode, capacity, inject, true, false);
+}
+
+fn check_with(mode: FlipMode, capacity: usize, inject: bool, recycle: bool, concurrent: bool) {
     let count = AtomicUsize::new(0);
     let config = ProptestConfig {
         cases: CASES,
@@ -367,13 +386,14 @@ fn check_with(mode: FlipMode, capacity: usize, inject: bool, recycle: bool) {
         ..ProptestConfig::default()
     };
     proptest!(config, |(ops in ops())| {
-        run(mode, capacity, inject, recycle, ops, &count)?;
+        run(mode, capacity, inject, recycle, concurrent, ops, &count)?;
     });
     let n = count.load(Ordering::Relaxed);
     eprintln!(
-        "{} {}{}: {n} verified collections",
+        "{} {}{}{}: {n} verified collections",
         mode.name(),
         flipgc_heap::fmt_bytes(capacity),
+        if concurrent { "" } else { " in-pause" },
         if inject {
             " (injected mremap failure)"
         } else if recycle {
@@ -417,5 +437,20 @@ fn churn_injected_mremap_failure() {
 
 #[test]
 fn churn_auto_pmd_from_space_released() {
-    check_with(FlipMode::Auto, 4 << 20, false, false);
+    check_with(FlipMode::Auto, 4 << 20, false, false, true);
+}
+
+#[test]
+fn churn_in_pause_auto_pud() {
+    check_stw(FlipMode::Auto, 1 << 30, false);
+}
+
+#[test]
+fn churn_in_pause_forced_pte() {
+    check_stw(FlipMode::Level(Level::Pte), 4 << 20, false);
+}
+
+#[test]
+fn churn_in_pause_injected_mremap_failure() {
+    check_stw(FlipMode::Auto, 4 << 20, true);
 }

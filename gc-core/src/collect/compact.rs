@@ -5,8 +5,15 @@
 //! to-space is one contiguous run of live objects; page `p` starts inside (or at)
 //! the object recorded in `page_first[p]`. Filling a page copies the words that land
 //! in it and rewrites every reference field to its referent's new address
-//! ([`Forwarding`]). Pages are independent: any order, any thread (and later, on
-//! demand from a userfaultfd fault).
+//! ([`Forwarding`]). Pages are independent: any order, any thread, into place or
+//! into a buffer that userfaultfd installs (`concurrent.rs`).
+//!
+//! Black allocation (concurrent cycles only): objects allocated between the mark
+//! pause and the flip pause lie in `[boundary, flip_top)` (the boundary is
+//! page-aligned). They are live by definition and move by one constant, page-aligned
+//! `slide`, so to-space page `p >= compacted_pages` is from-space page `p + slide /
+//! page`, with its references forwarded; `black_first` gives, per such page, the
+//! object covering its first word ([`black_first`]).
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
@@ -72,23 +79,121 @@ pub struct FillCtx<'a> {
     pub live_words: usize,
     /// Words per page.
     pub page_words: usize,
-    /// Moving space end (references at or above are large objects).
-    pub end: usize,
+    /// End of the marked (old) region: references below move by the prefix sums.
+    pub boundary: usize,
+    /// End of the black region: references in `[boundary, flip_top)` move by `slide`.
+    pub flip_top: usize,
+    /// How far black objects move down (a multiple of the page size).
+    pub slide: usize,
+    /// Per black to-space page: the old address of the object covering its first word.
+    pub black_first: &'a [usize],
+}
+
+/// For each page of the black region `[boundary, flip_top)` (old addresses,
+/// `boundary` page-aligned), the old address of the object covering its first word.
+/// Walks the objects' headers in from-space (`from` holds the old image at the same
+/// offsets as `base`).
+pub fn black_first(
+    types: &TypeRegistry,
+    base: usize,
+    from: usize,
+    boundary: usize,
+    flip_top: usize,
+    page: usize,
+) -> Vec<usize> {
+    let mut out = Vec::with_capacity((flip_top - boundary).div_ceil(page));
+    let mut obj = boundary;
+    let mut size = 0;
+    let mut start = boundary;
+    while start < flip_top {
+        while obj + size <= start {
+            obj += size;
+            // SAFETY: `obj` is an object (or filler) header below the flip top: black
+            // objects are contiguous from the boundary; from-space is read-only now.
+            let h = Header(unsafe { mem::load(from + (obj - base)) });
+            size = WORD * types.object_words(h).expect("black object has a valid header");
+        }
+        out.push(obj);
+        start += page;
+    }
+    out
 }
 
 impl FillCtx<'_> {
     /// The new address of the object (or large object) at old address `v`.
     #[inline]
     pub fn forward(&self, v: usize) -> usize {
-        if (self.base..self.end).contains(&v) {
+        if (self.base..self.boundary).contains(&v) {
             self.base + WORD * self.fwd.new_index(self.live, (v - self.base) / WORD)
+        } else if (self.boundary..self.flip_top).contains(&v) {
+            v - self.slide
         } else {
             v
         }
     }
 
-    /// Produces to-space page `p`.
+    /// All to-space pages: compacted, then black.
+    pub fn pages(&self) -> usize {
+        self.page_first.len() + self.black_first.len()
+    }
+
+    /// The allocation top once every page is filled.
+    pub fn new_top(&self) -> usize {
+        if self.black_first.is_empty() {
+            self.base + self.live_words * WORD
+        } else {
+            self.flip_top - self.slide
+        }
+    }
+
+    /// Produces to-space page `p` in place.
     pub fn fill_page(&self, p: usize) {
+        self.fill_page_to(p, self.base + p * self.page_words * WORD);
+    }
+
+    /// Produces to-space page `p` into the page-sized, writable buffer at `out`.
+    pub fn fill_page_to(&self, p: usize, out: usize) {
+        if p < self.page_first.len() {
+            self.fill_compacted(p, out);
+        } else {
+            self.fill_black(p - self.page_first.len(), out);
+        }
+    }
+
+    /// Black page `q`: one from-space page, references forwarded, zero past the end.
+    fn fill_black(&self, q: usize, out: usize) {
+        let page = self.page_words * WORD;
+        let start = self.boundary + q * page; // old address of the page
+        let n = ((self.flip_top - start) / WORD).min(self.page_words);
+        // SAFETY: [start, +n words) is below the flip top, so in from-space (read-only
+        // during compaction); `out` is a page-sized buffer owned by the caller.
+        unsafe { mem::copy_words(self.from + (start - self.base), out, n) };
+        // SAFETY: the rest of the caller's buffer.
+        unsafe { mem::zero_words(out + n * WORD, self.page_words - n) };
+        let mut obj = self.black_first[q];
+        while obj < (start + page).min(self.flip_top) {
+            // SAFETY: `obj` is a black object header below the flip top (from-space).
+            let h = Header(unsafe { mem::load(self.from + (obj - self.base)) });
+            let size = self.types.object_words(h).expect("valid header");
+            self.types.for_each_ref_field(h, |field| {
+                let at = obj + (field + 1) * WORD;
+                if (start..start + n * WORD).contains(&at) {
+                    let slot = out + (at - start);
+                    // SAFETY: `slot` is in the caller's buffer, just copied.
+                    let v = unsafe { mem::load(slot) } as usize;
+                    if v != 0 {
+                        // SAFETY: as above.
+                        unsafe { mem::store(slot, self.forward(v) as u64) };
+                    }
+                }
+            });
+            obj += size * WORD;
+        }
+    }
+
+    /// Compacted page `p`: the live words that slide into it, references forwarded;
+    /// past the live end, a filler up to the black region or zeros.
+    fn fill_compacted(&self, p: usize, out: usize) {
         let first_word = p * self.page_words;
         let end_word = (first_word + self.page_words).min(self.live_words);
         let (mut obj, mut off) = self.page_first[p];
@@ -100,9 +205,9 @@ impl FillCtx<'_> {
             let h = Header(unsafe { mem::load(src) });
             let size = self.types.object_words(h).expect("valid header");
             let n = (size - off).min(end_word - at);
-            let dst = self.base + at * WORD;
-            // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n) in this
-            // page of to-space, written by this call only (pages are disjoint).
+            let dst = out + (at - first_word) * WORD;
+            // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n) in the
+            // caller's page (to-space or a buffer), written by this call only.
             unsafe { mem::copy_words(src + off * WORD, dst, n) };
             self.types.for_each_ref_field(h, |field| {
                 let k = field + 1; // word index in the object
@@ -123,6 +228,16 @@ impl FillCtx<'_> {
                     .next_set(obj + size, self.top_word)
                     .expect("live data continues");
                 off = 0;
+            }
+        }
+        let rest = first_word + self.page_words - end_word;
+        if rest > 0 {
+            let tail = out + (end_word - first_word) * WORD;
+            if self.black_first.is_empty() {
+                // SAFETY: the page's tail past the live end, in the caller's page.
+                unsafe { mem::zero_words(tail, rest) };
+            } else {
+                crate::space::tlab::write_filler(tail, rest);
             }
         }
     }

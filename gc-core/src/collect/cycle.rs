@@ -10,7 +10,10 @@
 use super::compact::{plan_pages, FillCtx};
 use super::forward::Forwarding;
 use super::mark::{mark, MarkCtx};
-use crate::heap::Heap;
+use super::CollectorState;
+use crate::heap::{Heap, HeapInner};
+use crate::roots::GlobalTable;
+use crate::space::los::Los;
 use crate::mem::{self, WORD};
 use crate::pauselog::{FlipSummary, PauseRecord};
 use crate::safepoint::Stopped;
@@ -53,6 +56,66 @@ fn park(src: &mut flipgc_heap::Span, dst: &mut flipgc_heap::Span) -> bool {
     }
 }
 
+/// Marks everything reachable from the roots (every mutator's, the globals) into
+/// `st`'s bitmaps and the large objects' marks. The world must be stopped.
+pub(super) fn mark_from_roots(
+    inner: &HeapInner,
+    stopped: &Stopped<'_>,
+    st: &CollectorState,
+    los: &Los,
+    globals: &GlobalTable,
+    top: usize,
+) {
+    let mut roots = Vec::new();
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        unsafe { m.roots() }.for_each_mut(|r| roots.push(*r as usize));
+    }
+    roots.extend(globals.slots.iter().map(|r| *r as usize));
+    roots.retain(|r| *r != 0);
+    let ctx = MarkCtx {
+        types: &inner.types,
+        base: inner.base,
+        top,
+        mark: &st.mark,
+        live: &st.live,
+        los,
+    };
+    mark(&ctx, &roots, inner.config.gc_workers);
+}
+
+/// Rewrites every root (mutators', globals) and every reference field of a live
+/// large object to the new addresses. The world must be stopped.
+pub(super) fn forward_roots(
+    inner: &HeapInner,
+    stopped: &Stopped<'_>,
+    globals: &mut GlobalTable,
+    los: &Los,
+    fill: &FillCtx<'_>,
+) {
+    let forward = |r: &mut u64| {
+        if *r != 0 {
+            *r = fill.forward(*r as usize) as u64;
+        }
+    };
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        unsafe { m.roots() }.for_each_mut(forward);
+    }
+    globals.slots.iter_mut().for_each(forward);
+    // Large objects do not move, but their references into the moving space must.
+    for (addr, obj) in los.iter().filter(|(_, o)| o.is_marked()) {
+        // SAFETY: a live large object's header is mapped; the world is stopped.
+        let h = crate::object::Header(unsafe { mem::load(addr) });
+        inner.types.for_each_ref_field(h, |f| {
+            let slot = addr + WORD * (1 + f);
+            // SAFETY: `slot` is a field of the large object (registry shape, `obj.words`).
+            unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
+        });
+        debug_assert!(obj.words >= 1);
+    }
+}
+
 /// Runs one full collection. Panics if the heap is found broken (a verifier
 /// failure with `verify_after_gc`, or a reference to no object).
 pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
@@ -79,24 +142,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     // mark
     let (base, top) = (space.base(), space.top);
     let top_word = (top - base) / WORD;
-    let mut roots = Vec::new();
-    for m in &stopped.mutators {
-        // SAFETY: the world is stopped: the collector owns every mutator's roots.
-        unsafe { m.roots() }.for_each_mut(|r| roots.push(*r as usize));
-    }
-    roots.extend(globals.slots.iter().map(|r| *r as usize));
-    roots.retain(|r| *r != 0);
-    {
-        let ctx = MarkCtx {
-            types: &inner.types,
-            base,
-            top,
-            mark: &st.mark,
-            live: &st.live,
-            los: &los,
-        };
-        mark(&ctx, &roots, inner.config.gc_workers);
-    }
+    mark_from_roots(inner, stopped, &st, &los, &globals, top);
     ph.lap("mark");
     ph.begin("plan");
 
@@ -131,29 +177,12 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         top_word,
         live_words,
         page_words,
-        end: inner.end,
+        boundary: inner.end,
+        flip_top: inner.end,
+        slide: 0,
+        black_first: &[],
     };
-    let forward = |r: &mut u64| {
-        if *r != 0 {
-            *r = fill.forward(*r as usize) as u64;
-        }
-    };
-    for m in &stopped.mutators {
-        // SAFETY: as in mark.
-        unsafe { m.roots() }.for_each_mut(forward);
-    }
-    globals.slots.iter_mut().for_each(forward);
-    // Large objects do not move, but their references into the moving space must.
-    for (addr, obj) in los.iter().filter(|(_, o)| o.is_marked()) {
-        // SAFETY: a live large object's header is mapped; the world is stopped.
-        let h = crate::object::Header(unsafe { mem::load(addr) });
-        inner.types.for_each_ref_field(h, |f| {
-            let slot = addr + WORD * (1 + f);
-            // SAFETY: `slot` is a field of the large object (registry shape, `obj.words`).
-            unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
-        });
-        debug_assert!(obj.words >= 1);
-    }
+    forward_roots(inner, stopped, &mut globals, &los, &fill);
     ph.lap("roots");
     ph.begin("flip");
 
@@ -228,12 +257,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         live_objects: live_objects as u64,
         large_object_bytes: los.used() as u64,
         large_object_freed_bytes: los_freed as u64,
-        flip: FlipSummary {
-            strategy: report.strategy.name(),
-            level: report.level_name(),
-            elapsed_ns: report.elapsed.as_nanos() as u64,
-            fallback_reason: report.fallback_reason.clone(),
-        },
+        flip: FlipSummary::of(&report),
     };
     tracing::debug!(
         total_ns = record.total_ns,

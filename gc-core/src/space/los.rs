@@ -25,6 +25,9 @@ pub struct Los {
     /// Free page-granular ranges `(offset, len)` by offset.
     free: BTreeMap<usize, usize>,
     used: usize,
+    /// Black allocation: set between a concurrent cycle's mark pause and its flip
+    /// pause, so objects allocated then are born marked (live by definition).
+    pub black: bool,
 }
 
 impl Los {
@@ -39,6 +42,7 @@ impl Los {
             objects: BTreeMap::new(),
             free,
             used: 0,
+            black: false,
         })
     }
 
@@ -86,7 +90,7 @@ impl Los {
             LargeObject {
                 span,
                 words,
-                marked: AtomicBool::new(false),
+                marked: AtomicBool::new(self.black),
             },
         );
         self.used += len;

@@ -1,0 +1,298 @@
+//! Concurrent compaction: after the flip pause, to-space is an empty range registered
+//! with userfaultfd (MISSING mode) and mutators run. Background workers produce its
+//! pages in address order and install runs of them with one `UFFDIO_COPY` each; a
+//! fault-serving thread produces first any page a mutator touches (the mutator sleeps
+//! in the kernel until then). The page-producing code is the in-pause path's
+//! ([`FillCtx::fill_page_to`]), writing into a buffer instead of into place.
+//!
+//! Per-page state machine (`states`), the only way a page gets installed:
+//! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`.
+//! Invariants:
+//! 1. A page is produced and installed once: only the claimant fills it, and the
+//!    kernel refuses a second install (`EEXIST`), which would be reported as a bug.
+//! 2. No page is seen torn: the kernel maps the page only once the copy of the whole
+//!    buffer is done, and the buffer is complete before the copy starts.
+//! 3. Every mutator faulting on a page wakes after its one install: the install wakes
+//!    the waiters (`UFFDIO_COPY` without `DONTWAKE`); a fault read after the page was
+//!    installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page table
+//!    before sleeping, so a fault racing with the install does not sleep.
+//! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
+//!    until every page is `FILLED`; only then does [`Compaction::finish`] unregister
+//!    the range, release from-space and hand the tables back.
+//!
+//! Fault stalls are measured by the serving thread, from reading the fault event to
+//! the page being installed: a lower bound of the mutator's wait (it excludes the
+//! kernel's queueing and wake-up).
+
+use super::bitmap::Bitmap;
+use super::compact::FillCtx;
+use super::forward::Forwarding;
+use super::CyclePhase;
+use crate::heap::HeapInner;
+use crate::mem::WORD;
+use flipgc_heap::{CopyError, Userfault};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+const UNFILLED: u8 = 0;
+const FILLING: u8 = 1;
+const FILLED: u8 = 2;
+
+/// Pages per `UFFDIO_COPY` for the background workers (64 KiB of 4 KiB pages: one
+/// page per ioctl costs 4-9 us here, 64 KiB or more about 0.9 us per page).
+const RUN: usize = 16;
+
+/// The side tables a compaction reads, moved out of the collector state for its
+/// duration and handed back by [`Compaction::finish`].
+pub struct Tables {
+    /// Header bits.
+    pub mark: Bitmap,
+    /// Live-word bits.
+    pub live: Bitmap,
+    /// Per compacted page: covering object and offset.
+    pub page_first: Vec<(usize, usize)>,
+    /// Per black page: covering object (old address).
+    pub black_first: Vec<usize>,
+    /// Prefix sums.
+    pub fwd: Forwarding,
+}
+
+/// Where things are, for [`FillCtx`].
+#[derive(Clone, Copy)]
+pub struct Layout {
+    /// Heap (to-space) base.
+    pub base: usize,
+    /// From-space base.
+    pub from: usize,
+    /// Word index of the mark boundary (marked objects lie below).
+    pub top_word: usize,
+    /// Compacted live words.
+    pub live_words: usize,
+    /// Words per page.
+    pub page_words: usize,
+    /// Mark boundary (old address, page-aligned).
+    pub boundary: usize,
+    /// Allocation top at the flip (old address).
+    pub flip_top: usize,
+    /// Black objects' slide.
+    pub slide: usize,
+}
+
+/// Builds the filling context over `t` and `l`.
+pub fn fill_ctx<'a>(inner: &'a HeapInner, t: &'a Tables, l: &Layout) -> FillCtx<'a> {
+    FillCtx {
+        types: &inner.types,
+        mark: &t.mark,
+        live: &t.live,
+        fwd: &t.fwd,
+        page_first: &t.page_first,
+        base: l.base,
+        from: l.from,
+        top_word: l.top_word,
+        live_words: l.live_words,
+        page_words: l.page_words,
+        boundary: l.boundary,
+        flip_top: l.flip_top,
+        slide: l.slide,
+        black_first: &t.black_first,
+    }
+}
+
+/// One concurrent compaction in progress.
+pub struct Compaction {
+    inner: Arc<HeapInner>,
+    tables: Tables,
+    layout: Layout,
+    uffd: Userfault,
+    /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED`.
+    states: Vec<AtomicU8>,
+    /// Pages `FILLED`.
+    filled: AtomicUsize,
+    /// Next page a background worker looks at.
+    next: AtomicUsize,
+    /// From-space bytes holding the old image (released at the end).
+    from_bytes: usize,
+    started: Instant,
+}
+
+impl Compaction {
+    /// A compaction of `pages` to-space pages over a range already registered on
+    /// `uffd`.
+    pub fn new(
+        inner: Arc<HeapInner>,
+        tables: Tables,
+        layout: Layout,
+        uffd: Userfault,
+        pages: usize,
+        from_bytes: usize,
+    ) -> Compaction {
+        Compaction {
+            inner,
+            tables,
+            layout,
+            uffd,
+            states: (0..pages).map(|_| AtomicU8::new(UNFILLED)).collect(),
+            filled: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
+            from_bytes,
+            started: Instant::now(),
+        }
+    }
+
+    fn page_bytes(&self) -> usize {
+        self.layout.page_words * WORD
+    }
+
+    fn claim(&self, p: usize) -> bool {
+        self.states[p]
+            .compare_exchange(UNFILLED, FILLING, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Produces claimed pages `[first, end)` into `buf` and installs them with one copy.
+    fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, buf: &mut [u64]) {
+        let page = self.page_bytes();
+        let out = buf.as_mut_ptr() as usize;
+        for p in first..end {
+            ctx.fill_page_to(p, out + (p - first) * page);
+        }
+        let dst = self.layout.base + first * page;
+        // SAFETY: `buf` holds (end - first) produced pages; `dst` is page-aligned in
+        // the registered range; pages [first, end) are claimed by this thread, so
+        // nobody else installs them (invariant 1).
+        match unsafe { self.uffd.copy(dst, out, (end - first) * page, true) } {
+            Ok(()) => {}
+            Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
+            Err(CopyError::Os(e)) => panic!(
+                "UFFDIO_COPY at {dst:#x}: {}",
+                std::io::Error::from_raw_os_error(e)
+            ),
+        }
+        for s in &self.states[first..end] {
+            s.store(FILLED, Ordering::Release);
+        }
+        self.filled.fetch_add(end - first, Ordering::AcqRel);
+    }
+
+    fn done(&self) -> bool {
+        self.filled.load(Ordering::Acquire) == self.states.len()
+    }
+
+    /// A background worker: claims runs of pages in address order and installs them.
+    fn work(&self) {
+        let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
+        let mut buf = vec![0u64; RUN * self.layout.page_words];
+        let pages = self.states.len();
+        loop {
+            let start = self.next.fetch_add(RUN, Ordering::Relaxed);
+            if start >= pages {
+                return;
+            }
+            let end = (start + RUN).min(pages);
+            let mut p = start;
+            while p < end {
+                if !self.claim(p) {
+                    p += 1; // being (or been) filled on demand
+                    continue;
+                }
+                let first = p;
+                p += 1;
+                while p < end && self.claim(p) {
+                    p += 1;
+                }
+                self.install(&ctx, first, p, &mut buf);
+            }
+        }
+    }
+
+    /// The fault server: produces first every page a mutator touches.
+    fn serve(&self) {
+        let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
+        let mut buf = vec![0u64; self.layout.page_words];
+        let page = self.page_bytes();
+        let mut faults = Vec::new();
+        let mut stalls = Vec::new();
+        while !self.done() {
+            if !self.uffd.poll(1) {
+                continue;
+            }
+            faults.clear();
+            if let Err(e) = self.uffd.read_faults(&mut faults) {
+                panic!("reading userfaultfd events: {e}");
+            }
+            let seen = Instant::now();
+            for &addr in &faults {
+                let p = (addr - self.layout.base) / page;
+                if self.claim(p) {
+                    self.install(&ctx, p, p + 1, &mut buf);
+                } else {
+                    while self.states[p].load(Ordering::Acquire) != FILLED {
+                        std::hint::spin_loop();
+                    }
+                    let at = self.layout.base + p * page;
+                    self.uffd.wake(at, page).expect("UFFDIO_WAKE on a registered page");
+                }
+                stalls.push(seen.elapsed().as_nanos() as u64);
+            }
+        }
+        let mut log = self.inner.log.lock();
+        for s in stalls {
+            log.record_fault_stall(s);
+        }
+    }
+
+    /// Runs the compaction to the end (background workers and the fault server), then
+    /// finishes it. Called on a thread of its own, right after the flip pause.
+    pub fn run(self: Arc<Self>, workers: usize) {
+        std::thread::scope(|s| {
+            s.spawn(|| self.serve());
+            for _ in 1..workers.max(1) {
+                s.spawn(|| self.work());
+            }
+            self.work();
+        });
+        self.finish();
+    }
+
+    /// Every page is filled: unregisters to-space, releases from-space, hands the
+    /// side tables back (cleared) and ends the cycle.
+    fn finish(self: Arc<Self>) {
+        let pages = self.states.len();
+        let page = self.page_bytes();
+        self.uffd
+            .unregister(self.layout.base, pages * page)
+            .expect("unregistering to-space");
+        let elapsed = self.started.elapsed();
+        let inner = Arc::clone(&self.inner);
+        {
+            let mut space = inner.space.lock();
+            if self.from_bytes > 0 {
+                space
+                    .from
+                    .release(0, self.from_bytes)
+                    .expect("release from-space");
+            }
+            space.from_populated = 0;
+        }
+        let this = Arc::try_unwrap(self)
+            .ok()
+            .expect("the compaction's last user finishes it");
+        let mut t = this.tables;
+        t.mark.clear_prefix(this.layout.top_word);
+        t.live.clear_prefix(this.layout.top_word);
+        {
+            let mut st = inner.collector.lock();
+            st.mark = t.mark;
+            st.live = t.live;
+            st.page_first = t.page_first;
+        }
+        inner
+            .log
+            .lock()
+            .record_compaction(elapsed.as_nanos() as u64, pages);
+        let mut phase = inner.cycle.lock();
+        *phase = CyclePhase::Idle;
+        inner.cycle_cv.notify_all();
+    }
+}
