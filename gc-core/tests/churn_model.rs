@@ -339,10 +339,8 @@ fn run(
     // The flip path really was the one asked for, and so was the compaction path:
     // two pauses ("mark", "flip") where the heap can compact concurrently, else one
     // ("full").
-    let concurrent_here = concurrent
-        && heap.concurrent_compaction()
-        && !inject
-        && mode != FlipMode::Copy;
+    let concurrent_here =
+        concurrent && heap.concurrent_compaction() && !inject && mode != FlipMode::Copy;
     for r in log.records().iter().filter(|r| r.kind != "mark") {
         let kind = if concurrent_here { "flip" } else { "full" };
         prop_assert_eq!(r.kind, kind);
@@ -357,7 +355,11 @@ fn run(
     }
     prop_assert_eq!(
         log.records().iter().filter(|r| r.kind == "mark").count(),
-        if concurrent_here { log.collections() } else { 0 }
+        if concurrent_here {
+            log.collections()
+        } else {
+            0
+        }
     );
     heap.wait_idle();
     count.fetch_add(log.collections(), Ordering::Relaxed);

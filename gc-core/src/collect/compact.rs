@@ -111,7 +111,10 @@ pub fn black_first(
             // SAFETY: `obj` is an object (or filler) header below the flip top: black
             // objects are contiguous from the boundary; from-space is read-only now.
             let h = Header(unsafe { mem::load(from + (obj - base)) });
-            size = WORD * types.object_words(h).expect("black object has a valid header");
+            size = WORD
+                * types
+                    .object_words(h)
+                    .expect("black object has a valid header");
         }
         out.push(obj);
         start += page;

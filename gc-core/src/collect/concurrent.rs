@@ -231,7 +231,9 @@ impl Compaction {
                         std::hint::spin_loop();
                     }
                     let at = self.layout.base + p * page;
-                    self.uffd.wake(at, page).expect("UFFDIO_WAKE on a registered page");
+                    self.uffd
+                        .wake(at, page)
+                        .expect("UFFDIO_WAKE on a registered page");
                 }
                 stalls.push(seen.elapsed().as_nanos() as u64);
             }

@@ -12,11 +12,11 @@ use super::forward::Forwarding;
 use super::mark::{mark, MarkCtx};
 use super::CollectorState;
 use crate::heap::{Heap, HeapInner};
-use crate::roots::GlobalTable;
-use crate::space::los::Los;
 use crate::mem::{self, WORD};
 use crate::pauselog::{FlipSummary, PauseRecord};
+use crate::roots::GlobalTable;
 use crate::safepoint::Stopped;
+use crate::space::los::Los;
 use flipgc_flip::SourceState;
 use std::time::Instant;
 

@@ -164,7 +164,15 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     *inner.cycle.lock() = CyclePhase::Planning;
     laps.lap("boundary");
     drop((space, los, st, globals));
-    record(inner, "mark", laps, &stopped, (0, 0), (0, 0), FlipSummary::none());
+    record(
+        inner,
+        "mark",
+        laps,
+        &stopped,
+        (0, 0),
+        (0, 0),
+        FlipSummary::none(),
+    );
     drop(stopped);
 
     // ---- plan, concurrent with the mutators ----
@@ -271,7 +279,10 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         if inner.config.recycle_from_space {
             moving.from_populated = moving.from_populated.max(used_pages);
         } else if used_pages > 0 {
-            moving.from.release(0, used_pages).expect("release from-space");
+            moving
+                .from
+                .release(0, used_pages)
+                .expect("release from-space");
             moving.from_populated = 0;
         }
         tables.mark.clear_prefix(top_word);
@@ -283,7 +294,15 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         inner.cycle_cv.notify_all();
         laps.lap("release");
         drop((space, los, st, globals));
-        record(inner, "flip", laps, &stopped, live, (los_bytes, los_freed), flip);
+        record(
+            inner,
+            "flip",
+            laps,
+            &stopped,
+            live,
+            (los_bytes, los_freed),
+            flip,
+        );
         drop(stopped);
         verify_if_asked(heap, me);
         return true;
@@ -293,7 +312,15 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     laps.lap("register");
     let from_bytes = used.next_multiple_of(page);
     drop((space, los, st, globals));
-    record(inner, "flip", laps, &stopped, live, (los_bytes, los_freed), flip);
+    record(
+        inner,
+        "flip",
+        laps,
+        &stopped,
+        live,
+        (los_bytes, los_freed),
+        flip,
+    );
     drop(stopped);
 
     let compaction = Arc::new(Compaction::new(
