@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# JVM peers for flipgc's pause comparison: runs GCBench and BinaryTrees on the JVM
+# under each available collector and heap size, and prints one row per run in
+# pausebench's table format. See README.md in this directory.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+usage() {
+    cat <<'USAGE'
+usage: benches/peers/run.sh [options]
+
+  --heaps LIST            heap sizes, -Xms = -Xmx (default 1g,4g; env PEERS_HEAPS)
+  --workloads LIST        gcbench,binarytrees (default both; env PEERS_WORKLOADS)
+  --collectors LIST       parallel,g1,z,shenandoah (default all; env PEERS_COLLECTORS)
+  --gcbench-args "ARGS"   GCBench arguments: stretch longLived arraySize minDepth
+                          maxDepth rounds (default "22 18 500000 4 20 8";
+                          env PEERS_GCBENCH_ARGS)
+  --binarytrees-args "ARGS"
+                          BinaryTrees arguments: depth [--threads N]
+                          (default "21"; env PEERS_BINARYTREES_ARGS)
+  --no-pretouch           drop -XX:+AlwaysPreTouch (env PEERS_PRETOUCH=0)
+  --java-opts "OPTS"      extra JVM options appended to every run (env PEERS_JAVA_OPTS)
+  --json FILE             also write {"runs": [...]} with pausebench's key names
+  --keep-logs DIR         write per-run logs under DIR (default: a temp dir, removed)
+  -h, --help              this text
+
+Environment: JAVA, JAVAC pick the binaries (default: java, javac on PATH).
+USAGE
+}
+
+JAVA="${JAVA:-java}"
+JAVAC="${JAVAC:-javac}"
+HEAPS="${PEERS_HEAPS:-1g,4g}"
+WORKLOADS="${PEERS_WORKLOADS:-gcbench,binarytrees}"
+COLLECTORS="${PEERS_COLLECTORS:-parallel,g1,z,shenandoah}"
+GCBENCH_ARGS="${PEERS_GCBENCH_ARGS:-22 18 500000 4 20 8}"
+BINARYTREES_ARGS="${PEERS_BINARYTREES_ARGS:-21}"
+PRETOUCH="${PEERS_PRETOUCH:-1}"
+EXTRA_OPTS="${PEERS_JAVA_OPTS:-}"
+JSON_OUT=""
+KEEP_LOGS=""
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --heaps) HEAPS="$2"; shift 2 ;;
+        --heaps=*) HEAPS="${1#*=}"; shift ;;
+        --workloads) WORKLOADS="$2"; shift 2 ;;
+        --workloads=*) WORKLOADS="${1#*=}"; shift ;;
+        --collectors) COLLECTORS="$2"; shift 2 ;;
+        --collectors=*) COLLECTORS="${1#*=}"; shift ;;
+        --gcbench-args) GCBENCH_ARGS="$2"; shift 2 ;;
+        --gcbench-args=*) GCBENCH_ARGS="${1#*=}"; shift ;;
+        --binarytrees-args) BINARYTREES_ARGS="$2"; shift 2 ;;
+        --binarytrees-args=*) BINARYTREES_ARGS="${1#*=}"; shift ;;
+        --no-pretouch) PRETOUCH=0; shift ;;
+        --java-opts) EXTRA_OPTS="$2"; shift 2 ;;
+        --java-opts=*) EXTRA_OPTS="${1#*=}"; shift ;;
+        --json) JSON_OUT="$2"; shift 2 ;;
+        --json=*) JSON_OUT="${1#*=}"; shift ;;
+        --keep-logs) KEEP_LOGS="$2"; shift 2 ;;
+        --keep-logs=*) KEEP_LOGS="${1#*=}"; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+# The comparison is optional: no JVM is not an error.
+if ! command -v "$JAVA" >/dev/null 2>&1; then
+    echo "run.sh: '$JAVA' not found on PATH; skipping the JVM comparison (install a JDK 17+ to run it)."
+    exit 0
+fi
+if ! command -v "$JAVAC" >/dev/null 2>&1; then
+    echo "run.sh: '$JAVA' found but '$JAVAC' is not (a JRE without the compiler?); skipping the JVM comparison."
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "run.sh: python3 is needed to parse the JVM logs" >&2
+    exit 2
+fi
+
+HAVE_TIME=0
+if [[ -x /usr/bin/time ]]; then
+    HAVE_TIME=1
+else
+    echo "note: /usr/bin/time not found; rss_mib will be '-'" >&2
+fi
+
+# Compile into benches/peers/build (git-ignored).
+CLASSES="$HERE/build/classes"
+mkdir -p "$CLASSES"
+"$JAVAC" -nowarn -d "$CLASSES" "$HERE/HiccupMeter.java" "$HERE/GCBench.java" "$HERE/BinaryTrees.java"
+
+if [[ -n "$KEEP_LOGS" ]]; then
+    LOGDIR="$KEEP_LOGS"
+    mkdir -p "$LOGDIR"
+else
+    LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/flipgc-peers.XXXXXX")"
+    trap 'rm -rf "$LOGDIR"' EXIT
+fi
+RUNS_JSONL="$LOGDIR/runs.jsonl"
+: > "$RUNS_JSONL"
+
+collector_flag() {
+    case "$1" in
+        parallel) echo "-XX:+UseParallelGC" ;;
+        g1) echo "-XX:+UseG1GC" ;;
+        z) echo "-XX:+UseZGC" ;;
+        shenandoah) echo "-XX:+UseShenandoahGC" ;;
+        *) return 1 ;;
+    esac
+}
+
+workload_class() {
+    case "$1" in
+        gcbench) echo "GCBench" ;;
+        binarytrees) echo "BinaryTrees" ;;
+        *) return 1 ;;
+    esac
+}
+
+IFS=, read -r -a heap_list <<< "$HEAPS"
+IFS=, read -r -a workload_list <<< "$WORKLOADS"
+IFS=, read -r -a collector_list <<< "$COLLECTORS"
+
+# Keep the collectors this JVM has; say which ones it lacks.
+available=()
+for c in "${collector_list[@]}"; do
+    if ! flag="$(collector_flag "$c")"; then
+        echo "run.sh: unknown collector '$c' (parallel, g1, z, shenandoah)" >&2
+        exit 2
+    fi
+    if "$JAVA" "$flag" -version >/dev/null 2>&1; then
+        available+=("$c")
+    else
+        echo "note: this JVM lacks $flag; skipping jvm-$c"
+    fi
+done
+for w in "${workload_list[@]}"; do
+    workload_class "$w" >/dev/null || { echo "run.sh: unknown workload '$w' (gcbench, binarytrees)" >&2; exit 2; }
+done
+if [[ ${#available[@]} -eq 0 ]]; then
+    echo "run.sh: none of the requested collectors is available; nothing to run."
+    exit 0
+fi
+
+common_opts=()
+if [[ "$PRETOUCH" == 1 ]]; then
+    common_opts+=(-XX:+AlwaysPreTouch)
+fi
+read -r -a extra_opts <<< "$EXTRA_OPTS"
+
+echo "# JVM peers: $("$JAVA" -version 2>&1 | sed -n 2p)"
+echo "# workloads: $WORKLOADS; heaps: $HEAPS; collectors: ${available[*]}; pretouch: $([[ $PRETOUCH == 1 ]] && echo on || echo off)"
+echo "# gcbench args: $GCBENCH_ARGS; binarytrees args: $BINARYTREES_ARGS"
+python3 "$HERE/peers.py" header
+
+failures=0
+for w in "${workload_list[@]}"; do
+    class="$(workload_class "$w")"
+    if [[ "$w" == gcbench ]]; then args_str="$GCBENCH_ARGS"; else args_str="$BINARYTREES_ARGS"; fi
+    read -r -a wargs <<< "$args_str"
+    for h in "${heap_list[@]}"; do
+        for c in "${available[@]}"; do
+            tag="$w-$h-$c"
+            sp_log="$LOGDIR/$tag.safepoint.log"
+            gc_log="$LOGDIR/$tag.gc.log"
+            out="$LOGDIR/$tag.stdout"
+            tfile="$LOGDIR/$tag.time"
+            rm -f "$sp_log" "$gc_log" "$tfile"
+            jvm=(-Xms"$h" -Xmx"$h" "$(collector_flag "$c")" ${common_opts[@]+"${common_opts[@]}"}
+                 "-Xlog:safepoint:file=$sp_log:uptime,tags"
+                 "-Xlog:gc:file=$gc_log:uptime,tags"
+                 ${extra_opts[@]+"${extra_opts[@]}"})
+            cmd=("$JAVA" "${jvm[@]}" -cp "$CLASSES" "$class" ${wargs[@]+"${wargs[@]}"})
+            if [[ $HAVE_TIME == 1 ]]; then
+                cmd=(/usr/bin/time -f %M -o "$tfile" "${cmd[@]}")
+            fi
+            rc=0
+            "${cmd[@]}" > "$out" 2>&1 || rc=$?
+            if [[ $rc -ne 0 ]]; then
+                failures=$((failures + 1))
+                echo "# $tag exited with status $rc; last lines of its output:" >&2
+                tail -n 5 "$out" | sed 's/^/#   /' >&2
+            fi
+            python3 "$HERE/peers.py" row "$RUNS_JSONL" \
+                --workload "$w" --heap "$h" --mode "jvm-$c" \
+                --stdout "$out" --safepoint-log "$sp_log" --gc-log "$gc_log" \
+                --time-file "$tfile" --exit-code "$rc" --jvm-args "${jvm[*]}"
+        done
+    done
+done
+
+if [[ -n "$JSON_OUT" ]]; then
+    python3 "$HERE/peers.py" json "$RUNS_JSONL" "$JSON_OUT"
+    echo "# wrote $JSON_OUT"
+fi
+if [[ -n "$KEEP_LOGS" ]]; then
+    echo "# per-run logs in $LOGDIR"
+fi
+if [[ $failures -gt 0 ]]; then
+    echo "# $failures run(s) failed"
+    exit 1
+fi
