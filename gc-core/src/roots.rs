@@ -9,6 +9,13 @@
 //! with the safepoint registry. Access protocol (safepoint invariant 1): the owning
 //! thread touches them only while its mutator is `Running`; the collector only while
 //! the world is stopped.
+//!
+//! Deferred root forwarding (concurrent cycles): the flip pause does not rewrite the
+//! mutators' roots. It leaves each mutator a *pending forward*; the first of (a) the
+//! mutator itself, on resuming from the pause, before it touches its roots or the
+//! heap, (b) the coordinator right after the pause, (c) the compaction's end or the
+//! verifier, applies it, under the mutator's `pending` lock ([`MutatorShared::fix_pending`]).
+//! So the pause does not grow with the number of threads or the depth of their stacks.
 
 use crate::space::tlab::Tlab;
 use std::cell::UnsafeCell;
@@ -19,6 +26,14 @@ use std::sync::Arc;
 pub struct MutatorShared {
     roots: UnsafeCell<RootTable>,
     tlab: UnsafeCell<Tlab>,
+    /// A root forwarding left by a flip pause, not yet applied.
+    pending: parking_lot::Mutex<Option<Arc<dyn RootForward>>>,
+}
+
+/// Rewrites old addresses to new ones (a concurrent cycle's forwarding).
+pub trait RootForward: Send + Sync {
+    /// Rewrites every non-null root in `roots`.
+    fn forward_all(&self, roots: &mut RootTable);
 }
 
 // SAFETY: the cells are accessed by one thread at a time per the access protocol in
@@ -83,6 +98,26 @@ impl MutatorShared {
         MutatorShared {
             roots: UnsafeCell::new(RootTable::default()),
             tlab: UnsafeCell::new(Tlab::default()),
+            pending: parking_lot::Mutex::new(None),
+        }
+    }
+
+    /// Leaves a forwarding for these roots (flip pause, world stopped).
+    pub(crate) fn set_pending(&self, f: Arc<dyn RootForward>) {
+        *self.pending.lock() = Some(f);
+    }
+
+    /// Applies the pending forwarding, if any. Called by the owning thread when it
+    /// resumes from a pause (before touching its roots), or by the collector for a
+    /// mutator that is parked or blocking, or with the world stopped.
+    pub(crate) fn fix_pending(&self) {
+        let mut p = self.pending.lock();
+        if let Some(f) = p.take() {
+            // SAFETY: exclusive access to the roots: the owner touches them only after
+            // its own `fix_pending` on resuming, which takes the same lock, and any
+            // other caller holds this lock too; so while the forwarding is pending,
+            // only the lock holder touches them.
+            f.forward_all(unsafe { self.roots() });
         }
     }
 

@@ -118,7 +118,22 @@ impl Safepoints {
             self.cv.wait(&mut st);
         }
         Self::set(&mut st, id, Status::Running);
+        Self::resume(st, id);
         true
+    }
+
+    /// A mutator resumes: it applies its pending root forwarding (left by a flip
+    /// pause) before it touches its roots or the heap again.
+    fn resume(st: parking_lot::MutexGuard<'_, State>, id: u64) {
+        let shared = st
+            .mutators
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| Arc::clone(&e.shared));
+        drop(st);
+        if let Some(s) = shared {
+            s.fix_pending();
+        }
     }
 
     /// Enters native/blocking code: counts as stopped.
@@ -135,6 +150,7 @@ impl Safepoints {
             self.cv.wait(&mut st);
         }
         Self::set(&mut st, id, Status::Running);
+        Self::resume(st, id);
     }
 
     /// Stops every other mutator so `me` can collect. `None` if another mutator was
@@ -149,6 +165,7 @@ impl Safepoints {
                 self.cv.wait(&mut st);
             }
             Self::set(&mut st, me, Status::Running);
+            Self::resume(st, me);
             return None;
         }
         st.collecting = true;
@@ -172,6 +189,14 @@ impl Safepoints {
 }
 
 impl Stopped<'_> {
+    /// Applies every mutator's pending root forwarding (the verifier and the mark
+    /// phase need current roots).
+    pub fn fix_pending_roots(&self) {
+        for m in &self.mutators {
+            m.fix_pending();
+        }
+    }
+
     /// Retires every mutator's TLAB (unused tails become fillers), so the moving
     /// space can be walked object by object up to the top.
     pub fn retire_tlabs(&self) {

@@ -20,16 +20,21 @@
 //!    until every page is `FILLED`; only then does [`Compaction::finish`] unregister
 //!    the range, release from-space and hand the tables back.
 //!
+//! 5. Mutators' roots are forwarded lazily (`roots.rs`); the compaction's end applies
+//!    whatever forwarding is still pending, so no stale root outlives it.
+//!
 //! Fault stalls are measured by the serving thread, from reading the fault event to
 //! the page being installed: a lower bound of the mutator's wait (it excludes the
 //! kernel's queueing and wake-up).
 
 use super::bitmap::Bitmap;
 use super::compact::FillCtx;
+use super::cycle::forward_table;
 use super::forward::Forwarding;
 use super::CyclePhase;
 use crate::heap::HeapInner;
 use crate::mem::WORD;
+use crate::roots::{MutatorShared, RootForward, RootTable};
 use flipgc_heap::{CopyError, Userfault};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -105,8 +110,10 @@ pub struct Compaction {
     tables: Tables,
     layout: Layout,
     uffd: Userfault,
+    /// Mutators whose roots may still await forwarding (see `roots.rs`).
+    mutators: Vec<Arc<MutatorShared>>,
     /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED`.
-    states: Vec<AtomicU8>,
+    states: Box<[AtomicU8]>,
     /// Pages `FILLED`.
     filled: AtomicUsize,
     /// Next page a background worker looks at.
@@ -114,6 +121,22 @@ pub struct Compaction {
     /// From-space bytes holding the old image (released at the end).
     from_bytes: usize,
     started: Instant,
+}
+
+/// `n` page states, all `UNFILLED`, from zeroed memory (the allocator's zeroed
+/// pages are not touched here: this runs inside the flip pause).
+fn unfilled_states(n: usize) -> Box<[AtomicU8]> {
+    const _: () = assert!(UNFILLED == 0);
+    let zeroed: Box<[u8]> = vec![0u8; n].into_boxed_slice();
+    // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8`, so a
+    // boxed slice of one is a boxed slice of the other (same allocation layout).
+    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU8]) }
+}
+
+impl RootForward for Compaction {
+    fn forward_all(&self, roots: &mut RootTable) {
+        forward_table(roots, &fill_ctx(&self.inner, &self.tables, &self.layout));
+    }
 }
 
 impl Compaction {
@@ -124,6 +147,7 @@ impl Compaction {
         tables: Tables,
         layout: Layout,
         uffd: Userfault,
+        mutators: Vec<Arc<MutatorShared>>,
         pages: usize,
         from_bytes: usize,
     ) -> Compaction {
@@ -132,7 +156,8 @@ impl Compaction {
             tables,
             layout,
             uffd,
-            states: (0..pages).map(|_| AtomicU8::new(UNFILLED)).collect(),
+            mutators,
+            states: unfilled_states(pages),
             filled: AtomicUsize::new(0),
             next: AtomicUsize::new(0),
             from_bytes,
@@ -260,6 +285,10 @@ impl Compaction {
     /// Every page is filled: unregisters to-space, releases from-space, hands the
     /// side tables back (cleared) and ends the cycle.
     fn finish(self: Arc<Self>) {
+        // Roots not yet forwarded (mutators still parked since the flip): now.
+        for m in &self.mutators {
+            m.fix_pending();
+        }
         let pages = self.states.len();
         let page = self.page_bytes();
         self.uffd
@@ -277,9 +306,18 @@ impl Compaction {
             }
             space.from_populated = 0;
         }
-        let this = Arc::try_unwrap(self)
-            .ok()
-            .expect("the compaction's last user finishes it");
+        // Every pending forwarding is applied (or being applied under its lock, by a
+        // mutator or the coordinator, which then drop their reference): wait for them.
+        let mut this = self;
+        let this = loop {
+            match Arc::try_unwrap(this) {
+                Ok(c) => break c,
+                Err(again) => {
+                    this = again;
+                    std::thread::yield_now();
+                }
+            }
+        };
         let mut t = this.tables;
         t.mark.clear_prefix(this.layout.top_word);
         t.live.clear_prefix(this.layout.top_word);

@@ -66,6 +66,7 @@ pub(super) fn mark_from_roots(
     globals: &GlobalTable,
     top: usize,
 ) {
+    stopped.fix_pending_roots();
     let mut roots = Vec::new();
     for m in &stopped.mutators {
         // SAFETY: the world is stopped: the collector owns every mutator's roots.
@@ -93,15 +94,35 @@ pub(super) fn forward_roots(
     los: &Los,
     fill: &FillCtx<'_>,
 ) {
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        forward_table(unsafe { m.roots() }, fill);
+    }
+    forward_shared_roots(inner, globals, los, fill);
+}
+
+/// Rewrites one mutator's roots.
+pub(super) fn forward_table(roots: &mut crate::roots::RootTable, fill: &FillCtx<'_>) {
+    roots.for_each_mut(|r| {
+        if *r != 0 {
+            *r = fill.forward(*r as usize) as u64;
+        }
+    });
+}
+
+/// Rewrites the globals and every reference field of a live large object. The world
+/// must be stopped.
+pub(super) fn forward_shared_roots(
+    inner: &HeapInner,
+    globals: &mut GlobalTable,
+    los: &Los,
+    fill: &FillCtx<'_>,
+) {
     let forward = |r: &mut u64| {
         if *r != 0 {
             *r = fill.forward(*r as usize) as u64;
         }
     };
-    for m in &stopped.mutators {
-        // SAFETY: the world is stopped: the collector owns every mutator's roots.
-        unsafe { m.roots() }.for_each_mut(forward);
-    }
     globals.slots.iter_mut().for_each(forward);
     // Large objects do not move, but their references into the moving space must.
     for (addr, obj) in los.iter().filter(|(_, o)| o.is_marked()) {

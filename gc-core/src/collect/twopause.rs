@@ -8,9 +8,12 @@
 //!    boundary meanwhile: those objects are live by definition (black allocation).
 //!    Headers of marked objects never change, so reading them now is safe.
 //! 3. **Flip pause** (`"flip"`): stop -> retire TLABs -> find the first object of
-//!    each black page -> forward every root and large-object field -> move the heap
-//!    to from-space (one `mremap` with `MREMAP_DONTUNMAP`) -> register the emptied
-//!    to-space with userfaultfd -> reset the top -> resume.
+//!    each black page -> forward the global roots and large-object fields -> move
+//!    the heap to from-space (one `mremap` with `MREMAP_DONTUNMAP`) -> register the
+//!    emptied to-space with userfaultfd -> reset the top -> leave every mutator a
+//!    pending root forwarding -> resume. Each mutator forwards its own roots as it
+//!    resumes; the coordinator does it right after the pause for those that have not
+//!    (`roots.rs`), so the pause does not grow with threads or stack depth.
 //! 4. **Compaction** (`concurrent.rs`), concurrent with the mutators.
 //!
 //! Fallbacks, all giving the same heap: where concurrent compaction is known to be
@@ -27,7 +30,7 @@
 
 use super::compact::{black_first, plan_pages};
 use super::concurrent::{fill_ctx, Compaction, Layout, Tables};
-use super::cycle::{forward_roots, mark_from_roots};
+use super::cycle::{forward_shared_roots, forward_table, mark_from_roots};
 use super::forward::Forwarding;
 use super::{bitmap::Bitmap, CyclePhase};
 use crate::heap::{Heap, HeapInner};
@@ -236,7 +239,9 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     laps.lap("black");
     let (pages, new_top) = {
         let fill = fill_ctx(inner, &tables, &layout);
-        forward_roots(inner, &stopped, &mut globals, &los, &fill);
+        // Mutators' own roots are forwarded after the pause (below), unless the
+        // compaction ends up inside it.
+        forward_shared_roots(inner, &mut globals, &los, &fill);
         (fill.pages(), fill.new_top())
     };
     los.black = false;
@@ -272,8 +277,13 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let los_bytes = los.used();
 
     let Some(uffd) = registered else {
-        // In-pause fallback: every page now, in place.
-        fill_ctx(inner, &tables, &layout).fill_all(inner.config.gc_workers);
+        // In-pause fallback: every root and every page now, in place.
+        let fill = fill_ctx(inner, &tables, &layout);
+        for m in &stopped.mutators {
+            // SAFETY: the world is stopped: the collector owns every mutator's roots.
+            forward_table(unsafe { m.roots() }, &fill);
+        }
+        fill.fill_all(inner.config.gc_workers);
         laps.lap("compact");
         let used_pages = used.next_multiple_of(page);
         if inner.config.recycle_from_space {
@@ -307,30 +317,34 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         verify_if_asked(heap, me);
         return true;
     };
-    *inner.cycle.lock() = CyclePhase::Compacting;
-    inner.cycle_cv.notify_all();
-    laps.lap("register");
     let from_bytes = used.next_multiple_of(page);
-    drop((space, los, st, globals));
-    record(
-        inner,
-        "flip",
-        laps,
-        &stopped,
-        live,
-        (los_bytes, los_freed),
-        flip,
-    );
-    drop(stopped);
-
+    let mutators = stopped.mutators.clone();
     let compaction = Arc::new(Compaction::new(
         Arc::clone(inner),
         tables,
         layout,
         uffd,
+        mutators.clone(),
         pages,
         from_bytes,
     ));
+    for m in &mutators {
+        m.set_pending(Arc::clone(&compaction) as Arc<dyn crate::roots::RootForward>);
+    }
+    *inner.cycle.lock() = CyclePhase::Compacting;
+    inner.cycle_cv.notify_all();
+    laps.lap("register");
+    drop((space, los, st, globals));
+    let los = (los_bytes, los_freed);
+    record(inner, "flip", laps, &stopped, live, los, flip);
+    drop(stopped);
+
+    // Roots of mutators that have not resumed yet (parked or blocking, and this
+    // one): forwarded here, outside the pause; resuming ones do their own.
+    for m in &mutators {
+        m.fix_pending();
+    }
+    drop(mutators);
     let workers = inner.config.gc_workers;
     std::thread::Builder::new()
         .name("flipgc-compact".into())

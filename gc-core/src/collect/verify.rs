@@ -29,6 +29,7 @@ pub struct VerifyReport {
 /// Verifies the heap; the world must be stopped (`stopped` proves it).
 pub fn verify_stopped(heap: &Heap, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
     let inner = &heap.inner;
+    stopped.fix_pending_roots();
     stopped.retire_tlabs();
     let space = inner.space.lock();
     let los = inner.los.lock();
