@@ -1,0 +1,364 @@
+//! Pair, list and vector builtins. Loops that allocate keep their cursor and
+//! accumulator on the root stack (a `Gc` does not survive an allocation).
+
+use crate::error::VmError;
+use crate::vm::Vm;
+
+fn pair_field(vm: &mut Vm, base: usize, who: &str, path: &[usize]) -> Result<(), VmError> {
+    let mut cur = vm.at(base);
+    for &f in path.iter().rev() {
+        match cur {
+            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.read_ref(p, f),
+            _ => return Err(vm.type_error(who, "a pair", base)),
+        }
+    }
+    vm.m.push(cur);
+    Ok(())
+}
+
+/// `cons`.
+pub fn cons(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.push_pair(base, base + 1)
+}
+
+/// `car`.
+pub fn car(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "car", &[0])
+}
+
+/// `cdr`.
+pub fn cdr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "cdr", &[1])
+}
+
+/// `caar`.
+pub fn caar(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "caar", &[0, 0])
+}
+
+/// `cadr`.
+pub fn cadr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "cadr", &[0, 1])
+}
+
+/// `cdar`.
+pub fn cdar(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "cdar", &[1, 0])
+}
+
+/// `cddr`.
+pub fn cddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "cddr", &[1, 1])
+}
+
+/// `caddr`.
+pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    pair_field(vm, base, "caddr", &[0, 1, 1])
+}
+
+fn set_field(vm: &mut Vm, base: usize, who: &str, field: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.pair, "a pair", who)?;
+    let p = vm.at(base).expect("checked");
+    vm.m.write_ref(p, field, vm.at(base + 1));
+    vm.push_unspec();
+    Ok(())
+}
+
+/// `set-car!`.
+pub fn set_car(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    set_field(vm, base, "set-car!", 0)
+}
+
+/// `set-cdr!`.
+pub fn set_cdr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    set_field(vm, base, "set-cdr!", 1)
+}
+
+/// `list`.
+pub fn list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    vm.push_list(base, base + argc)
+}
+
+/// The length of the proper list at stack entry `i`, or `None` if improper.
+fn list_len(vm: &Vm, i: usize) -> Option<usize> {
+    let mut n = 0;
+    let mut cur = vm.at(i);
+    while let Some(p) = cur {
+        if vm.m.type_of(p) != vm.t.pair {
+            return None;
+        }
+        n += 1;
+        cur = vm.m.read_ref(p, 1);
+    }
+    Some(n)
+}
+
+/// `list?` (false for improper lists).
+pub fn is_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = list_len(vm, base).is_some();
+    vm.push_bool(b);
+    Ok(())
+}
+
+/// `length`.
+pub fn length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match list_len(vm, base) {
+        Some(n) => vm.push_int(n as i64),
+        None => Err(vm.type_error("length", "a proper list", base)),
+    }
+}
+
+/// Pushes the elements of the proper list at stack entry `i`; returns how many.
+fn push_elements(vm: &mut Vm, i: usize, who: &str) -> Result<usize, VmError> {
+    let mark = vm.m.stack_len();
+    let mut cur = vm.at(i);
+    while let Some(p) = cur {
+        if vm.m.type_of(p) != vm.t.pair {
+            vm.m.stack_truncate(mark);
+            return Err(vm.type_error(who, "a proper list", i));
+        }
+        vm.m.push(vm.m.read_ref(p, 0));
+        cur = vm.m.read_ref(p, 1);
+    }
+    Ok(vm.m.stack_len() - mark)
+}
+
+/// `append`: every argument but the last is copied.
+pub fn append(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    if argc == 0 {
+        vm.m.push(None);
+        return Ok(());
+    }
+    let acc = vm.m.stack_len();
+    vm.dup(base + argc - 1);
+    for j in (0..argc - 1).rev() {
+        let mark = vm.m.stack_len();
+        let n = push_elements(vm, base + j, "append")?;
+        for i in (mark..mark + n).rev() {
+            vm.push_pair(i, acc)?;
+            let top = vm.top();
+            vm.m.stack_set(acc, vm.at(top));
+            vm.m.stack_truncate(top);
+        }
+        vm.m.stack_truncate(mark);
+    }
+    Ok(())
+}
+
+/// `reverse`.
+pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let cursor = vm.m.stack_len();
+    vm.dup(base);
+    let acc = cursor + 1;
+    vm.m.push(None);
+    while let Some(p) = vm.at(cursor) {
+        if vm.m.type_of(p) != vm.t.pair {
+            return Err(vm.type_error("reverse", "a proper list", base));
+        }
+        vm.m.push(vm.m.read_ref(p, 0));
+        let top = vm.top();
+        vm.push_pair(top, acc)?;
+        let new = vm.top();
+        vm.m.stack_set(acc, vm.at(new));
+        vm.m.stack_truncate(top);
+        let p = vm.at(cursor).expect("pair");
+        vm.m.stack_set(cursor, vm.m.read_ref(p, 1));
+    }
+    Ok(())
+}
+
+/// Walks `k` cdrs down the list at `base`; pushes the tail.
+fn tail(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
+    let k = vm.index(base + 1, who)?;
+    let mut cur = vm.at(base);
+    for _ in 0..k {
+        match cur {
+            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.read_ref(p, 1),
+            _ => return Err(VmError::runtime(format!("{who}: index {k} out of range"))),
+        }
+    }
+    vm.m.push(cur);
+    Ok(())
+}
+
+/// `list-tail`.
+pub fn list_tail(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    tail(vm, base, "list-tail")
+}
+
+/// `list-ref`.
+pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    tail(vm, base, "list-ref")?;
+    let top = vm.top();
+    match vm.at(top) {
+        Some(p) if vm.m.type_of(p) == vm.t.pair => {
+            let v = vm.m.read_ref(p, 0);
+            vm.m.stack_set(top, v);
+            Ok(())
+        }
+        _ => {
+            let k = vm.int(base + 1, "list-ref")?;
+            Err(VmError::runtime(format!(
+                "list-ref: index {k} out of range"
+            )))
+        }
+    }
+}
+
+fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Result<(), VmError> {
+    let key = vm.at(base);
+    let mut cur = vm.at(base + 1);
+    while let Some(p) = cur {
+        if vm.m.type_of(p) != vm.t.pair {
+            return Err(vm.type_error(who, "a proper list", base + 1));
+        }
+        let item = vm.m.read_ref(p, 0);
+        let candidate = if assoc {
+            match item {
+                Some(e) if vm.m.type_of(e) == vm.t.pair => vm.m.read_ref(e, 0),
+                _ => {
+                    return Err(VmError::runtime(format!(
+                        "{who}: list element is not a pair"
+                    )))
+                }
+            }
+        } else {
+            item
+        };
+        let hit = if equal {
+            vm.equal(key, candidate)
+        } else {
+            vm.eqv(key, candidate)
+        };
+        if hit {
+            let found = if assoc { item } else { Some(p) };
+            vm.m.push(found);
+            return Ok(());
+        }
+        cur = vm.m.read_ref(p, 1);
+    }
+    vm.push_bool(false);
+    Ok(())
+}
+
+/// `assq` / `assv`.
+pub fn assv(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    search(vm, base, "assv", true, false)
+}
+
+/// `assoc`.
+pub fn assoc(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    search(vm, base, "assoc", true, true)
+}
+
+/// `memq` / `memv`.
+pub fn memv(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    search(vm, base, "memv", false, false)
+}
+
+/// `member`.
+pub fn member(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    search(vm, base, "member", false, true)
+}
+
+/// `make-vector` (filled with `fill`, default 0).
+pub fn make_vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let n = vm.index(base, "make-vector")?;
+    if n > (1 << 32) {
+        return Err(VmError::runtime(format!(
+            "make-vector: length {n} too large"
+        )));
+    }
+    vm.m.alloc_push(vm.t.vector, n)?;
+    if argc == 1 {
+        vm.push_int(0)?;
+    } else {
+        vm.dup(base + 1);
+    }
+    fill_top(vm);
+    Ok(())
+}
+
+/// Fills the vector below the top with the top; pops the top.
+fn fill_top(vm: &mut Vm) {
+    let top = vm.top();
+    let v = vm.at(top - 1).expect("vector");
+    let x = vm.at(top);
+    for i in 0..vm.m.len(v) {
+        vm.m.write_ref(v, i, x);
+    }
+    vm.m.stack_truncate(top);
+}
+
+/// `vector`.
+pub fn vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    vm.m.alloc_push(vm.t.vector, argc)?;
+    let v = vm.at(vm.top()).expect("fresh");
+    for i in 0..argc {
+        vm.m.write_ref(v, i, vm.at(base + i));
+    }
+    Ok(())
+}
+
+fn vector_index(vm: &Vm, base: usize, who: &str) -> Result<usize, VmError> {
+    vm.expect(base, vm.t.vector, "a vector", who)?;
+    let k = vm.int(base + 1, who)?;
+    let len = vm.m.len(vm.at(base).expect("checked"));
+    usize::try_from(k)
+        .ok()
+        .filter(|&k| k < len)
+        .ok_or_else(|| VmError::runtime(format!("{who}: index {k} out of range for length {len}")))
+}
+
+/// `vector-ref`.
+pub fn vector_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let k = vector_index(vm, base, "vector-ref")?;
+    let v = vm.at(base).expect("checked");
+    vm.m.push(vm.m.read_ref(v, k));
+    Ok(())
+}
+
+/// `vector-set!`.
+pub fn vector_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let k = vector_index(vm, base, "vector-set!")?;
+    let v = vm.at(base).expect("checked");
+    vm.m.write_ref(v, k, vm.at(base + 2));
+    vm.push_unspec();
+    Ok(())
+}
+
+/// `vector-length`.
+pub fn vector_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.vector, "a vector", "vector-length")?;
+    let n = vm.m.len(vm.at(base).expect("checked"));
+    vm.push_int(n as i64)
+}
+
+/// `vector->list`.
+pub fn vector_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.vector, "a vector", "vector->list")?;
+    let mark = vm.m.stack_len();
+    let v = vm.at(base).expect("checked");
+    for i in 0..vm.m.len(v) {
+        vm.m.push(vm.m.read_ref(v, i));
+    }
+    let end = vm.m.stack_len();
+    vm.push_list(mark, end)
+}
+
+/// `list->vector`.
+pub fn list_to_vector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let mark = vm.m.stack_len();
+    let n = push_elements(vm, base, "list->vector")?;
+    vector(vm, mark, n)
+}
+
+/// `vector-fill!`.
+pub fn vector_fill(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.vector, "a vector", "vector-fill!")?;
+    vm.dup(base);
+    vm.dup(base + 1);
+    fill_top(vm);
+    vm.push_unspec();
+    Ok(())
+}

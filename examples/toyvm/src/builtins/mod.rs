@@ -1,0 +1,188 @@
+//! The builtin procedures: the table ([`BUILTINS`], looked up by name) and its
+//! calling convention. A builtin gets its `argc` arguments at stack indices
+//! `base..base + argc` and pushes its result (anything it pushes above the
+//! arguments is dropped by the caller, which keeps only the top).
+
+mod list;
+mod num;
+mod string;
+mod system;
+
+use crate::error::VmError;
+use crate::vm::Vm;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// A builtin's implementation: `(vm, base, argc)`.
+pub type BuiltinFn = fn(&mut Vm, usize, usize) -> Result<(), VmError>;
+
+/// One builtin procedure.
+pub struct Builtin {
+    /// Its global name.
+    pub name: &'static str,
+    /// Fewest arguments.
+    pub min: usize,
+    /// Most arguments (`None`: any number).
+    pub max: Option<usize>,
+    /// The implementation.
+    pub f: BuiltinFn,
+}
+
+/// What the compiler needs to know about a builtin.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinRef {
+    /// Index into [`BUILTINS`].
+    pub id: u16,
+    /// Fewest arguments.
+    pub min: usize,
+    /// Most arguments.
+    pub max: Option<usize>,
+    /// Whether calls may be compiled to [`crate::bytecode::Op::Prim`] (not `apply`,
+    /// which needs the call machinery).
+    pub inline: bool,
+}
+
+/// Index of `apply` in [`BUILTINS`] (handled by the interpreter's call path).
+pub const APPLY: usize = 0;
+
+fn apply_placeholder(_: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
+    Err(VmError::runtime("apply: called outside the interpreter"))
+}
+
+macro_rules! table {
+    ($( $name:literal $min:literal $max:tt => $f:path ;)*) => {
+        /// Every builtin, by index.
+        pub static BUILTINS: &[Builtin] = &[
+            $( Builtin { name: $name, min: $min, max: table!(@max $max), f: $f }, )*
+        ];
+    };
+    (@max _) => { None };
+    (@max $n:literal) => { Some($n) };
+}
+
+table! {
+    "apply" 2 _ => apply_placeholder;
+    "+" 0 _ => num::add;
+    "-" 1 _ => num::sub;
+    "*" 0 _ => num::mul;
+    "/" 1 _ => num::div;
+    "quotient" 2 2 => num::quotient;
+    "remainder" 2 2 => num::remainder;
+    "modulo" 2 2 => num::modulo;
+    "abs" 1 1 => num::abs;
+    "min" 1 _ => num::min;
+    "max" 1 _ => num::max;
+    "=" 1 _ => num::num_eq;
+    "<" 1 _ => num::lt;
+    ">" 1 _ => num::gt;
+    "<=" 1 _ => num::le;
+    ">=" 1 _ => num::ge;
+    "zero?" 1 1 => num::is_zero;
+    "positive?" 1 1 => num::is_positive;
+    "negative?" 1 1 => num::is_negative;
+    "even?" 1 1 => num::is_even;
+    "odd?" 1 1 => num::is_odd;
+    "exact->inexact" 1 1 => num::to_inexact;
+    "inexact" 1 1 => num::to_inexact;
+    "inexact->exact" 1 1 => num::to_exact;
+    "exact" 1 1 => num::to_exact;
+    "floor" 1 1 => num::floor;
+    "round" 1 1 => num::round;
+    "sqrt" 1 1 => num::sqrt;
+    "number->string" 1 1 => num::number_to_string;
+    "string->number" 1 1 => num::string_to_number;
+    "number?" 1 1 => num::is_number;
+    "integer?" 1 1 => num::is_integer;
+    "eq?" 2 2 => system::is_eqv;
+    "eqv?" 2 2 => system::is_eqv;
+    "equal?" 2 2 => system::is_equal;
+    "not" 1 1 => system::not;
+    "null?" 1 1 => system::is_null;
+    "pair?" 1 1 => system::is_pair;
+    "string?" 1 1 => system::is_string;
+    "symbol?" 1 1 => system::is_symbol;
+    "vector?" 1 1 => system::is_vector;
+    "procedure?" 1 1 => system::is_procedure;
+    "boolean?" 1 1 => system::is_boolean;
+    "char?" 1 1 => system::is_char;
+    "display" 1 2 => system::display;
+    "write" 1 2 => system::write;
+    "newline" 0 1 => system::newline;
+    "error" 1 _ => system::error;
+    "gc" 0 0 => system::gc;
+    "gc-stats" 0 0 => system::gc_stats;
+    "spawn" 1 1 => crate::vm::spawn;
+    "join" 1 1 => crate::vm::join;
+    "cons" 2 2 => list::cons;
+    "car" 1 1 => list::car;
+    "cdr" 1 1 => list::cdr;
+    "caar" 1 1 => list::caar;
+    "cadr" 1 1 => list::cadr;
+    "cdar" 1 1 => list::cdar;
+    "cddr" 1 1 => list::cddr;
+    "caddr" 1 1 => list::caddr;
+    "set-car!" 2 2 => list::set_car;
+    "set-cdr!" 2 2 => list::set_cdr;
+    "list" 0 _ => list::list;
+    "list?" 1 1 => list::is_list;
+    "length" 1 1 => list::length;
+    "append" 0 _ => list::append;
+    "reverse" 1 1 => list::reverse;
+    "list-ref" 2 2 => list::list_ref;
+    "list-tail" 2 2 => list::list_tail;
+    "assq" 2 2 => list::assv;
+    "assv" 2 2 => list::assv;
+    "assoc" 2 2 => list::assoc;
+    "memq" 2 2 => list::memv;
+    "memv" 2 2 => list::memv;
+    "member" 2 2 => list::member;
+    "make-vector" 1 2 => list::make_vector;
+    "vector" 0 _ => list::vector;
+    "vector-ref" 2 2 => list::vector_ref;
+    "vector-set!" 3 3 => list::vector_set;
+    "vector-length" 1 1 => list::vector_length;
+    "vector->list" 1 1 => list::vector_to_list;
+    "list->vector" 1 1 => list::list_to_vector;
+    "vector-fill!" 2 2 => list::vector_fill;
+    "string-length" 1 1 => string::string_length;
+    "string-ref" 2 2 => string::string_ref;
+    "string-append" 0 _ => string::string_append;
+    "substring" 2 3 => string::substring;
+    "string=?" 1 _ => string::string_eq;
+    "string<?" 1 _ => string::string_lt;
+    "string->symbol" 1 1 => string::string_to_symbol;
+    "symbol->string" 1 1 => string::symbol_to_string;
+    "string->list" 1 1 => string::string_to_list;
+    "list->string" 1 1 => string::list_to_string;
+    "char->integer" 1 1 => string::char_to_integer;
+    "integer->char" 1 1 => string::integer_to_char;
+}
+
+/// The builtin named `name`.
+pub fn lookup(name: &str) -> Option<BuiltinRef> {
+    static INDEX: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut m = HashMap::new();
+        for (i, b) in BUILTINS.iter().enumerate() {
+            m.entry(b.name).or_insert(i);
+        }
+        m
+    });
+    index.get(name).map(|&i| BuiltinRef {
+        id: i as u16,
+        min: BUILTINS[i].min,
+        max: BUILTINS[i].max,
+        inline: i != APPLY,
+    })
+}
+
+/// Binds every builtin as a global (in `vm`'s constant table).
+pub fn install(vm: &mut Vm) -> Result<(), VmError> {
+    for (i, b) in BUILTINS.iter().enumerate() {
+        if lookup(b.name).is_some_and(|r| r.id as usize == i) {
+            vm.push_word(vm.t.prim, i as u64)?;
+            vm.define_global(b.name)?;
+        }
+    }
+    Ok(())
+}

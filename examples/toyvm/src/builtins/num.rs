@@ -1,0 +1,358 @@
+//! Numeric builtins: integers are exact 64-bit (overflow is an error), floats
+//! are inexact; mixing gives a float. `/` of integers that do not divide evenly
+//! gives a float (there are no rationals).
+
+use crate::error::VmError;
+use crate::vm::{Num, Vm};
+
+fn overflow(who: &str) -> VmError {
+    VmError::runtime(format!("{who}: integer overflow"))
+}
+
+fn as_f(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    }
+}
+
+fn arith(
+    vm: &mut Vm,
+    base: usize,
+    argc: usize,
+    who: &str,
+    unit: i64,
+    int: fn(i64, i64) -> Option<i64>,
+    float: fn(f64, f64) -> f64,
+) -> Result<(), VmError> {
+    let (mut acc, start) = match (who, argc) {
+        ("-", 1) => (Num::Int(0), 0),
+        ("-", _) => (vm.num(base, who)?, 1),
+        _ => (Num::Int(unit), 0),
+    };
+    for i in start..argc {
+        let x = vm.num(base + i, who)?;
+        acc = match (acc, x) {
+            (Num::Int(a), Num::Int(b)) => Num::Int(int(a, b).ok_or_else(|| overflow(who))?),
+            (a, b) => Num::Float(float(as_f(a), as_f(b))),
+        };
+    }
+    vm.push_num(acc)
+}
+
+/// `+`.
+pub fn add(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    if argc == 2 {
+        if let (Num::Int(a), Num::Int(b)) = (vm.num(base, "+")?, vm.num(base + 1, "+")?) {
+            return vm.push_int(a.checked_add(b).ok_or_else(|| overflow("+"))?);
+        }
+    }
+    arith(vm, base, argc, "+", 0, i64::checked_add, |a, b| a + b)
+}
+
+/// `-`.
+pub fn sub(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    if argc == 2 {
+        if let (Num::Int(a), Num::Int(b)) = (vm.num(base, "-")?, vm.num(base + 1, "-")?) {
+            return vm.push_int(a.checked_sub(b).ok_or_else(|| overflow("-"))?);
+        }
+    }
+    arith(vm, base, argc, "-", 0, i64::checked_sub, |a, b| a - b)
+}
+
+/// `*`.
+pub fn mul(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    arith(vm, base, argc, "*", 1, i64::checked_mul, |a, b| a * b)
+}
+
+/// `/`.
+pub fn div(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let (mut acc, start) = if argc == 1 {
+        (Num::Int(1), 0)
+    } else {
+        (vm.num(base, "/")?, 1)
+    };
+    for i in start..argc {
+        let x = vm.num(base + i, "/")?;
+        acc = match (acc, x) {
+            (Num::Int(_), Num::Int(0)) => return Err(VmError::runtime("/: division by zero")),
+            (Num::Int(a), Num::Int(b)) if a.checked_rem(b) == Some(0) => {
+                Num::Int(a.checked_div(b).ok_or_else(|| overflow("/"))?)
+            }
+            (a, b) => Num::Float(as_f(a) / as_f(b)),
+        };
+    }
+    vm.push_num(acc)
+}
+
+fn int_div(
+    vm: &mut Vm,
+    base: usize,
+    who: &str,
+    op: fn(i64, i64) -> Option<i64>,
+) -> Result<(), VmError> {
+    let a = vm.int(base, who)?;
+    let b = vm.int(base + 1, who)?;
+    if b == 0 {
+        return Err(VmError::runtime(format!("{who}: division by zero")));
+    }
+    vm.push_int(op(a, b).ok_or_else(|| overflow(who))?)
+}
+
+/// `quotient`.
+pub fn quotient(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    int_div(vm, base, "quotient", i64::checked_div)
+}
+
+/// `remainder`.
+pub fn remainder(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    int_div(vm, base, "remainder", i64::checked_rem)
+}
+
+/// `modulo` (the sign of the divisor).
+pub fn modulo(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    int_div(vm, base, "modulo", |a, b| {
+        let r = a.checked_rem(b)?;
+        Some(if r != 0 && (r < 0) != (b < 0) {
+            r + b
+        } else {
+            r
+        })
+    })
+}
+
+/// `abs`.
+pub fn abs(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match vm.num(base, "abs")? {
+        Num::Int(i) => vm.push_int(i.checked_abs().ok_or_else(|| overflow("abs"))?),
+        Num::Float(f) => vm.push_float(f.abs()),
+    }
+}
+
+fn extremum(
+    vm: &mut Vm,
+    base: usize,
+    argc: usize,
+    who: &str,
+    want_max: bool,
+) -> Result<(), VmError> {
+    let mut best = vm.num(base, who)?;
+    let mut inexact = matches!(best, Num::Float(_));
+    for i in 1..argc {
+        let x = vm.num(base + i, who)?;
+        inexact |= matches!(x, Num::Float(_));
+        let better = if want_max {
+            compare(x, best) > 0
+        } else {
+            compare(x, best) < 0
+        };
+        if better {
+            best = x;
+        }
+    }
+    if inexact {
+        best = Num::Float(as_f(best));
+    }
+    vm.push_num(best)
+}
+
+/// `min`.
+pub fn min(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    extremum(vm, base, argc, "min", false)
+}
+
+/// `max`.
+pub fn max(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    extremum(vm, base, argc, "max", true)
+}
+
+/// -1, 0 or 1 (NaN compares as unordered: 2).
+fn compare(a: Num, b: Num) -> i32 {
+    match (a, b) {
+        (Num::Int(a), Num::Int(b)) => a.cmp(&b) as i32,
+        (a, b) => match as_f(a).partial_cmp(&as_f(b)) {
+            Some(o) => o as i32,
+            None => 2,
+        },
+    }
+}
+
+fn chain(
+    vm: &mut Vm,
+    base: usize,
+    argc: usize,
+    who: &str,
+    ok: fn(i32) -> bool,
+) -> Result<(), VmError> {
+    let mut prev = vm.num(base, who)?;
+    let mut result = true;
+    for i in 1..argc {
+        let x = vm.num(base + i, who)?;
+        result &= ok(compare(prev, x));
+        prev = x;
+    }
+    vm.push_bool(result);
+    Ok(())
+}
+
+/// `=`.
+pub fn num_eq(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    chain(vm, base, argc, "=", |c| c == 0)
+}
+
+/// `<`.
+pub fn lt(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    chain(vm, base, argc, "<", |c| c == -1)
+}
+
+/// `>`.
+pub fn gt(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    chain(vm, base, argc, ">", |c| c == 1)
+}
+
+/// `<=`.
+pub fn le(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    chain(vm, base, argc, "<=", |c| c == -1 || c == 0)
+}
+
+/// `>=`.
+pub fn ge(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    chain(vm, base, argc, ">=", |c| c == 1 || c == 0)
+}
+
+fn test(
+    vm: &mut Vm,
+    base: usize,
+    who: &str,
+    int: fn(i64) -> bool,
+    float: fn(f64) -> bool,
+) -> Result<(), VmError> {
+    let b = match vm.num(base, who)? {
+        Num::Int(i) => int(i),
+        Num::Float(f) => float(f),
+    };
+    vm.push_bool(b);
+    Ok(())
+}
+
+/// `zero?`.
+pub fn is_zero(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    test(vm, base, "zero?", |i| i == 0, |f| f == 0.0)
+}
+
+/// `positive?`.
+pub fn is_positive(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    test(vm, base, "positive?", |i| i > 0, |f| f > 0.0)
+}
+
+/// `negative?`.
+pub fn is_negative(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    test(vm, base, "negative?", |i| i < 0, |f| f < 0.0)
+}
+
+/// `even?`.
+pub fn is_even(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let i = vm.int(base, "even?")?;
+    vm.push_bool(i % 2 == 0);
+    Ok(())
+}
+
+/// `odd?`.
+pub fn is_odd(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let i = vm.int(base, "odd?")?;
+    vm.push_bool(i % 2 != 0);
+    Ok(())
+}
+
+/// `exact->inexact`.
+pub fn to_inexact(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let n = vm.num(base, "exact->inexact")?;
+    vm.push_float(as_f(n))
+}
+
+/// `inexact->exact` (of an integral float).
+pub fn to_exact(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match vm.num(base, "inexact->exact")? {
+        Num::Int(i) => vm.push_int(i),
+        Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => vm.push_int(f as i64),
+        Num::Float(f) => Err(VmError::runtime(format!(
+            "inexact->exact: {f} has no exact integer equivalent"
+        ))),
+    }
+}
+
+/// `floor`.
+pub fn floor(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match vm.num(base, "floor")? {
+        Num::Int(i) => vm.push_int(i),
+        Num::Float(f) => vm.push_float(f.floor()),
+    }
+}
+
+/// `round` (to even).
+pub fn round(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match vm.num(base, "round")? {
+        Num::Int(i) => vm.push_int(i),
+        Num::Float(f) => vm.push_float(f.round_ties_even()),
+    }
+}
+
+/// `sqrt`: exact for perfect squares.
+pub fn sqrt(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    match vm.num(base, "sqrt")? {
+        Num::Int(i) if i >= 0 => {
+            let r = (i as f64).sqrt() as i64;
+            let exact = (r.saturating_sub(1)..=r + 1).find(|c| c.checked_mul(*c) == Some(i));
+            match exact {
+                Some(r) => vm.push_int(r),
+                None => vm.push_float((i as f64).sqrt()),
+            }
+        }
+        n => vm.push_float(as_f(n).sqrt()),
+    }
+}
+
+/// Formats a number as `number->string` and `display` do.
+pub fn format_num(n: Num) -> String {
+    match n {
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) => crate::vm::print::format_float(f),
+    }
+}
+
+/// `number->string`.
+pub fn number_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = format_num(vm.num(base, "number->string")?);
+    vm.push_str(&s)
+}
+
+/// `string->number` (`#f` if not a number).
+pub fn string_to_number(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "string->number")?;
+    match crate::reader::parse_number(&s) {
+        Some(crate::reader::DatumKind::Int(i)) => vm.push_int(i),
+        Some(crate::reader::DatumKind::Float(f)) => vm.push_float(f),
+        _ => {
+            vm.push_bool(false);
+            Ok(())
+        }
+    }
+}
+
+/// `number?`.
+pub fn is_number(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = vm.is(base, vm.t.int) || vm.is(base, vm.t.float);
+    vm.push_bool(b);
+    Ok(())
+}
+
+/// `integer?` (integral floats count).
+pub fn is_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = match vm.num(base, "integer?") {
+        Ok(Num::Int(_)) => true,
+        Ok(Num::Float(f)) => f.fract() == 0.0,
+        Err(_) => false,
+    };
+    vm.push_bool(b);
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! String, symbol and character builtins. Strings are immutable UTF-8 byte
+//! arrays in the heap; indices count characters.
+
+use crate::error::VmError;
+use crate::vm::Vm;
+
+/// `string-length`.
+pub fn string_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "string-length")?;
+    vm.push_int(s.chars().count() as i64)
+}
+
+/// `string-ref`.
+pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "string-ref")?;
+    let k = vm.int(base + 1, "string-ref")?;
+    let c = usize::try_from(k).ok().and_then(|k| s.chars().nth(k));
+    match c {
+        Some(c) => vm.push_char(c),
+        None => Err(VmError::runtime(format!(
+            "string-ref: index {k} out of range for length {}",
+            s.chars().count()
+        ))),
+    }
+}
+
+/// `string-append`.
+pub fn string_append(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let mut out = String::new();
+    for i in 0..argc {
+        out.push_str(&vm.string(base + i, "string-append")?);
+    }
+    vm.push_str(&out)
+}
+
+/// `substring` (start, optional end; character indices).
+pub fn substring(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "substring")?;
+    let len = s.chars().count();
+    let start = vm.int(base + 1, "substring")?;
+    let end = if argc == 3 {
+        vm.int(base + 2, "substring")?
+    } else {
+        len as i64
+    };
+    if start < 0 || end < start || end > len as i64 {
+        return Err(VmError::runtime(format!(
+            "substring: range {start}..{end} out of range for length {len}"
+        )));
+    }
+    let sub: String = s
+        .chars()
+        .skip(start as usize)
+        .take((end - start) as usize)
+        .collect();
+    vm.push_str(&sub)
+}
+
+fn compare(
+    vm: &mut Vm,
+    base: usize,
+    argc: usize,
+    who: &str,
+    ok: fn(&str, &str) -> bool,
+) -> Result<(), VmError> {
+    let mut prev = vm.string(base, who)?;
+    let mut result = true;
+    for i in 1..argc {
+        let s = vm.string(base + i, who)?;
+        result &= ok(&prev, &s);
+        prev = s;
+    }
+    vm.push_bool(result);
+    Ok(())
+}
+
+/// `string=?`.
+pub fn string_eq(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    compare(vm, base, argc, "string=?", |a, b| a == b)
+}
+
+/// `string<?`.
+pub fn string_lt(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    compare(vm, base, argc, "string<?", |a, b| a < b)
+}
+
+/// `string->symbol`.
+pub fn string_to_symbol(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "string->symbol")?;
+    vm.push_symbol(&s)
+}
+
+/// `symbol->string`.
+pub fn symbol_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
+    let id = vm.m.read_word(vm.at(base).expect("checked"), 0);
+    let name = vm.shared.symbol_name(id);
+    vm.push_str(&name)
+}
+
+/// `string->list`.
+pub fn string_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let s = vm.string(base, "string->list")?;
+    let mark = vm.m.stack_len();
+    for c in s.chars() {
+        vm.push_char(c)?;
+    }
+    let end = vm.m.stack_len();
+    vm.push_list(mark, end)
+}
+
+/// `list->string`.
+pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let mut s = String::new();
+    let mut cur = vm.at(base);
+    while let Some(p) = cur {
+        let item = (vm.m.type_of(p) == vm.t.pair)
+            .then(|| vm.m.read_ref(p, 0))
+            .flatten();
+        match item {
+            Some(c) if vm.m.type_of(c) == vm.t.char => {
+                s.push(char::from_u32(vm.m.read_word(c, 0) as u32).unwrap_or('?'));
+            }
+            _ => return Err(vm.type_error("list->string", "a list of characters", base)),
+        }
+        cur = vm.m.read_ref(p, 1);
+    }
+    vm.push_str(&s)
+}
+
+/// `char->integer`.
+pub fn char_to_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.char, "a character", "char->integer")?;
+    let c = vm.m.read_word(vm.at(base).expect("checked"), 0);
+    vm.push_int(c as i64)
+}
+
+/// `integer->char`.
+pub fn integer_to_char(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let i = vm.int(base, "integer->char")?;
+    let c = u32::try_from(i).ok().and_then(char::from_u32);
+    match c {
+        Some(c) => vm.push_char(c),
+        None => Err(VmError::runtime(format!(
+            "integer->char: {i} is not a character code"
+        ))),
+    }
+}

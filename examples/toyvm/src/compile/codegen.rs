@@ -1,0 +1,235 @@
+//! Code generation: a resolved [`Program`] to bytecode, one [`Proto`] per function,
+//! with calls in tail position compiled as [`Op::TailCall`].
+
+use super::analyze::{Expr, FnId, Program, VarId};
+use super::Linker;
+use crate::bytecode::{Op, Proto};
+use crate::error::VmError;
+
+/// Generates every function of `program`; returns the code constant of function 0.
+pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
+    gen_fn(program, 0, linker)
+}
+
+fn gen_fn(p: &Program, f: FnId, linker: &mut dyn Linker) -> Result<u32, VmError> {
+    let func = &p.funcs[f];
+    let mut g = Gen {
+        p,
+        f,
+        code: Vec::new(),
+        linker,
+    };
+    for &v in &func.params {
+        if p.vars[v].boxed() {
+            g.code.push(Op::BoxLocal(p.vars[v].slot));
+        }
+    }
+    g.expr(&func.body, true)?;
+    g.code.push(Op::Return);
+    let nparams = func.params.len() as u32;
+    let proto = Proto {
+        name: func.name.clone(),
+        nreq: if func.rest { nparams - 1 } else { nparams },
+        rest: func.rest,
+        nslots: func.nslots,
+        code: g.code,
+    };
+    linker.code(proto)
+}
+
+struct Gen<'a> {
+    p: &'a Program,
+    f: FnId,
+    code: Vec<Op>,
+    linker: &'a mut dyn Linker,
+}
+
+impl Gen<'_> {
+    fn here(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    fn patch(&mut self, at: usize) {
+        let to = self.here();
+        self.code[at] = match self.code[at] {
+            Op::Jump(_) => Op::Jump(to),
+            Op::JumpIfFalse(_) => Op::JumpIfFalse(to),
+            Op::JumpIfFalseKeep(_) => Op::JumpIfFalseKeep(to),
+            Op::JumpIfTrueKeep(_) => Op::JumpIfTrueKeep(to),
+            other => unreachable!("patching {other:?}"),
+        };
+    }
+
+    fn free_index(&self, v: VarId) -> u32 {
+        let free = &self.p.funcs[self.f].free;
+        free.iter()
+            .position(|x| *x == v)
+            .expect("captured variable is free") as u32
+    }
+
+    /// Pushes the variable's slot content (the cell itself if boxed).
+    fn raw_ref(&mut self, v: VarId) {
+        let var = &self.p.vars[v];
+        if var.func == self.f {
+            self.code.push(Op::Local(var.slot));
+        } else {
+            let i = self.free_index(v);
+            self.code.push(Op::Free(i));
+        }
+    }
+
+    fn var_ref(&mut self, v: VarId) {
+        let var = &self.p.vars[v];
+        match (var.func == self.f, var.boxed()) {
+            (true, false) => self.code.push(Op::Local(var.slot)),
+            (true, true) => self.code.push(Op::LocalCell(var.slot)),
+            (false, false) => {
+                let i = self.free_index(v);
+                self.code.push(Op::Free(i))
+            }
+            (false, true) => {
+                let i = self.free_index(v);
+                self.code.push(Op::FreeCell(i))
+            }
+        }
+    }
+
+    /// Pops into the variable (through its cell if boxed).
+    fn var_set(&mut self, v: VarId) {
+        let var = &self.p.vars[v];
+        match (var.func == self.f, var.boxed()) {
+            (true, false) => self.code.push(Op::SetLocal(var.slot)),
+            (true, true) => self.code.push(Op::SetLocalCell(var.slot)),
+            (false, true) => {
+                let i = self.free_index(v);
+                self.code.push(Op::SetFreeCell(i))
+            }
+            (false, false) => unreachable!("assigned free variables are boxed"),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, tail: bool) -> Result<(), VmError> {
+        match e {
+            Expr::Const(d) => {
+                let k = self.linker.constant(d)?;
+                self.code.push(Op::Const(k));
+            }
+            Expr::Int(i) => self.code.push(Op::Int(*i)),
+            Expr::Bool(b) => self.code.push(Op::Bool(*b)),
+            Expr::Nil => self.code.push(Op::Nil),
+            Expr::Unspec => self.code.push(Op::Unspec),
+            Expr::Ref(v) => self.var_ref(*v),
+            Expr::Set(v, value) => {
+                self.expr(value, false)?;
+                self.var_set(*v);
+                self.code.push(Op::Unspec);
+            }
+            Expr::GlobalRef(name) => {
+                let k = self.linker.global(name)?;
+                self.code.push(Op::Global(k));
+            }
+            Expr::GlobalSet(name, value) | Expr::GlobalDef(name, value) => {
+                self.expr(value, false)?;
+                let k = self.linker.global(name)?;
+                self.code.push(if matches!(e, Expr::GlobalDef(..)) {
+                    Op::DefGlobal(k)
+                } else {
+                    Op::SetGlobal(k)
+                });
+                self.code.push(Op::Unspec);
+            }
+            Expr::If(c, t, f) => {
+                self.expr(c, false)?;
+                let jf = self.code.len();
+                self.code.push(Op::JumpIfFalse(0));
+                self.expr(t, tail)?;
+                let j = self.code.len();
+                self.code.push(Op::Jump(0));
+                self.patch(jf);
+                self.expr(f, tail)?;
+                self.patch(j);
+            }
+            Expr::And(es) | Expr::Or(es) => {
+                let mut jumps = Vec::new();
+                for (i, sub) in es.iter().enumerate() {
+                    let last = i + 1 == es.len();
+                    self.expr(sub, tail && last)?;
+                    if !last {
+                        jumps.push(self.code.len());
+                        self.code.push(if matches!(e, Expr::And(_)) {
+                            Op::JumpIfFalseKeep(0)
+                        } else {
+                            Op::JumpIfTrueKeep(0)
+                        });
+                    }
+                }
+                for j in jumps {
+                    self.patch(j);
+                }
+            }
+            Expr::Seq(es) => {
+                for (i, sub) in es.iter().enumerate() {
+                    let last = i + 1 == es.len();
+                    self.expr(sub, tail && last)?;
+                    if !last {
+                        self.code.push(Op::Pop);
+                    }
+                }
+            }
+            Expr::Lambda(child) => {
+                let k = gen_fn(self.p, *child, &mut *self.linker)?;
+                let free = &self.p.funcs[*child].free;
+                for &v in free {
+                    self.raw_ref(v);
+                }
+                self.code.push(Op::Closure(k, free.len() as u32));
+            }
+            Expr::Call(f, args) => {
+                self.expr(f, false)?;
+                for a in args {
+                    self.expr(a, false)?;
+                }
+                let n = args.len() as u32;
+                self.code
+                    .push(if tail { Op::TailCall(n) } else { Op::Call(n) });
+            }
+            Expr::Prim(id, args) => {
+                for a in args {
+                    self.expr(a, false)?;
+                }
+                self.code.push(Op::Prim(*id, args.len() as u16));
+            }
+            Expr::Let(bindings, body) => {
+                for (_, init) in bindings {
+                    self.expr(init, false)?;
+                }
+                for (v, _) in bindings.iter().rev() {
+                    let slot = self.p.vars[*v].slot;
+                    self.code.push(Op::SetLocal(slot));
+                }
+                for (v, _) in bindings {
+                    if self.p.vars[*v].boxed() {
+                        self.code.push(Op::BoxLocal(self.p.vars[*v].slot));
+                    }
+                }
+                self.expr(body, tail)?;
+            }
+            Expr::Letrec(bindings, body) => {
+                for (v, _) in bindings {
+                    let slot = self.p.vars[*v].slot;
+                    self.code.push(Op::Unspec);
+                    self.code.push(Op::SetLocal(slot));
+                    if self.p.vars[*v].boxed() {
+                        self.code.push(Op::BoxLocal(slot));
+                    }
+                }
+                for (v, init) in bindings {
+                    self.expr(init, false)?;
+                    self.var_set(*v);
+                }
+                self.expr(body, tail)?;
+            }
+        }
+        Ok(())
+    }
+}

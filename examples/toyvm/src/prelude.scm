@@ -1,0 +1,25 @@
+;;; The Scheme half of the standard library, compiled when a session starts.
+
+(define (%map1 f l)
+  (let loop ((l l) (acc '()))
+    (if (pair? l) (loop (cdr l) (cons (f (car l)) acc)) (reverse acc))))
+
+(define (%any-null? ls)
+  (if (pair? ls) (if (pair? (car ls)) (%any-null? (cdr ls)) #t) #f))
+
+(define (map f lst . more)
+  (if (null? more)
+      (let loop ((l lst) (acc '()))
+        (if (pair? l) (loop (cdr l) (cons (f (car l)) acc)) (reverse acc)))
+      (let loop ((ls (cons lst more)) (acc '()))
+        (if (%any-null? ls)
+            (reverse acc)
+            (loop (%map1 cdr ls) (cons (apply f (%map1 car ls)) acc))))))
+
+(define (for-each f lst . more)
+  (if (null? more)
+      (let loop ((l lst))
+        (if (pair? l) (begin (f (car l)) (loop (cdr l)))))
+      (let loop ((ls (cons lst more)))
+        (if (not (%any-null? ls))
+            (begin (apply f (%map1 car ls)) (loop (%map1 cdr ls)))))))

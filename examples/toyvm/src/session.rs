@@ -1,0 +1,79 @@
+//! [`Session`]: a program's main thread: binds the VM, installs the builtins and
+//! the prelude, then reads, compiles and runs source text form by form.
+
+use crate::compile::{compile_toplevel, scan_redefinitions};
+use crate::error::VmError;
+use crate::reader::read_all;
+use crate::shared::Shared;
+use crate::types::VmTypes;
+use crate::vm::Vm;
+use flipgc_core::Heap;
+use std::collections::HashSet;
+use std::io::Write;
+
+const PRELUDE: &str = include_str!("prelude.scm");
+
+/// A running program (the REPL keeps one for its whole life).
+pub struct Session {
+    vm: Vm,
+    redefined: HashSet<String>,
+}
+
+impl Session {
+    /// Binds a mutator for `heap` on the calling thread (which must not have one)
+    /// and prepares the global environment. Output goes to `out`.
+    pub fn new(
+        heap: &Heap,
+        types: &VmTypes,
+        out: Box<dyn Write + Send>,
+    ) -> Result<Session, VmError> {
+        let shared = Shared::new(heap, types, out);
+        let mut vm = Vm::new(shared)?;
+        crate::builtins::install(&mut vm)?;
+        let mut s = Session {
+            vm,
+            redefined: HashSet::new(),
+        };
+        s.eval("<prelude>", PRELUDE)?;
+        Ok(s)
+    }
+
+    /// Runs every form of `src` (named `name` in syntax errors). Returns the
+    /// written form of the last value, unless it is unspecified. Stops at the
+    /// first error; the session stays usable.
+    pub fn eval(&mut self, name: &str, src: &str) -> Result<Option<String>, VmError> {
+        let with_source = |mut e: VmError| {
+            e.source = name.to_string();
+            e
+        };
+        let forms = read_all(src).map_err(with_source)?;
+        scan_redefinitions(&forms, &mut self.redefined);
+        let mut last = None;
+        for form in &forms {
+            let (stack, frames) = self.vm.mark();
+            let r = compile_toplevel(form, &self.redefined, &mut self.vm)
+                .and_then(|k| self.vm.push_closure(k))
+                .and_then(|()| self.vm.call(0));
+            if let Err(e) = r {
+                self.vm.unwind(stack, frames);
+                self.vm.flush();
+                return Err(with_source(e));
+            }
+            let top = self.vm.top();
+            last = (!self.vm.is(top, self.vm.t.unspec)).then(|| self.vm.repr_full(top));
+            self.vm.m.stack_truncate(stack);
+        }
+        self.vm.flush();
+        Ok(last)
+    }
+
+    /// The heap.
+    pub fn heap(&self) -> &Heap {
+        &self.vm.shared.heap
+    }
+
+    /// Flushes buffered output.
+    pub fn flush(&mut self) {
+        self.vm.flush();
+    }
+}

@@ -1,0 +1,120 @@
+//! [`Shared`]: state every thread of one program shares: the heap, the constant
+//! table (a heap vector rooted by a [`Global`]), interned symbol names, compiled
+//! prototypes, spawned threads and the output.
+//!
+//! No lock here is ever held across a GC point (a thread blocked on a lock
+//! outside a GC point would stall every collection).
+
+use crate::bytecode::Proto;
+use crate::error::VmError;
+use crate::types::VmTypes;
+use flipgc_core::{Global, Heap};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+/// The constant table's root and fill level.
+pub struct ConstTable {
+    /// The heap vector (`None` until the first VM creates it).
+    pub table: Option<Global>,
+    /// Entries in use.
+    pub len: usize,
+    /// Global variable name to the constant index of its cell.
+    pub globals: HashMap<String, u32>,
+}
+
+/// Interned symbol names.
+#[derive(Default)]
+pub struct Interner {
+    ids: HashMap<Arc<str>, u64>,
+    names: Vec<Arc<str>>,
+}
+
+impl Interner {
+    /// The id of `name`, interning it if new.
+    pub fn intern(&mut self, name: &str) -> u64 {
+        if let Some(id) = self.ids.get(name) {
+            return *id;
+        }
+        let id = self.names.len() as u64;
+        let name: Arc<str> = name.into();
+        self.names.push(Arc::clone(&name));
+        self.ids.insert(name, id);
+        id
+    }
+
+    /// The name of symbol `id`.
+    pub fn name(&self, id: u64) -> Arc<str> {
+        Arc::clone(&self.names[id as usize])
+    }
+}
+
+/// A thread started by `spawn`.
+pub enum ThreadSlot {
+    /// Still running (or finished but not yet joined).
+    Running(JoinHandle<Result<Option<Global>, VmError>>),
+    /// Joined: its result (kept so a second `join` returns it again).
+    Done(Result<Option<Arc<Global>>, VmError>),
+    /// Being joined by some thread right now.
+    Joining,
+}
+
+/// State shared by all threads running one program.
+pub struct Shared {
+    /// The heap.
+    pub heap: Heap,
+    /// The VM's types.
+    pub types: VmTypes,
+    /// The constant table.
+    pub consts: Mutex<ConstTable>,
+    /// Symbol names.
+    pub symbols: RwLock<Interner>,
+    /// Compiled prototypes, by index.
+    pub protos: RwLock<Vec<Arc<Proto>>>,
+    /// Spawned threads, by index.
+    pub threads: Mutex<Vec<ThreadSlot>>,
+    /// Program output.
+    pub out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Shared {
+    /// Fresh shared state for a program on `heap`.
+    pub fn new(heap: &Heap, types: &VmTypes, out: Box<dyn Write + Send>) -> Arc<Shared> {
+        Arc::new(Shared {
+            heap: heap.clone(),
+            types: *types,
+            consts: Mutex::new(ConstTable {
+                table: None,
+                len: 0,
+                globals: HashMap::new(),
+            }),
+            symbols: RwLock::new(Interner::default()),
+            protos: RwLock::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
+            out: Mutex::new(out),
+        })
+    }
+
+    /// The name of symbol `id`.
+    pub fn symbol_name(&self, id: u64) -> Arc<str> {
+        self.symbols
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .name(id)
+    }
+
+    /// Interns `name`.
+    pub fn intern(&self, name: &str) -> u64 {
+        self.symbols
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .intern(name)
+    }
+}
+
+/// Locks `m`, ignoring poisoning (a panicking thread cannot leave these tables
+/// half-updated in a way that matters to others).
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

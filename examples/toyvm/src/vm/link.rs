@@ -1,0 +1,155 @@
+//! The compiler's view of the runtime ([`Linker`] for [`Vm`]): literal data is
+//! built in the heap and stored in the shared constant table, global variables
+//! are cells in that table, code objects name prototypes.
+
+use super::{Vm, CONSTS};
+use crate::bytecode::Proto;
+use crate::compile::Linker;
+use crate::error::VmError;
+use crate::reader::{Datum, DatumKind};
+use crate::shared::lock;
+use std::sync::Arc;
+
+impl Vm {
+    /// Pushes the heap value of literal `d` (recursion bounded by the reader's
+    /// nesting limit).
+    fn build_datum(&mut self, d: &Datum) -> Result<(), VmError> {
+        match &d.kind {
+            DatumKind::Int(i) => self.push_int(*i),
+            DatumKind::Float(f) => self.push_float(*f),
+            DatumKind::Bool(b) => {
+                self.push_bool(*b);
+                Ok(())
+            }
+            DatumKind::Char(c) => self.push_char(*c),
+            DatumKind::Str(s) => self.push_str(s),
+            DatumKind::Sym(s) => self.push_symbol(s),
+            DatumKind::List(items, tail) => {
+                match tail {
+                    Some(t) => self.build_datum(t)?,
+                    None => self.m.push(None),
+                }
+                for item in items.iter().rev() {
+                    self.build_datum(item)?;
+                    let top = self.top();
+                    self.push_pair(top, top - 1)?;
+                    self.collapse(2);
+                }
+                Ok(())
+            }
+            DatumKind::Vector(items) => {
+                self.m.alloc_push(self.t.vector, items.len())?;
+                let v = self.top();
+                for (i, item) in items.iter().enumerate() {
+                    self.build_datum(item)?;
+                    let vec = self.at(v).expect("vector");
+                    self.m.write_ref(vec, i, self.at(v + 1));
+                    self.m.stack_truncate(v + 1);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Appends the top of the stack to the constant table (growing it if full);
+    /// pops it and returns its index.
+    fn add_constant(&mut self) -> Result<u32, VmError> {
+        let len = lock(&self.shared.consts).len;
+        let cap = self.m.len(self.at(CONSTS).expect("constant table"));
+        if len == cap {
+            self.m.alloc_push(self.t.vector, cap * 2)?;
+            let new = self.at(self.top()).expect("fresh");
+            let old = self.at(CONSTS).expect("constant table");
+            for i in 0..len {
+                self.m.write_ref(new, i, self.m.read_ref(old, i));
+            }
+            let mut c = lock(&self.shared.consts);
+            self.m.set_global(c.table.as_ref().expect("table"), new);
+            c.len = len;
+            drop(c);
+            self.m.stack_set(CONSTS, Some(new));
+            self.m.pop();
+            self.consts_len = cap * 2;
+        }
+        let table = self.at(CONSTS).expect("constant table");
+        self.m.write_ref(table, len, self.at(self.top()));
+        self.m.pop();
+        lock(&self.shared.consts).len = len + 1;
+        Ok(len as u32)
+    }
+
+    /// The prototype `pid` (refreshing the local snapshot if needed).
+    #[inline]
+    pub(crate) fn proto(&mut self, pid: usize) -> &Arc<Proto> {
+        if pid >= self.protos.len() {
+            let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
+            self.protos = all.clone();
+        }
+        &self.protos[pid]
+    }
+
+    /// The name of prototype `pid`.
+    pub(crate) fn proto_name(&self, pid: usize) -> String {
+        match self.protos.get(pid) {
+            Some(p) => p.name.clone(),
+            None => {
+                let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
+                all.get(pid).map_or_else(|| "?".into(), |p| p.name.clone())
+            }
+        }
+    }
+
+    /// The name of the global whose cell is `cell` (for messages).
+    pub(crate) fn global_name(&self, cell: flipgc_core::Gc<'_>) -> String {
+        let id = self.m.read_word(cell, 1) >> 1;
+        self.shared.symbol_name(id).to_string()
+    }
+
+    /// Defines global `name` as the value on top of the stack (popping it).
+    pub fn define_global(&mut self, name: &str) -> Result<(), VmError> {
+        let k = self.global(name)? as usize;
+        let table = self.at(CONSTS).expect("table");
+        let cell = self.m.read_ref(table, k).expect("cell");
+        self.m.write_ref(cell, 0, self.at(self.top()));
+        let w = self.m.read_word(cell, 1) | 1;
+        self.m.write_word(cell, 1, w);
+        self.m.pop();
+        Ok(())
+    }
+}
+
+impl Linker for Vm {
+    fn constant(&mut self, d: &Datum) -> Result<u32, VmError> {
+        self.build_datum(d)?;
+        self.add_constant()
+    }
+
+    fn global(&mut self, name: &str) -> Result<u32, VmError> {
+        if let Some(k) = lock(&self.shared.consts).globals.get(name) {
+            return Ok(*k);
+        }
+        let id = self.shared.intern(name);
+        self.m.alloc_push(self.t.global, 0)?;
+        let cell = self.at(self.top()).expect("fresh");
+        self.m.write_word(cell, 1, id << 1);
+        let k = self.add_constant()?;
+        lock(&self.shared.consts)
+            .globals
+            .insert(name.to_string(), k);
+        Ok(k)
+    }
+
+    fn code(&mut self, proto: Proto) -> Result<u32, VmError> {
+        let pid = {
+            let mut all = self
+                .shared
+                .protos
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            all.push(Arc::new(proto));
+            all.len() - 1
+        };
+        self.push_word(self.t.code, pid as u64)?;
+        self.add_constant()
+    }
+}

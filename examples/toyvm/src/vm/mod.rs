@@ -1,0 +1,410 @@
+//! [`Vm`]: one thread's interpreter. Its value stack is the mutator's root stack,
+//! so every live value is a precise root; no [`flipgc_core::Gc`] is held across an
+//! allocation. This file owns the VM's state, the fixed bottom slots (constant
+//! table, booleans, small integers) and value construction/inspection helpers.
+
+mod link;
+pub mod print;
+mod run;
+mod threads;
+
+pub use threads::{join, spawn};
+
+use crate::bytecode::Proto;
+use crate::error::{ErrorKind, VmError};
+use crate::shared::{lock, Shared};
+use crate::types::VmTypes;
+use flipgc_core::{Gc, Mutator};
+use std::sync::Arc;
+
+/// Stack slot of the constant table.
+pub const CONSTS: usize = 0;
+/// Stack slot of `#f`.
+pub const FALSE: usize = 1;
+/// Stack slot of `#t`.
+pub const TRUE: usize = 2;
+/// Stack slot of the unspecified value.
+pub const UNSPEC: usize = 3;
+/// Smallest cached integer.
+pub const INT_CACHE_MIN: i64 = -64;
+/// Largest cached integer.
+pub const INT_CACHE_MAX: i64 = 1024;
+/// Stack slot of the cached integer `INT_CACHE_MIN`.
+pub const INT_CACHE: usize = 4;
+/// First stack slot above the fixed ones.
+pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
+/// Most nested (non-tail) calls before "stack overflow".
+pub const MAX_FRAMES: usize = 200_000;
+/// Initial constant-table capacity.
+const CONSTS_INITIAL: usize = 256;
+
+/// A caller's saved state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub proto: u32,
+    pub pc: u32,
+    pub fp: u32,
+}
+
+/// A number read from the stack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+}
+
+/// One thread's interpreter.
+pub struct Vm {
+    /// The thread's mutator (its root stack is the VM's value stack).
+    pub m: Mutator,
+    /// Object types.
+    pub t: VmTypes,
+    /// Program-wide state.
+    pub shared: Arc<Shared>,
+    /// Local snapshot of the prototypes.
+    protos: Vec<Arc<Proto>>,
+    /// Saved callers.
+    frames: Vec<Frame>,
+    /// Buffered output.
+    pub out: String,
+    /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
+    /// the heap on every global access costs a checked field access).
+    consts_len: usize,
+}
+
+impl Vm {
+    /// Binds a mutator on the calling thread and sets up the fixed slots.
+    pub fn new(shared: Arc<Shared>) -> Result<Vm, VmError> {
+        let m = shared.heap.bind_mutator()?;
+        let t = shared.types;
+        let mut vm = Vm {
+            m,
+            t,
+            shared,
+            protos: Vec::new(),
+            frames: Vec::new(),
+            out: String::new(),
+            consts_len: 0,
+        };
+        vm.init()?;
+        Ok(vm)
+    }
+
+    fn init(&mut self) -> Result<(), VmError> {
+        // The constant table: the shared one, or a new one for the first VM.
+        let existing = lock(&self.shared.consts).table.is_some();
+        if existing {
+            self.refresh_consts();
+        } else {
+            self.m.alloc_push(self.t.vector, CONSTS_INITIAL)?;
+            let g = self.m.global(self.m.stack_get(CONSTS).expect("table"));
+            lock(&self.shared.consts).table = Some(g);
+            self.consts_len = CONSTS_INITIAL;
+        }
+        for ty in [self.t.false_, self.t.true_, self.t.unspec] {
+            self.m.alloc_push(ty, 0)?;
+        }
+        for i in INT_CACHE_MIN..=INT_CACHE_MAX {
+            self.alloc_int(i)?;
+        }
+        debug_assert_eq!(self.m.stack_len(), FIXED_SLOTS);
+        Ok(())
+    }
+
+    /// Re-reads the shared constant table into slot [`CONSTS`] (pushing it if the
+    /// slot does not exist yet).
+    pub(crate) fn refresh_consts(&mut self) {
+        let c = lock(&self.shared.consts);
+        let g = self.m.get_global(c.table.as_ref().expect("constant table"));
+        let len = self.m.len(g);
+        if self.m.stack_len() > CONSTS {
+            self.m.stack_set(CONSTS, Some(g));
+        } else {
+            self.m.push(Some(g));
+        }
+        self.consts_len = len;
+    }
+
+    /// Sets the output buffer aside for the shared writer.
+    pub fn flush(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.out);
+        let shared = Arc::clone(&self.shared);
+        self.m.blocking(move || {
+            let mut w = lock(&shared.out);
+            let _ = w.write_all(text.as_bytes());
+            let _ = w.flush();
+        });
+    }
+
+    // ---- stack helpers ----
+
+    /// Index of the top of the stack.
+    #[inline]
+    pub fn top(&self) -> usize {
+        self.m.stack_len() - 1
+    }
+
+    /// The value at stack index `i`.
+    #[inline]
+    pub fn at(&self, i: usize) -> Option<Gc<'_>> {
+        self.m.stack_get(i)
+    }
+
+    /// Replaces the `n` values below the top with the top.
+    #[inline]
+    pub fn collapse(&mut self, n: usize) {
+        let top = self.top();
+        if n > 0 {
+            self.m.stack_set(top - n, self.m.stack_get(top));
+            self.m.stack_truncate(top - n + 1);
+        }
+    }
+
+    /// Pushes a copy of stack entry `i`.
+    #[inline]
+    pub fn dup(&mut self, i: usize) {
+        self.m.push(self.m.stack_get(i));
+    }
+
+    /// Whether stack entry `i` is true (anything but `#f`).
+    #[inline]
+    pub fn truthy(&self, i: usize) -> bool {
+        match self.m.stack_get(i) {
+            Some(g) => self.m.type_of(g) != self.t.false_,
+            None => true,
+        }
+    }
+
+    // ---- constructors (each pushes the new value) ----
+
+    /// Pushes `#t` or `#f`.
+    #[inline]
+    pub fn push_bool(&mut self, b: bool) {
+        self.dup(if b { TRUE } else { FALSE });
+    }
+
+    /// Pushes the unspecified value.
+    #[inline]
+    pub fn push_unspec(&mut self) {
+        self.dup(UNSPEC);
+    }
+
+    fn alloc_int(&mut self, i: i64) -> Result<(), VmError> {
+        self.m.alloc_push(self.t.int, 0)?;
+        let g = self.m.stack_get(self.top()).expect("fresh");
+        self.m.write_word(g, 0, i as u64);
+        Ok(())
+    }
+
+    /// Pushes an integer.
+    #[inline]
+    pub fn push_int(&mut self, i: i64) -> Result<(), VmError> {
+        if (INT_CACHE_MIN..=INT_CACHE_MAX).contains(&i) {
+            self.dup(INT_CACHE + (i - INT_CACHE_MIN) as usize);
+            Ok(())
+        } else {
+            self.alloc_int(i)
+        }
+    }
+
+    /// Pushes a one-word object of type `ty` holding `w`.
+    pub fn push_word(&mut self, ty: flipgc_core::TypeId, w: u64) -> Result<(), VmError> {
+        self.m.alloc_push(ty, 0)?;
+        let g = self.m.stack_get(self.top()).expect("fresh");
+        self.m.write_word(g, 0, w);
+        Ok(())
+    }
+
+    /// Pushes a float.
+    pub fn push_float(&mut self, f: f64) -> Result<(), VmError> {
+        self.push_word(self.t.float, f.to_bits())
+    }
+
+    /// Pushes a number.
+    pub fn push_num(&mut self, n: Num) -> Result<(), VmError> {
+        match n {
+            Num::Int(i) => self.push_int(i),
+            Num::Float(f) => self.push_float(f),
+        }
+    }
+
+    /// Pushes a character.
+    pub fn push_char(&mut self, c: char) -> Result<(), VmError> {
+        self.push_word(self.t.char, c as u64)
+    }
+
+    /// Pushes a string.
+    pub fn push_str(&mut self, s: &str) -> Result<(), VmError> {
+        self.m.alloc_push(self.t.string, s.len())?;
+        let g = self.m.stack_get(self.top()).expect("fresh");
+        self.m.write_bytes(g, 0, s.as_bytes());
+        Ok(())
+    }
+
+    /// Pushes the symbol named `name`.
+    pub fn push_symbol(&mut self, name: &str) -> Result<(), VmError> {
+        let id = self.shared.intern(name);
+        self.push_word(self.t.symbol, id)
+    }
+
+    /// Pushes `(car . cdr)` of stack entries `car` and `cdr`.
+    #[inline]
+    pub fn push_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
+        self.m.alloc_push(self.t.pair, 0)?;
+        let p = self.m.stack_get(self.top()).expect("fresh");
+        self.m.write_ref(p, 0, self.m.stack_get(car));
+        self.m.write_ref(p, 1, self.m.stack_get(cdr));
+        Ok(())
+    }
+
+    /// Pushes a list of stack entries `from..to`.
+    pub fn push_list(&mut self, from: usize, to: usize) -> Result<(), VmError> {
+        self.m.push(None);
+        for i in (from..to).rev() {
+            let tail = self.top();
+            self.push_pair(i, tail)?;
+            self.collapse(1);
+        }
+        Ok(())
+    }
+
+    // ---- inspection ----
+
+    /// The number at stack entry `i`, or a type error naming `who`.
+    #[inline]
+    pub fn num(&self, i: usize, who: &str) -> Result<Num, VmError> {
+        if let Some(g) = self.m.stack_get(i) {
+            let ty = self.m.type_of(g);
+            if ty == self.t.int {
+                return Ok(Num::Int(self.m.read_word(g, 0) as i64));
+            }
+            if ty == self.t.float {
+                return Ok(Num::Float(f64::from_bits(self.m.read_word(g, 0))));
+            }
+        }
+        Err(self.type_error(who, "a number", i))
+    }
+
+    /// The integer at stack entry `i`, or a type error naming `who`.
+    #[inline]
+    pub fn int(&self, i: usize, who: &str) -> Result<i64, VmError> {
+        match self.m.stack_get(i) {
+            Some(g) if self.m.type_of(g) == self.t.int => Ok(self.m.read_word(g, 0) as i64),
+            _ => Err(self.type_error(who, "an integer", i)),
+        }
+    }
+
+    /// A non-negative index at stack entry `i`.
+    pub fn index(&self, i: usize, who: &str) -> Result<usize, VmError> {
+        let n = self.int(i, who)?;
+        usize::try_from(n).map_err(|_| VmError::runtime(format!("{who}: index {n} is negative")))
+    }
+
+    /// Whether stack entry `i` has type `ty`.
+    #[inline]
+    pub fn is(&self, i: usize, ty: flipgc_core::TypeId) -> bool {
+        self.m.stack_get(i).is_some_and(|g| self.m.type_of(g) == ty)
+    }
+
+    /// Checks stack entry `i` has type `ty`, else a type error.
+    pub fn expect(
+        &self,
+        i: usize,
+        ty: flipgc_core::TypeId,
+        what: &str,
+        who: &str,
+    ) -> Result<(), VmError> {
+        if self.is(i, ty) {
+            Ok(())
+        } else {
+            Err(self.type_error(who, what, i))
+        }
+    }
+
+    /// The string at stack entry `i`.
+    pub fn string(&self, i: usize, who: &str) -> Result<String, VmError> {
+        self.expect(i, self.t.string, "a string", who)?;
+        let g = self.m.stack_get(i).expect("checked");
+        Ok(self.read_string(g))
+    }
+
+    /// The contents of string object `g`.
+    pub fn read_string(&self, g: Gc<'_>) -> String {
+        let mut buf = vec![0; self.m.len(g)];
+        self.m.read_bytes(g, 0, &mut buf);
+        String::from_utf8(buf)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// "`who`: expected `what`, got <value>".
+    pub fn type_error(&self, who: &str, what: &str, i: usize) -> VmError {
+        let got = self.repr(self.m.stack_get(i), true);
+        VmError::runtime(format!("{who}: expected {what}, got {got}"))
+    }
+
+    /// Whether stack entry `i` is a procedure.
+    pub fn is_procedure(&self, i: usize) -> bool {
+        self.is(i, self.t.closure) || self.is(i, self.t.prim)
+    }
+
+    /// The written (or displayed) form of `v`, with long output truncated.
+    pub fn repr(&self, v: Option<Gc<'_>>, write: bool) -> String {
+        let mut s = String::new();
+        if self.print(v, write, &mut s).is_err() {
+            s.push_str("...");
+        }
+        if s.len() > 200 {
+            let mut cut = 200;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+            s.push_str("...");
+        }
+        s
+    }
+
+    /// Resets the stacks after an error (down to `stack` entries and `frames` frames).
+    pub fn unwind(&mut self, stack: usize, frames: usize) {
+        self.m.stack_truncate(stack.max(FIXED_SLOTS));
+        self.frames.truncate(frames);
+    }
+
+    /// The stack depth and frame count, for [`Vm::unwind`].
+    pub fn mark(&self) -> (usize, usize) {
+        (self.m.stack_len(), self.frames.len())
+    }
+}
+
+/// A stack-overflow error.
+pub(crate) fn too_deep() -> VmError {
+    VmError::new(
+        ErrorKind::StackOverflow,
+        format!("recursion deeper than {MAX_FRAMES} calls"),
+    )
+}
+
+impl Vm {
+    /// Pushes a closure without free variables for code constant `k`.
+    pub fn push_closure(&mut self, k: u32) -> Result<(), VmError> {
+        self.m.alloc_push(self.t.closure, 1)?;
+        let clo = self.at(self.top()).expect("fresh");
+        let table = self.at(CONSTS).expect("table");
+        self.m.write_ref(clo, 0, self.m.read_ref(table, k as usize));
+        Ok(())
+    }
+
+    /// The written form of stack entry `i` (an error message if it cannot print).
+    pub fn repr_full(&self, i: usize) -> String {
+        let mut s = String::new();
+        match self.print(self.at(i), true, &mut s) {
+            Ok(()) => s,
+            Err(e) => e.to_string(),
+        }
+    }
+}

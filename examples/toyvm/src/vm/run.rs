@@ -1,0 +1,314 @@
+//! The interpreter loop: dispatch over [`Op`], calls (closures, builtins,
+//! `apply`), proper tail calls and returns. Frames live in a host vector of saved
+//! (prototype, pc, frame pointer) triples; values live on the root stack.
+
+use super::{too_deep, Frame, Vm, CONSTS, MAX_FRAMES};
+use crate::builtins::{APPLY, BUILTINS};
+use crate::bytecode::Op;
+use crate::error::VmError;
+
+/// Marks the frame that returns control to [`Vm::call`]'s caller.
+const SENTINEL: u32 = u32::MAX;
+
+impl Vm {
+    /// Calls the procedure at stack index `top - argc` with the `argc` values above
+    /// it as arguments; on success the result replaces all of them. On error the
+    /// caller should [`Vm::unwind`].
+    pub fn call(&mut self, argc: usize) -> Result<(), VmError> {
+        let fpos = self.m.stack_len() - argc - 1;
+        if self.frames.len() >= MAX_FRAMES {
+            return Err(too_deep());
+        }
+        self.frames.push(Frame {
+            proto: SENTINEL,
+            pc: 0,
+            fp: 0,
+        });
+        match self.enter(fpos, argc)? {
+            Some(pid) => self.run(pid, fpos),
+            None => {
+                self.frames.pop();
+                Ok(())
+            }
+        }
+    }
+
+    fn arity_error(&self, name: &str, want: usize, rest: bool, got: usize) -> VmError {
+        let s = if want == 1 { "" } else { "s" };
+        let want = if rest {
+            format!("at least {want}")
+        } else {
+            want.to_string()
+        };
+        VmError::runtime(format!("{name}: expected {want} argument{s}, got {got}"))
+    }
+
+    /// Sets up a call of the procedure at `fpos` with `argc` arguments above it.
+    /// A closure gets its frame (returns its prototype); a builtin runs at once and
+    /// leaves its result at `fpos` (returns `None`).
+    fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
+        loop {
+            let Some(g) = self.at(fpos) else {
+                return Err(VmError::runtime(
+                    "attempt to call (), which is not a procedure",
+                ));
+            };
+            let ty = self.m.type_of(g);
+            if ty == self.t.closure {
+                let code = self.m.read_ref(g, 0).expect("closure code");
+                let pid = self.m.read_word(code, 0) as u32;
+                let p = self.proto(pid as usize);
+                let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
+                if argc < nreq || (!rest && argc > nreq) {
+                    let name = p.name.clone();
+                    return Err(self.arity_error(&name, nreq, rest, argc));
+                }
+                if rest {
+                    let from = fpos + 1 + nreq;
+                    self.push_list(from, fpos + 1 + argc)?;
+                    let top = self.top();
+                    self.m.stack_set(from, self.at(top));
+                    self.m.stack_truncate(from + 1);
+                }
+                let have = self.m.stack_len() - fpos - 1;
+                for _ in have..nslots {
+                    self.m.push(None);
+                }
+                return Ok(Some(pid));
+            }
+            if ty != self.t.prim {
+                let shown = self.repr(Some(g), true);
+                return Err(VmError::runtime(format!(
+                    "attempt to call {shown}, which is not a procedure"
+                )));
+            }
+            let id = self.m.read_word(g, 0) as usize;
+            if id == APPLY {
+                argc = self.spread_apply(fpos, argc)?;
+                continue;
+            }
+            let b = &BUILTINS[id];
+            if argc < b.min || b.max.is_some_and(|m| argc > m) {
+                return Err(self.arity_error(b.name, b.min, b.max.is_none(), argc));
+            }
+            (b.f)(self, fpos + 1, argc)?;
+            let top = self.top();
+            self.m.stack_set(fpos, self.at(top));
+            self.m.stack_truncate(fpos + 1);
+            return Ok(None);
+        }
+    }
+
+    /// Rewrites `apply f a... list` at `fpos` into `f a... elements...`; returns
+    /// the new argument count.
+    fn spread_apply(&mut self, fpos: usize, argc: usize) -> Result<usize, VmError> {
+        if argc < 2 {
+            return Err(self.arity_error("apply", 2, true, argc));
+        }
+        for i in fpos..fpos + argc {
+            self.m.stack_set(i, self.at(i + 1));
+        }
+        let list_at = fpos + argc - 1;
+        self.m.stack_truncate(fpos + argc);
+        let mut cur = self.m.pop();
+        let mut n = 0;
+        while let Some(p) = cur {
+            if self.m.type_of(p) != self.t.pair {
+                return Err(self.type_error("apply", "a proper list", list_at));
+            }
+            self.m.push(self.m.read_ref(p, 0));
+            n += 1;
+            cur = self.m.read_ref(p, 1);
+        }
+        Ok(argc - 2 + n)
+    }
+
+    /// Runs prototype `pid` in the frame at `fp` until it returns to a sentinel.
+    fn run(&mut self, pid: u32, fp: usize) -> Result<(), VmError> {
+        let mut pi = pid;
+        let mut fp = fp;
+        let mut pc = 0usize;
+        let mut code = self.proto(pi as usize).clone();
+        loop {
+            let op = code.code[pc];
+            pc += 1;
+            match op {
+                Op::Const(k) => {
+                    let k = k as usize;
+                    if k >= self.consts_len {
+                        self.refresh_consts();
+                    }
+                    let table = self.at(CONSTS).expect("table");
+                    self.m.push(self.m.read_ref(table, k));
+                }
+                Op::Int(i) => self.push_int(i)?,
+                Op::Bool(b) => self.push_bool(b),
+                Op::Nil => self.m.push(None),
+                Op::Unspec => self.push_unspec(),
+                Op::Local(s) => self.dup(fp + 1 + s as usize),
+                Op::LocalCell(s) => {
+                    let cell = self.at(fp + 1 + s as usize).expect("cell");
+                    self.m.push(self.m.read_ref(cell, 0));
+                }
+                Op::SetLocal(s) => {
+                    let v = self.m.pop();
+                    self.m.stack_set(fp + 1 + s as usize, v);
+                }
+                Op::SetLocalCell(s) => {
+                    let top = self.top();
+                    let cell = self.at(fp + 1 + s as usize).expect("cell");
+                    self.m.write_ref(cell, 0, self.at(top));
+                    self.m.stack_truncate(top);
+                }
+                Op::BoxLocal(s) => {
+                    let slot = fp + 1 + s as usize;
+                    self.m.alloc_push(self.t.cell, 0)?;
+                    let top = self.top();
+                    let cell = self.at(top).expect("fresh");
+                    self.m.write_ref(cell, 0, self.at(slot));
+                    self.m.stack_set(slot, Some(cell));
+                    self.m.stack_truncate(top);
+                }
+                Op::Free(i) => {
+                    let clo = self.at(fp).expect("closure");
+                    self.m.push(self.m.read_ref(clo, 1 + i as usize));
+                }
+                Op::FreeCell(i) => {
+                    let clo = self.at(fp).expect("closure");
+                    let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
+                    self.m.push(self.m.read_ref(cell, 0));
+                }
+                Op::SetFreeCell(i) => {
+                    let top = self.top();
+                    let clo = self.at(fp).expect("closure");
+                    let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
+                    self.m.write_ref(cell, 0, self.at(top));
+                    self.m.stack_truncate(top);
+                }
+                Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
+                    let k = k as usize;
+                    if k >= self.consts_len {
+                        self.refresh_consts();
+                    }
+                    let table = self.at(CONSTS).expect("table");
+                    let cell = self.m.read_ref(table, k).expect("global cell");
+                    let bound = self.m.read_word(cell, 1) & 1 == 1;
+                    if !bound && !matches!(op, Op::DefGlobal(_)) {
+                        let name = self.global_name(cell);
+                        return Err(VmError::runtime(format!("unbound variable: {name}")));
+                    }
+                    if let Op::Global(_) = op {
+                        self.m.push(self.m.read_ref(cell, 0));
+                    } else {
+                        let top = self.top();
+                        self.m.write_ref(cell, 0, self.at(top));
+                        if !bound {
+                            self.m.write_word(cell, 1, self.m.read_word(cell, 1) | 1);
+                        }
+                        self.m.stack_truncate(top);
+                    }
+                }
+                Op::Pop => self.m.stack_truncate(self.top()),
+                Op::Jump(t) => pc = t as usize,
+                Op::JumpIfFalse(t) => {
+                    let top = self.top();
+                    let jump = !self.truthy(top);
+                    self.m.stack_truncate(top);
+                    if jump {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfFalseKeep(t) | Op::JumpIfTrueKeep(t) => {
+                    let top = self.top();
+                    if self.truthy(top) == matches!(op, Op::JumpIfTrueKeep(_)) {
+                        pc = t as usize;
+                    } else {
+                        self.m.stack_truncate(top);
+                    }
+                }
+                Op::Closure(k, nfree) => {
+                    let n = nfree as usize;
+                    self.m.alloc_push(self.t.closure, 1 + n)?;
+                    let top = self.top();
+                    let clo = self.at(top).expect("fresh");
+                    let table = self.at(CONSTS).expect("table");
+                    self.m.write_ref(clo, 0, self.m.read_ref(table, k as usize));
+                    for i in 0..n {
+                        self.m.write_ref(clo, 1 + i, self.at(top - n + i));
+                    }
+                    self.m.stack_set(top - n, Some(clo));
+                    self.m.stack_truncate(top - n + 1);
+                }
+                Op::Call(argc) => {
+                    self.m.safepoint();
+                    let argc = argc as usize;
+                    let fpos = self.m.stack_len() - argc - 1;
+                    if self.frames.len() >= MAX_FRAMES {
+                        return Err(too_deep());
+                    }
+                    self.frames.push(Frame {
+                        proto: pi,
+                        pc: pc as u32,
+                        fp: fp as u32,
+                    });
+                    match self.enter(fpos, argc)? {
+                        Some(npi) => {
+                            pi = npi;
+                            fp = fpos;
+                            pc = 0;
+                            code = self.proto(pi as usize).clone();
+                        }
+                        None => {
+                            self.frames.pop();
+                        }
+                    }
+                }
+                Op::TailCall(argc) => {
+                    self.m.safepoint();
+                    let argc = argc as usize;
+                    let fpos = self.m.stack_len() - argc - 1;
+                    for i in 0..=argc {
+                        self.m.stack_set(fp + i, self.at(fpos + i));
+                    }
+                    self.m.stack_truncate(fp + argc + 1);
+                    if let Some(npi) = self.enter(fp, argc)? {
+                        pi = npi;
+                        pc = 0;
+                        code = self.proto(pi as usize).clone();
+                        continue;
+                    }
+                    // A builtin in tail position: its result is at `fp`; return it.
+                    let f = self.frames.pop().expect("frame");
+                    if f.proto == SENTINEL {
+                        return Ok(());
+                    }
+                    (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
+                    code = self.proto(pi as usize).clone();
+                }
+                Op::Return => {
+                    let top = self.top();
+                    if top != fp {
+                        self.m.stack_set(fp, self.at(top));
+                        self.m.stack_truncate(fp + 1);
+                    }
+                    let f = self.frames.pop().expect("frame");
+                    if f.proto == SENTINEL {
+                        return Ok(());
+                    }
+                    (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
+                    code = self.proto(pi as usize).clone();
+                }
+                Op::Prim(id, argc) => {
+                    let argc = argc as usize;
+                    let base = self.m.stack_len() - argc;
+                    (BUILTINS[id as usize].f)(self, base, argc)?;
+                    let top = self.top();
+                    if top != base {
+                        self.m.stack_set(base, self.at(top));
+                        self.m.stack_truncate(base + 1);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `(spawn thunk)` and `(join t)`: each spawned thread binds its own mutator and
+//! runs its own [`Vm`]; the thunk and the result cross threads as
+//! [`flipgc_core::Global`]s. Joining waits inside `Mutator::blocking` so other
+//! threads' collections never wait for a joiner.
+
+use super::Vm;
+use crate::error::{ErrorKind, VmError};
+use crate::shared::{lock, Shared, ThreadSlot};
+use flipgc_core::Global;
+use std::sync::Arc;
+
+/// Host stack size of spawned threads.
+const THREAD_STACK: usize = 16 << 20;
+
+/// Runs `thunk` on a fresh VM on the calling (new) thread.
+fn thread_main(shared: Arc<Shared>, thunk: Global) -> Result<Option<Global>, VmError> {
+    let mut vm = Vm::new(shared)?;
+    let g = vm.m.get_global(&thunk);
+    vm.m.push(Some(g));
+    drop(thunk);
+    let r = vm.call(0);
+    vm.flush();
+    r?;
+    // The empty list is the null reference, which a Global cannot hold.
+    Ok(vm.at(vm.top()).map(|v| vm.m.global(v)))
+}
+
+/// `spawn`.
+pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    if !vm.is_procedure(base) {
+        return Err(vm.type_error("spawn", "a procedure", base));
+    }
+    let thunk = vm.m.global(vm.at(base).expect("checked"));
+    let shared = Arc::clone(&vm.shared);
+    let child_shared = Arc::clone(&shared);
+    let handle = std::thread::Builder::new()
+        .name("toyvm-thread".into())
+        .stack_size(THREAD_STACK)
+        .spawn(move || thread_main(child_shared, thunk))
+        .map_err(|e| VmError::new(ErrorKind::Host, format!("spawn: {e}")))?;
+    let id = {
+        let mut threads = lock(&shared.threads);
+        threads.push(ThreadSlot::Running(handle));
+        threads.len() - 1
+    };
+    vm.push_word(vm.t.thread, id as u64)
+}
+
+/// `join`: waits for the thread and returns its value (again on later joins).
+pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.thread, "a thread", "join")?;
+    let id = vm.m.read_word(vm.at(base).expect("checked"), 0) as usize;
+    let shared = Arc::clone(&vm.shared);
+    let slot = std::mem::replace(&mut lock(&shared.threads)[id], ThreadSlot::Joining);
+    let result = match slot {
+        ThreadSlot::Running(h) => {
+            let joined = vm.m.blocking(move || h.join());
+            let r = match joined {
+                Ok(r) => r.map(|g| g.map(Arc::new)),
+                Err(_) => Err(VmError::runtime("join: the thread panicked")),
+            };
+            lock(&shared.threads)[id] = ThreadSlot::Done(r.clone());
+            r
+        }
+        ThreadSlot::Done(r) => {
+            lock(&shared.threads)[id] = ThreadSlot::Done(r.clone());
+            r
+        }
+        ThreadSlot::Joining => {
+            return Err(VmError::runtime(
+                "join: another thread is joining this thread",
+            ))
+        }
+    };
+    match result {
+        Ok(Some(g)) => {
+            let v = vm.m.get_global(&g);
+            vm.m.push(Some(v));
+            Ok(())
+        }
+        Ok(None) => {
+            vm.m.push(None);
+            Ok(())
+        }
+        Err(e) => Err(VmError::new(
+            e.kind,
+            format!("in spawned thread: {}", e.message),
+        )),
+    }
+}

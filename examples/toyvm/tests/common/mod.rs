@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests: run a program on a fresh heap and
+//! capture its output.
+
+#![allow(dead_code)]
+
+use flipgc_core::{FlipMode, Heap, HeapConfig, TypeRegistry};
+use flipgc_toyvm::{register_types, run_source, VmError};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// A writer into a shared buffer.
+#[derive(Clone, Default)]
+pub struct Capture(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Capture {
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+/// What a run produced.
+pub struct Outcome {
+    pub result: Result<(), VmError>,
+    pub output: String,
+    pub pauses: usize,
+}
+
+/// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip`.
+pub fn run_with(src: &str, capacity: usize, flip: &str, verify: bool) -> Outcome {
+    let mut reg = TypeRegistry::new();
+    let types = register_types(&mut reg).unwrap();
+    let mut cfg = HeapConfig::new(capacity);
+    cfg.flip = FlipMode::parse(flip).unwrap();
+    cfg.verify_after_gc = verify;
+    cfg.gc_workers = 2;
+    let heap = Heap::new(cfg, reg).unwrap();
+    let cap = Capture::default();
+    let result = run_source(&heap, &types, "test.scm", src, Box::new(cap.clone()));
+    Outcome {
+        result,
+        output: cap.text(),
+        pauses: heap.pause_log().records().len(),
+    }
+}
+
+/// Runs `src` on a 16 MiB heap; panics on error; returns the output.
+pub fn output_of(src: &str) -> String {
+    let o = run_with(src, 16 << 20, "auto", false);
+    if let Err(e) = o.result {
+        panic!("{src}\nfailed: {e}\noutput: {}", o.output);
+    }
+    o.output
+}
+
+/// Runs `src` on a 16 MiB heap; returns the error (panics if it succeeded).
+pub fn error_of(src: &str) -> VmError {
+    match run_with(src, 16 << 20, "auto", false).result {
+        Ok(()) => panic!("{src}\nunexpectedly succeeded"),
+        Err(e) => e,
+    }
+}

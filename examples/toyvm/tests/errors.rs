@@ -1,0 +1,179 @@
+//! Every error kind: syntax errors with line:column, each runtime error,
+//! deep recursion, out of memory, and the binary's bad flags and exit codes.
+
+mod common;
+
+use common::{error_of, output_of, run_with};
+use flipgc_toyvm::ErrorKind;
+use std::process::Command;
+
+fn runtime(src: &str, needle: &str) {
+    let e = error_of(src);
+    assert_eq!(e.kind, ErrorKind::Runtime, "{src}: {e}");
+    assert!(
+        e.to_string().contains(needle),
+        "{src}: {e:?} lacks {needle:?}"
+    );
+}
+
+#[test]
+fn syntax_errors_have_line_and_column() {
+    let e = error_of("(display 1)\n(define x\n  (+ 1 2)))");
+    assert_eq!(e.kind, ErrorKind::Syntax { line: 3, col: 11 });
+    assert!(
+        e.to_string().starts_with("test.scm:3:11: syntax error"),
+        "{e}"
+    );
+    // An unclosed list: reported where the innermost open list starts.
+    let e = error_of("(let ((x 1)\n  (display x)");
+    assert_eq!(e.kind, ErrorKind::Syntax { line: 1, col: 6 });
+    let e = error_of("\n  (if)");
+    assert_eq!(e.kind, ErrorKind::Syntax { line: 2, col: 3 });
+    let e = error_of("(lambda (x x) x)");
+    assert!(e.message.contains("duplicate"), "{e}");
+    let e = error_of("(display \"abc)");
+    assert!(
+        matches!(e.kind, ErrorKind::Syntax { line: 1, col: 10 }),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn runtime_errors() {
+    runtime(
+        "(display undefined-thing)",
+        "unbound variable: undefined-thing",
+    );
+    runtime("(set! nowhere 1)", "unbound variable: nowhere");
+    runtime("(car 5)", "car: expected a pair, got 5");
+    runtime("(+ 1 \"two\")", "+: expected a number, got \"two\"");
+    runtime("(vector-ref (vector 1 2) 'x)", "expected an integer");
+    runtime("((lambda (x y) x) 1)", "expected 2 arguments, got 1");
+    runtime(
+        "(define (f x) x) (f 1 2 3)",
+        "f: expected 1 argument, got 3",
+    );
+    runtime(
+        "((lambda (x . r) x))",
+        "expected at least 1 argument, got 0",
+    );
+    runtime("(car 1 2)", "car: expected 1 argument, got 2");
+    runtime("(vector-ref (make-vector 3 0) 3)", "index 3 out of range");
+    runtime("(list-ref '(1 2) 5)", "index 5 out of range");
+    runtime("(string-ref \"abc\" 10)", "index 10 out of range");
+    runtime("(* 9223372036854775807 2)", "integer overflow");
+    runtime("(+ 9223372036854775807 1)", "integer overflow");
+    runtime("(- (- 0 9223372036854775807) 2)", "integer overflow");
+    runtime("(quotient 1 0)", "division by zero");
+    runtime("(5 3)", "attempt to call 5");
+    runtime("(error \"bad thing:\" 42 'x)", "bad thing: 42 x");
+    runtime(
+        "(join (spawn (lambda () (car '()))))",
+        "in spawned thread: car",
+    );
+}
+
+#[test]
+fn output_before_an_error_is_kept() {
+    let o = run_with(
+        "(display \"before\") (newline) (car '())",
+        16 << 20,
+        "auto",
+        false,
+    );
+    assert_eq!(o.output, "before\n");
+    assert!(o.result.is_err());
+}
+
+#[test]
+fn deep_recursion_is_an_error_not_a_crash() {
+    let e = error_of("(define (f n) (+ 1 (f n))) (f 0)");
+    assert_eq!(e.kind, ErrorKind::StackOverflow, "{e}");
+    // Deep but bounded recursion works.
+    let out = output_of("(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1))))) (display (f 100000))");
+    assert_eq!(out, "100000");
+}
+
+#[test]
+fn deep_nesting_in_source_is_an_error_not_a_crash() {
+    let deep = "(+ 1 ".repeat(5000) + "1" + &")".repeat(5000);
+    let e = error_of(&deep);
+    assert!(matches!(e.kind, ErrorKind::Syntax { .. }), "{e}");
+    assert!(e.message.contains("nest"), "{e}");
+    // Long flat forms are fine, and a long cond is limited, not fatal.
+    let clauses: String = (0..3000).map(|i| format!("((= x {i}) {i}) ")).collect();
+    let e = error_of(&format!("(define x 5) (cond {clauses})"));
+    assert!(e.message.contains("nested"), "{e}");
+    let items = "1 ".repeat(20000);
+    assert_eq!(
+        output_of(&format!("(display (length '({items})))")),
+        "20000"
+    );
+}
+
+#[test]
+fn out_of_memory_is_an_error() {
+    let src = "(define (grow l) (grow (cons (make-vector 100 0) l))) (grow '())";
+    let o = run_with(src, 1 << 20, "auto", false);
+    let e = o.result.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfMemory, "{e}");
+    assert!(e.to_string().starts_with("out of memory"), "{e}");
+}
+
+fn toyvm(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toyvm"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn program(name: &str, src: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("toyvm-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, src).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn binary_bad_flags_exit_2() {
+    for args in [
+        &["--heap", "lots"][..],
+        &["--heap", "0"],
+        &["--heap", "12Q"],
+        &["--flip", "fast"],
+        &["--bogus"],
+    ] {
+        let out = toyvm(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}: no message");
+    }
+    // A size the heap refuses (below its minimum) is also a usage error.
+    let p = program("ok.scm", "(display 1)");
+    let out = toyvm(&[&p, "--heap", "1K"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("capacity"));
+    let out = toyvm(&["/nonexistent/file.scm"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn binary_runs_programs_and_reports_errors() {
+    let ok = program("hello.scm", "(display \"hello\") (newline)");
+    let out = toyvm(&[&ok, "--heap", "8M", "--flip", "copy", "--gc-stats"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hello\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pauses"));
+
+    let bad = program("bad.scm", "(display 1)\n  (car 'x)");
+    let out = toyvm(&[&bad]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("car: expected a pair"));
+
+    let syn = program("syn.scm", "(display 1)\n  (display \"x\" ))\n");
+    let out = toyvm(&[&syn]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("syn.scm:2:17: syntax error"), "{err}");
+}

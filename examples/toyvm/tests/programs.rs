@@ -1,0 +1,42 @@
+//! Runs every program in `programs/` with the heap verifier on, under the flip
+//! modes auto, pte and copy, in a small heap (so each run collects several
+//! times), and compares the output with `NAME.out` exactly.
+
+mod common;
+
+const HEAP: usize = 8 << 20;
+
+fn check(name: &str, flip: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+    let src = std::fs::read_to_string(dir.join(format!("{name}.scm"))).unwrap();
+    let expected = std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap();
+    let o = common::run_with(&src, HEAP, flip, true);
+    if let Err(e) = &o.result {
+        panic!("{name} under {flip}: {e}\noutput so far:\n{}", o.output);
+    }
+    assert_eq!(o.output, expected, "{name} under {flip}");
+    assert!(
+        o.pauses >= 2,
+        "{name} under {flip} collected only {} times: too little allocation to test the collector",
+        o.pauses
+    );
+}
+
+macro_rules! program_tests {
+    ($($test:ident => $name:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            for flip in ["auto", "pte", "copy"] {
+                check($name, flip);
+            }
+        }
+    )*};
+}
+
+program_tests! {
+    binary_trees => "binary-trees";
+    gcbench => "gcbench";
+    closures => "closures";
+    strings => "strings";
+    threads => "threads";
+}
