@@ -21,6 +21,9 @@ const UFFDIO_UNREGISTER: libc::c_ulong = 0x8010_AA01; // _IOR(0xAA, 0x01, struct
 const UFFDIO_WAKE: libc::c_ulong = 0x8010_AA02; // _IOR(0xAA, 0x02, struct uffdio_range)
 const UFFDIO_COPY: libc::c_ulong = 0xC028_AA03; // _IOWR(0xAA, 0x03, struct uffdio_copy)
 const UFFDIO_ZEROPAGE: libc::c_ulong = 0xC020_AA04; // _IOWR(0xAA, 0x04, struct uffdio_zeropage)
+const UFFDIO_MOVE: libc::c_ulong = 0xC028_AA05; // _IOWR(0xAA, 0x05, struct uffdio_move)
+const UFFD_FEATURE_MOVE: u64 = 1 << 16;
+const UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES: u64 = 1 << 1;
 const UFFDIO_REGISTER_MODE_MISSING: u64 = 1;
 const UFFDIO_COPY_MODE_DONTWAKE: u64 = 1;
 const UFFD_EVENT_PAGEFAULT: u8 = 0x12;
@@ -54,6 +57,15 @@ struct UffdioCopy {
     len: u64,
     mode: u64,
     copy: i64,
+}
+
+#[repr(C)]
+struct UffdioMove {
+    dst: u64,
+    src: u64,
+    len: u64,
+    mode: u64,
+    moved: i64,
 }
 
 #[repr(C)]
@@ -126,6 +138,7 @@ pub(crate) fn handshake(fd: &OwnedFd, features: u64) -> io::Result<u64> {
 #[derive(Debug)]
 pub struct Userfault {
     fd: OwnedFd,
+    can_move: bool,
 }
 
 /// Why a `UFFDIO_COPY` did not install its pages.
@@ -139,11 +152,29 @@ pub enum CopyError {
 
 impl Userfault {
     /// Opens a descriptor. `Unsupported` where the kernel (or permissions) refuse.
+    /// Asks for `UFFD_FEATURE_MOVE` where the kernel has it ([`Userfault::move_pages`]).
     pub fn open() -> Result<Userfault, HeapError> {
-        let (fd, _) = open_fd(libc::O_CLOEXEC | libc::O_NONBLOCK)
-            .map_err(|_| HeapError::Unsupported("userfaultfd"))?;
+        let open = || {
+            open_fd(libc::O_CLOEXEC | libc::O_NONBLOCK)
+                .map(|(fd, _)| fd)
+                .map_err(|_| HeapError::Unsupported("userfaultfd"))
+        };
+        // The handshake can be done once per descriptor: try with MOVE, then without.
+        let fd = open()?;
+        if handshake(&fd, UFFD_FEATURE_MOVE).is_ok() {
+            return Ok(Userfault { fd, can_move: true });
+        }
+        let fd = open()?;
         handshake(&fd, 0).map_err(|e| HeapError::os("UFFDIO_API", 0, 0, e))?;
-        Ok(Userfault { fd })
+        Ok(Userfault {
+            fd,
+            can_move: false,
+        })
+    }
+
+    /// Whether [`Userfault::move_pages`] is available.
+    pub fn can_move(&self) -> bool {
+        self.can_move
     }
 
     fn ioctl<T>(&self, req: libc::c_ulong, arg: &mut T) -> io::Result<()> {
@@ -230,6 +261,50 @@ impl Userfault {
         Ok(())
     }
 
+    /// Moves the pages of `[src, src + len)` (private anonymous memory of this
+    /// process; holes allowed) to `dst` in a range registered on this descriptor,
+    /// without copying (`UFFDIO_MOVE`; huge pages move whole where both sides are
+    /// aligned). Returns the bytes moved before an error, with the error's errno
+    /// (`EEXIST` where a destination page exists, `EBUSY` for a page the kernel
+    /// cannot move now); `Ok` if all moved.
+    ///
+    /// # Safety
+    /// Nothing may read or write `[src, src + len)` meanwhile, and the caller must
+    /// not rely on its contents afterwards (it reads as zeros).
+    pub unsafe fn move_pages(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+    ) -> Result<(), (usize, i32)> {
+        if !self.can_move {
+            return Err((0, libc::ENOTSUP));
+        }
+        let mut done = 0usize;
+        while done < len {
+            let mut m = UffdioMove {
+                dst: (dst + done) as u64,
+                src: (src + done) as u64,
+                len: (len - done) as u64,
+                mode: UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES,
+                moved: 0,
+            };
+            match self.ioctl(UFFDIO_MOVE, &mut m) {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    if m.moved > 0 {
+                        done += m.moved as usize;
+                    }
+                    match e.raw_os_error() {
+                        Some(libc::EAGAIN) => {}
+                        other => return Err((done, other.unwrap_or(0))),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Installs zero pages over `[dst, dst + len)` and wakes waiters.
     pub fn zeropage(&self, dst: usize, len: usize) -> Result<(), CopyError> {
         let mut z = UffdioZeropage {
@@ -296,6 +371,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<UffdioRegister>(), 32);
         assert_eq!(std::mem::size_of::<UffdioCopy>(), 40);
         assert_eq!(std::mem::size_of::<UffdioZeropage>(), 32);
+        assert_eq!(std::mem::size_of::<UffdioMove>(), 40);
         assert_eq!(std::mem::size_of::<UffdioRange>(), 16);
     }
 }

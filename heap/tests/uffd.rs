@@ -55,7 +55,23 @@ fn a_fault_sleeps_until_the_page_is_copied_in_and_copies_never_replace() {
         assert_eq!(span.as_slice()[p * page + 17], (p - 3) as u8);
     }
     assert_eq!(span.as_slice()[12 * page + 5], 0);
+    // Moving pages in (no copy): from a private buffer into registered, empty pages.
+    if u.can_move() {
+        let src = Reservation::new(2 * page, page).unwrap();
+        let mut sspan = src.commit(0, 2 * page).unwrap();
+        sspan.as_mut_slice().fill(0x5a);
+        // SAFETY: nothing else touches `sspan` until it is dropped.
+        unsafe { u.move_pages(base + 13 * page, sspan.addr(), 2 * page) }.unwrap();
+        assert_eq!(span.as_slice()[13 * page + 9], 0x5a);
+        assert_eq!(span.as_slice()[15 * page - 1], 0x5a, "both pages moved");
+        assert_eq!(sspan.as_slice()[7], 0, "the source is left empty");
+        // Onto a page that exists: refused with EEXIST, nothing moved.
+        sspan.as_mut_slice()[0] = 1;
+        // SAFETY: as above.
+        let e = unsafe { u.move_pages(base + 13 * page, sspan.addr(), page) };
+        assert_eq!(e, Err((0, libc::EEXIST)));
+    }
     u.unregister(base, 16 * page).unwrap();
     // Unregistered: an untouched page faults in normally, as zeros.
-    assert_eq!(span.as_slice()[14 * page], 0);
+    assert_eq!(span.as_slice()[15 * page], 0);
 }
