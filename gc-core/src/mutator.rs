@@ -21,6 +21,11 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
+/// How many collections one allocation may run (or wait for) before it reports
+/// out-of-memory although the last collection left room: a bound on starvation by
+/// other mutators that keep taking the room first.
+const MAX_COLLECTIONS_PER_REQUEST: usize = 32;
+
 /// A reference to a heap object, valid until its mutator's next GC point.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Gc<'m> {
@@ -144,17 +149,28 @@ impl Mutator {
                 return Ok(a);
             }
         }
-        self.collect_inner();
-        let got = self.refill(words);
-        self.stalled(since);
-        if let Some(a) = got {
-            return Ok(a);
+        // Collect until the request fits. Other mutators may take the room a
+        // collection made before this one gets to it, so a failed refill is out of
+        // memory only when what the last collection kept leaves no room for it.
+        let capacity = self.heap.inner.config.capacity;
+        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
+            self.collect_inner();
+            let got = self.refill(words);
+            if let Some(a) = got {
+                self.stalled(since);
+                return Ok(a);
+            }
+            let kept = self.heap.inner.space.lock().kept_by_last_gc;
+            if kept + words * WORD > capacity {
+                break;
+            }
         }
+        self.stalled(since);
         let space = self.heap.inner.space.lock();
         Err(GcError::OutOfMemory {
             requested: words * WORD,
-            capacity: self.heap.inner.config.capacity,
-            live: space.used(),
+            capacity,
+            live: space.kept_by_last_gc,
         })
     }
 
@@ -192,9 +208,9 @@ impl Mutator {
                 self.collect_inner();
             }
         }
-        for attempt in 0..2 {
+        let bytes = words * WORD;
+        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
             let mut los = self.heap.inner.los.lock();
-            let bytes = words * WORD;
             if los.used() + bytes <= los.capacity() {
                 if let Some(addr) = los.alloc(words)? {
                     // SAFETY: `addr` is a fresh, zeroed large object of `words` words.
@@ -203,13 +219,24 @@ impl Mutator {
                 }
             }
             drop(los);
-            if attempt == 0 {
-                self.collect_inner();
+            self.collect_inner();
+            // Out of memory if even right after a collection it cannot fit (what the
+            // collection kept is all that is used then, up to other mutators' news).
+            let mut los = self.heap.inner.los.lock();
+            if los.used() + bytes <= los.capacity() {
+                if let Some(addr) = los.alloc(words)? {
+                    // SAFETY: as above.
+                    unsafe { mem::store(addr, header.0) };
+                    return Ok(addr);
+                }
+            }
+            if los.kept_by_last_gc() + bytes > los.capacity() {
+                break;
             }
         }
         let los = self.heap.inner.los.lock();
         Err(GcError::OutOfMemory {
-            requested: words * WORD,
+            requested: bytes,
             capacity: los.capacity(),
             live: los.used(),
         })

@@ -113,11 +113,13 @@ impl MutatorShared {
     pub(crate) fn fix_pending(&self) {
         let mut p = self.pending.lock();
         if let Some(f) = p.take() {
-            // SAFETY: exclusive access to the roots: the owner touches them only after
-            // its own `fix_pending` on resuming, which takes the same lock, and any
-            // other caller holds this lock too; so while the forwarding is pending,
-            // only the lock holder touches them.
-            f.forward_all(unsafe { self.roots() });
+            // Exclusive access to the roots: the owner touches them only after its
+            // own `fix_pending` on resuming, which takes the same lock, and any other
+            // caller holds this lock too; so while the forwarding is pending, only
+            // the lock holder touches them.
+            // SAFETY: as just argued.
+            let roots = unsafe { self.roots() };
+            f.forward_all(roots);
         }
     }
 

@@ -17,8 +17,16 @@
 //!    installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page table
 //!    before sleeping, so a fault racing with the install does not sleep.
 //! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
-//!    until every page is `FILLED`; only then does [`Compaction::finish`] unregister
-//!    the range, release from-space and hand the tables back.
+//!    until every page is `FILLED`; only then are from-space's pages recycled or
+//!    released and the tables handed back.
+//!
+//! The whole heap span is registered (registering part of it would split its
+//! mapping for good, and the next flip could no longer move it at PUD level), so
+//! mutators allocating past the compacted end fault too: the server maps zero pages
+//! there, a 2 MiB chunk per fault. It runs until the span is unregistered. At the
+//! end, from-space's pages above the allocation top move back into the heap with
+//! `UFFDIO_MOVE` (recycling: later allocations write into present pages rather than
+//! fault fresh, zeroed ones in), and the rest of from-space is mapped afresh.
 //!
 //! 5. Mutators' roots are forwarded lazily (`roots.rs`); the compaction's end applies
 //!    whatever forwarding is still pending, so no stale root outlives it.
@@ -36,13 +44,16 @@ use crate::heap::HeapInner;
 use crate::mem::WORD;
 use crate::roots::{MutatorShared, RootForward, RootTable};
 use flipgc_heap::{CopyError, Userfault};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 const UNFILLED: u8 = 0;
 const FILLING: u8 = 1;
 const FILLED: u8 = 2;
+
+/// Bytes of zero pages mapped per fault past the compacted end (a PMD's worth).
+const ZERO_CHUNK: usize = 2 << 20;
 
 /// Pages per `UFFDIO_COPY` for the background workers (64 KiB of 4 KiB pages: one
 /// page per ioctl costs 4-9 us here, 64 KiB or more about 0.9 us per page).
@@ -82,6 +93,10 @@ pub struct Layout {
     pub flip_top: usize,
     /// Black objects' slide.
     pub slide: usize,
+    /// End of the heap span (the registered range).
+    pub end: usize,
+    /// From-space bytes holding the old image (recycled or released at the end).
+    pub from_bytes: usize,
 }
 
 /// Builds the filling context over `t` and `l`.
@@ -118,8 +133,8 @@ pub struct Compaction {
     filled: AtomicUsize,
     /// Next page a background worker looks at.
     next: AtomicUsize,
-    /// From-space bytes holding the old image (released at the end).
-    from_bytes: usize,
+    /// Tells the fault server to stop (the heap is unregistered).
+    stop: AtomicBool,
     started: Instant,
 }
 
@@ -149,7 +164,6 @@ impl Compaction {
         uffd: Userfault,
         mutators: Vec<Arc<MutatorShared>>,
         pages: usize,
-        from_bytes: usize,
     ) -> Compaction {
         Compaction {
             inner,
@@ -160,7 +174,7 @@ impl Compaction {
             states: unfilled_states(pages),
             filled: AtomicUsize::new(0),
             next: AtomicUsize::new(0),
-            from_bytes,
+            stop: AtomicBool::new(false),
             started: Instant::now(),
         }
     }
@@ -231,14 +245,15 @@ impl Compaction {
         }
     }
 
-    /// The fault server: produces first every page a mutator touches.
+    /// The fault server: produces first every page a mutator touches, and maps zero
+    /// pages where mutators allocate past the compacted end.
     fn serve(&self) {
         let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
         let mut buf = vec![0u64; self.layout.page_words];
         let page = self.page_bytes();
         let mut faults = Vec::new();
         let mut stalls = Vec::new();
-        while !self.done() {
+        while !self.stop.load(Ordering::Acquire) {
             if !self.uffd.poll(1) {
                 continue;
             }
@@ -249,7 +264,9 @@ impl Compaction {
             let seen = Instant::now();
             for &addr in &faults {
                 let p = (addr - self.layout.base) / page;
-                if self.claim(p) {
+                if p >= self.states.len() {
+                    self.zero_fill(addr);
+                } else if self.claim(p) {
                     self.install(&ctx, p, p + 1, &mut buf);
                 } else {
                     while self.states[p].load(Ordering::Acquire) != FILLED {
@@ -269,43 +286,112 @@ impl Compaction {
         }
     }
 
+    /// A fault past the compacted end (fresh allocation): maps zero pages over the
+    /// aligned chunk around it (one ioctl for many pages; writes then get private
+    /// pages by the kernel's ordinary copy-on-write), or over just its page if part
+    /// of the chunk exists already.
+    fn zero_fill(&self, addr: usize) {
+        let page = self.page_bytes();
+        let lo = self.layout.base + self.states.len() * page;
+        let chunk_start = (addr & !(ZERO_CHUNK - 1)).max(lo);
+        let chunk_end = ((addr & !(ZERO_CHUNK - 1)) + ZERO_CHUNK).min(self.layout.end);
+        let at = addr & !(page - 1);
+        let whole = self.uffd.zeropage(chunk_start, chunk_end - chunk_start);
+        match whole {
+            Ok(()) => {}
+            // The span was unregistered since the fault was queued (the end of the
+            // compaction): unregistering woke the toucher, who now faults normally.
+            Err(CopyError::Os(libc::ENOENT)) => {}
+            Err(CopyError::Exists) => {
+                match self.uffd.zeropage(at, page) {
+                    Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(libc::ENOENT)) => {}
+                    Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {at:#x}: errno {e}"),
+                }
+                // Installed by somebody else (or just now): make sure the toucher
+                // wakes (an error means the span is unregistered, which woke it).
+                let _ = self.uffd.wake(at, page);
+            }
+            Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {chunk_start:#x}: errno {e}"),
+        }
+    }
+
     /// Runs the compaction to the end (background workers and the fault server), then
     /// finishes it. Called on a thread of its own, right after the flip pause.
     pub fn run(self: Arc<Self>, workers: usize) {
         std::thread::scope(|s| {
             s.spawn(|| self.serve());
-            for _ in 1..workers.max(1) {
-                s.spawn(|| self.work());
-            }
+            let helpers: Vec<_> = (1..workers.max(1))
+                .map(|_| s.spawn(|| self.work()))
+                .collect();
             self.work();
+            for h in helpers {
+                h.join().expect("compaction worker panicked");
+            }
+            // Pages claimed on demand may still be being installed.
+            while !self.done() {
+                std::thread::yield_now();
+            }
+            // The fault server keeps serving (zero pages past the compacted end)
+            // until the span is unregistered: a mutator or the verifier may fault
+            // there while holding the space lock this needs.
+            self.release_memory();
+            self.stop.store(true, Ordering::Release);
         });
         self.finish();
     }
 
-    /// Every page is filled: unregisters to-space, releases from-space, hands the
-    /// side tables back (cleared) and ends the cycle.
+    /// Every page is filled: recycles from-space's pages above the top into the
+    /// heap, unregisters the heap, and releases the rest of from-space.
+    fn release_memory(&self) {
+        let base = self.layout.base;
+        let inner = &self.inner;
+        {
+            let mut space = inner.space.lock();
+            // Recycling: the old image's pages above the allocation top go back into
+            // the heap (moved, not copied), so the next allocations write into present
+            // pages instead of faulting fresh ones in. Nobody touches memory above the
+            // top while the space lock is held.
+            let start = (space.top - base).next_multiple_of(ZERO_CHUNK);
+            if inner.config.recycle_from_space && start < self.layout.from_bytes {
+                let len = self.layout.from_bytes - start;
+                // SAFETY: from-space is read by nobody now (every page is filled), and
+                // its contents are not needed any more.
+                let moved = match unsafe {
+                    self.uffd
+                        .move_pages(base + start, self.layout.from + start, len)
+                } {
+                    Ok(()) => len,
+                    Err((moved, errno)) => {
+                        tracing::debug!(moved, errno, "recycling from-space stopped early");
+                        moved
+                    }
+                };
+                if moved > 0 {
+                    space.dirty_end = space.dirty_end.max(base + start + moved);
+                }
+            }
+            self.uffd
+                .unregister(base, self.layout.end - base)
+                .expect("unregistering the heap");
+            if self.layout.from_bytes > 0 {
+                // A fresh mapping, not just MADV_DONTNEED: that would keep the page
+                // tables, and the next flip's mremap would spend its pause freeing
+                // them when it replaces from-space.
+                space.from.recommit().expect("recommit from-space");
+            }
+            space.from_populated = 0;
+        }
+    }
+
+    /// Hands the side tables back (cleared) and ends the cycle.
     fn finish(self: Arc<Self>) {
         // Roots not yet forwarded (mutators still parked since the flip): now.
         for m in &self.mutators {
             m.fix_pending();
         }
         let pages = self.states.len();
-        let page = self.page_bytes();
-        self.uffd
-            .unregister(self.layout.base, pages * page)
-            .expect("unregistering to-space");
         let elapsed = self.started.elapsed();
         let inner = Arc::clone(&self.inner);
-        {
-            let mut space = inner.space.lock();
-            if self.from_bytes > 0 {
-                space
-                    .from
-                    .release(0, self.from_bytes)
-                    .expect("release from-space");
-            }
-            space.from_populated = 0;
-        }
         // Every pending forwarding is applied (or being applied under its lock, by a
         // mutator or the coordinator, which then drop their reference): wait for them.
         let mut this = self;

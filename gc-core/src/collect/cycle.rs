@@ -266,6 +266,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     st.live.clear_prefix(top_word);
     moving.top = new_top;
     moving.allocated_since_gc = 0;
+    moving.kept_by_last_gc = new_top - base;
     ph.lap("release");
 
     let record = PauseRecord {

@@ -226,7 +226,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         },
         fwd,
     };
-    let layout = Layout {
+    let mut layout = Layout {
         base,
         from: inner.from_base,
         top_word,
@@ -235,6 +235,8 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         boundary,
         flip_top,
         slide: if black { boundary - compacted_end } else { 0 },
+        end: inner.end,
+        from_bytes: 0, // set at the flip
     };
     laps.lap("black");
     let (pages, new_top) = {
@@ -251,6 +253,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let moving = &mut *space;
     let used = flip_top - base;
     let heap_extent = (flip_top.max(moving.dirty_end) - base).next_multiple_of(page);
+    layout.from_bytes = heap_extent;
     let report = inner
         .flipper
         .flip_used(&mut moving.heap, &mut moving.from, used)
@@ -259,7 +262,10 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     laps.lap("flip");
     let registered = match uffd {
         Some(u) if moved && pages > 0 && inner.concurrent => {
-            match u.register_missing(base, pages * page) {
+            // The whole span, not just the pages compaction produces: registering
+            // part of it would split its mapping for good (the parts never merge
+            // again), and the next flip could then no longer move it at PUD level.
+            match u.register_missing(base, moving.heap.len()) {
                 Ok(()) => Some(u),
                 Err(e) => {
                     tracing::warn!("userfaultfd registration failed, compacting in the pause: {e}");
@@ -270,8 +276,15 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         _ => None,
     };
     moving.top = new_top;
-    moving.dirty_end = (base + heap_extent).max(new_top).min(moving.heap.end());
+    // The move emptied the whole span: above the new top it reads as zeros, unless
+    // the in-pause fallback below left the old image there (the heap was copied).
+    moving.dirty_end = if registered.is_some() {
+        new_top
+    } else {
+        (base + heap_extent).max(new_top).min(moving.heap.end())
+    };
     moving.allocated_since_gc = 0;
+    moving.kept_by_last_gc = new_top - base;
     let flip = FlipSummary::of(&report);
     let live = ((new_top - base), live_objects);
     let los_bytes = los.used();
@@ -317,7 +330,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         verify_if_asked(heap, me);
         return true;
     };
-    let from_bytes = used.next_multiple_of(page);
     let mutators = stopped.mutators.clone();
     let compaction = Arc::new(Compaction::new(
         Arc::clone(inner),
@@ -326,7 +338,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         uffd,
         mutators.clone(),
         pages,
-        from_bytes,
     ));
     for m in &mutators {
         m.set_pending(Arc::clone(&compaction) as Arc<dyn crate::roots::RootForward>);

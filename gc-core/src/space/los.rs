@@ -28,6 +28,8 @@ pub struct Los {
     /// Black allocation: set between a concurrent cycle's mark pause and its flip
     /// pause, so objects allocated then are born marked (live by definition).
     pub black: bool,
+    /// Bytes in use right after the last sweep.
+    kept: usize,
 }
 
 impl Los {
@@ -43,6 +45,7 @@ impl Los {
             free,
             used: 0,
             black: false,
+            kept: 0,
         })
     }
 
@@ -128,10 +131,16 @@ impl Los {
             bytes += len;
         }
         self.used -= bytes;
+        self.kept = self.used;
         self.objects
             .values()
             .for_each(|o| o.marked.store(false, Ordering::Relaxed));
         (dead.len(), bytes)
+    }
+
+    /// Bytes in use right after the last sweep (what the last collection kept).
+    pub fn kept_by_last_gc(&self) -> usize {
+        self.kept
     }
 
     /// Live large objects, by address.

@@ -40,6 +40,8 @@ pub struct MovingSpace {
     pub top: usize,
     /// Bytes handed out since the last collection.
     pub allocated_since_gc: usize,
+    /// Bytes below the top right after the last collection (what it kept).
+    pub kept_by_last_gc: usize,
     /// Memory in `[top, dirty_end)` may hold garbage (recycled pages); see invariant Z.
     pub dirty_end: usize,
 }
@@ -87,6 +89,7 @@ impl MovingSpace {
             _from_res: from_res,
             _scratch_res: scratch_res,
             allocated_since_gc: 0,
+            kept_by_last_gc: 0,
         })
     }
 
