@@ -1,4 +1,4 @@
-//! # flipgc-bench: benchmarks of the flip engine
+//! # flipgc-bench: benchmarks of the flip engine and the collector
 //!
 //! The reusable half of `flipbench` (the binary reproducing the kernel's
 //! `mremap_test` comparison: PTE vs PMD vs PUD moves vs copying) and of the
@@ -12,11 +12,14 @@
 //! - [`stats`]: median, min, max.
 //! - [`output`]: run records, the JSON document and the printed table.
 //! - [`host`]: `/proc` readings (available memory, huge pages in use).
+//! - [`pause`]: `pausebench`, the collector's pause benchmark (workloads, hiccup
+//!   meter, records, tables, plot).
 
 pub mod cli;
 pub mod host;
 pub mod output;
 pub mod pattern;
+pub mod pause;
 pub mod pingpong;
 pub mod placement;
 pub mod stats;

@@ -1,0 +1,129 @@
+//! pausebench's command line ([`Args`]). Every list option takes comma-separated
+//! values and runs are their cross product (workload × heap × mode × repeat). Bad
+//! values are clap errors (exit code 2) that say what is wrong.
+
+use super::mode::parse_mode;
+use super::workload::{Params, Workload};
+use clap::Parser;
+use std::path::PathBuf;
+
+/// pausebench: run GC workloads in-process and measure every pause, the time to
+/// safepoint, what a mutator feels (hiccups), allocation and fault stalls, and
+/// peak RSS.
+#[derive(Debug, Parser)]
+#[command(name = "pausebench", version)]
+pub struct Args {
+    /// Workloads, comma-separated: gcbench, binarytrees, churn, toyvm:FILE.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Workload::parse, default_value = "gcbench")]
+    pub workload: Vec<Workload>,
+
+    /// Heap sizes, comma-separated (e.g. 256m,1g,4g).
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = flipgc_stress::cli::parse_heap_size, default_value = "1g")]
+    pub heap: Vec<usize>,
+
+    /// Mutator threads of the workload (gcbench: copies of the program; binarytrees:
+    /// workers; churn: mutators). The hiccup meter is one more thread.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+
+    /// Modes, comma-separated: auto, pud, pmd, pte, copy.
+    #[arg(long, value_name = "MODES", value_delimiter = ',', value_parser = parse_mode, default_value = "auto,copy")]
+    pub modes: Vec<String>,
+
+    /// Runs of each combination.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
+
+    /// Workload parameters, comma-separated workload.key=value: gcbench.{stretch,
+    /// long-lived, array-size, min-depth, max-depth, rounds}, binarytrees.depth,
+    /// churn.{cycles, seconds, ops, roots, garbage, seed}.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub params: Vec<String>,
+
+    /// Run the heap verifier after every collection (its time counts in the pauses).
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Also write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also plot the pause distributions to FILE (SVG).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+impl Args {
+    /// The workload parameters: pausebench's defaults, `--threads`, then `--params`
+    /// in order; validated for the workloads to run.
+    pub fn workload_params(&self) -> Result<Params, String> {
+        let mut p = Params::new(self.threads as usize);
+        for item in &self.params {
+            p.set(item)?;
+        }
+        p.validate(&self.workload)?;
+        Ok(p)
+    }
+
+    /// The list `items` without repeats, in order.
+    pub fn unique<T: PartialEq + Clone>(items: &[T]) -> Vec<T> {
+        let mut out: Vec<T> = Vec::new();
+        for x in items {
+            if !out.contains(x) {
+                out.push(x.clone());
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("pausebench").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults() {
+        let a = parse(&[]).unwrap();
+        assert_eq!(a.workload, vec![Workload::Gcbench]);
+        assert_eq!(a.heap, vec![1 << 30]);
+        assert_eq!(a.modes, vec!["auto", "copy"]);
+        assert_eq!((a.threads, a.repeat, a.verify), (1, 1, false));
+        assert_eq!(a.workload_params().unwrap(), Params::new(1));
+    }
+
+    #[test]
+    fn lists_and_errors() {
+        let a = parse(&[
+            "--workload",
+            "gcbench,binarytrees",
+            "--heap",
+            "64m,1g",
+            "--modes",
+            "pte,copy",
+            "--params",
+            "gcbench.rounds=1,binarytrees.depth=10",
+        ])
+        .unwrap();
+        assert_eq!(a.workload.len(), 2);
+        assert_eq!(a.heap, vec![64 << 20, 1 << 30]);
+        let p = a.workload_params().unwrap();
+        assert_eq!((p.gcbench.rounds, p.binarytrees.depth), (1, 10));
+        for bad in [
+            &["--heap", "1x"][..],
+            &["--heap", "1k"],
+            &["--modes", "auto,fast"],
+            &["--workload", "jbb"],
+            &["--threads", "0"],
+            &["--repeat", "0"],
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}");
+        }
+        let a = parse(&["--params", "gcbench.nope=1"]).unwrap();
+        assert!(a.workload_params().unwrap_err().contains("nope"));
+    }
+}

@@ -1,0 +1,69 @@
+//! pausebench's modes: [`MODES`] and [`heap_config`], the single place where a mode
+//! name becomes a [`HeapConfig`].
+
+use flipgc_core::{FlipMode, HeapConfig};
+
+/// Every mode `--modes` accepts, in a sensible run order.
+pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
+
+/// The heap configuration for a run in `mode` with `heap_bytes` of heap:
+/// `auto`, `pud`, `pmd`, `pte` and `copy` choose how the collector moves the heap
+/// ([`FlipMode`]), with concurrent compaction wherever the kernel allows it (not for
+/// `copy`); `stw` is `auto` with compaction inside one stop-the-world pause.
+/// Everything else is [`HeapConfig::new`]'s defaults, plus the verifier after every
+/// collection if `verify`.
+pub fn heap_config(mode: &str, heap_bytes: usize, verify: bool) -> Result<HeapConfig, String> {
+    let mut c = HeapConfig::new(heap_bytes);
+    c.verify_after_gc = verify;
+    match mode {
+        "auto" | "pud" | "pmd" | "pte" | "copy" => {
+            c.flip = FlipMode::parse(mode).map_err(|e| e.to_string())?;
+        }
+        "stw" => {
+            c.flip = FlipMode::Auto;
+            c.concurrent_compaction = false;
+        }
+        _ => return Err(unknown(mode)),
+    }
+    Ok(c)
+}
+
+/// Parses one `--modes` item.
+pub fn parse_mode(text: &str) -> Result<String, String> {
+    let m = text.trim();
+    if MODES.contains(&m) {
+        Ok(m.to_string())
+    } else {
+        Err(unknown(m))
+    }
+}
+
+fn unknown(mode: &str) -> String {
+    format!("unknown mode {mode:?} (known: {})", MODES.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_has_a_config() {
+        for m in MODES.iter().filter(|m| **m != "stw") {
+            let c = heap_config(m, 64 << 20, false).unwrap();
+            assert_eq!(c.flip.name(), *m);
+            assert!(c.concurrent_compaction);
+            assert!(!c.verify_after_gc);
+        }
+        let stw = heap_config("stw", 64 << 20, false).unwrap();
+        assert_eq!(
+            (stw.flip, stw.concurrent_compaction),
+            (FlipMode::Auto, false)
+        );
+        assert!(heap_config("auto", 64 << 20, true).unwrap().verify_after_gc);
+        assert!(heap_config("fast", 64 << 20, false)
+            .unwrap_err()
+            .contains("auto, stw, pud"));
+        assert_eq!(parse_mode(" copy "), Ok("copy".into()));
+        assert!(parse_mode("stw2").is_err());
+    }
+}

@@ -1,0 +1,353 @@
+//! One run's results ([`RunRecord`], also one JSON run) and the JSON [`Document`]:
+//! `{"runs": [{"workload", "heap_bytes", "mode", "wall_ns", "pauses": [...],
+//! "summary": {...}}]}`. Other tools read these names ([`RUN_KEYS`],
+//! [`PAUSE_KEYS`], [`SUMMARY_KEYS`]); keys may be added, never renamed.
+
+use super::workload::Measured;
+use flipgc_core::PauseRecord;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Keys every JSON run has.
+pub const RUN_KEYS: [&str; 6] = [
+    "workload",
+    "heap_bytes",
+    "mode",
+    "wall_ns",
+    "pauses",
+    "summary",
+];
+/// Keys every JSON pause has.
+pub const PAUSE_KEYS: [&str; 5] = ["kind", "total_ns", "ttsp_ns", "phases", "flip"];
+/// Keys every JSON run summary has.
+pub const SUMMARY_KEYS: [&str; 8] = [
+    "collections",
+    "p50_pause_ns",
+    "p99_pause_ns",
+    "max_pause_ns",
+    "max_ttsp_ns",
+    "hiccup_p99_ns",
+    "hiccup_max_ns",
+    "peak_rss_bytes",
+];
+
+/// The JSON document.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Document {
+    /// Every run, in run order.
+    pub runs: Vec<RunRecord>,
+}
+
+/// One run: a (workload, heap size, mode, repeat) and what it measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRecord {
+    /// Workload name (`gcbench`, `binarytrees`, `churn`, `toyvm:FILE`).
+    pub workload: String,
+    /// Heap capacity asked for.
+    pub heap_bytes: usize,
+    /// Mode name (see `pause::mode`).
+    pub mode: String,
+    /// Repeat index, from 0.
+    pub repeat: usize,
+    /// The workload's parameters (`null` for the toy VM).
+    pub params: serde_json::Value,
+    /// Wall time of the workload.
+    pub wall_ns: u64,
+    /// Every pause, oldest first.
+    pub pauses: Vec<Pause>,
+    /// Aggregates.
+    pub summary: Summary,
+    /// Pause statistics per pause kind.
+    pub by_kind: BTreeMap<String, KindStats>,
+}
+
+/// One pause.
+#[derive(Clone, Debug, Serialize)]
+pub struct Pause {
+    /// `"full"` (stop-the-world collection), or another kind such as `"mark"`/`"flip"`.
+    pub kind: String,
+    /// When it began, since the heap was created.
+    pub at_ns: u64,
+    /// From the stop request until mutators could resume.
+    pub total_ns: u64,
+    /// Time to safepoint: from the stop request until every mutator had stopped.
+    pub ttsp_ns: u64,
+    /// Phase name to duration.
+    pub phases: BTreeMap<String, u64>,
+    /// Live bytes in the moving space afterwards.
+    pub live_bytes: u64,
+    /// How the heap was moved.
+    pub flip: Flip,
+}
+
+/// A pause's flip.
+#[derive(Clone, Debug, Serialize)]
+pub struct Flip {
+    /// `"mremap+dontunmap"`, `"mremap"` or `"copy"`.
+    pub strategy: String,
+    /// `"pud"`, `"pmd"`, `"pte"` or `"copy"`.
+    pub level: String,
+    /// Time of the flip itself.
+    pub elapsed_ns: u64,
+}
+
+/// The phase that took longest in any single pause.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LargestPhase {
+    /// Phase name.
+    pub name: String,
+    /// Its longest single occurrence.
+    pub max_ns: u64,
+    /// Its total over all pauses.
+    pub total_ns: u64,
+}
+
+/// A run's aggregates. Pause quantiles are exact (nearest rank over the pauses);
+/// hiccup and stall quantiles come from HDR histograms (3 significant digits).
+/// Everything is 0 when there was nothing to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Collection cycles (a concurrent cycle has two pauses, `mark` and `flip`).
+    pub collections: usize,
+    /// Pauses of every kind.
+    pub pauses: usize,
+    /// Median pause.
+    pub p50_pause_ns: u64,
+    /// 99th-percentile pause.
+    pub p99_pause_ns: u64,
+    /// Longest pause.
+    pub max_pause_ns: u64,
+    /// Longest time to safepoint.
+    pub max_ttsp_ns: u64,
+    /// Hiccup meter wake-ups recorded.
+    pub hiccup_samples: u64,
+    /// Median hiccup.
+    pub hiccup_p50_ns: u64,
+    /// 99th-percentile hiccup.
+    pub hiccup_p99_ns: u64,
+    /// 99.9th-percentile hiccup.
+    pub hiccup_p999_ns: u64,
+    /// Longest hiccup.
+    pub hiccup_max_ns: u64,
+    /// Allocation stalls (slow paths that waited for a collection).
+    pub alloc_stalls: u64,
+    /// 99th-percentile allocation stall.
+    pub alloc_stall_p99_ns: u64,
+    /// Longest allocation stall.
+    pub alloc_stall_max_ns: u64,
+    /// Fault stalls (waits for a page during concurrent compaction).
+    pub fault_stalls: u64,
+    /// 99th-percentile fault stall.
+    pub fault_stall_p99_ns: u64,
+    /// Longest fault stall.
+    pub fault_stall_max_ns: u64,
+    /// Peak RSS of the process during the run (0 if unreadable).
+    pub peak_rss_bytes: u64,
+    /// The phase with the longest single occurrence, if there were pauses.
+    pub largest_phase: Option<LargestPhase>,
+}
+
+/// Pause statistics of one kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KindStats {
+    /// Pauses of this kind.
+    pub count: usize,
+    /// Median.
+    pub p50_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// Longest.
+    pub max_ns: u64,
+}
+
+/// Element at quantile `q` of ascending `sorted` by nearest rank; 0 if empty.
+pub fn nearest_rank(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (q.clamp(0.0, 1.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn sorted_totals<'a>(pauses: impl Iterator<Item = &'a PauseRecord>) -> Vec<u64> {
+    let mut v: Vec<u64> = pauses.map(|p| p.total_ns).collect();
+    v.sort_unstable();
+    v
+}
+
+/// (p99, max) of a histogram, 0 when empty.
+fn tail(h: &Histogram<u64>) -> (u64, u64) {
+    if h.is_empty() {
+        (0, 0)
+    } else {
+        (h.value_at_quantile(0.99), h.max())
+    }
+}
+
+/// Statistics per pause kind.
+pub fn by_kind(records: &[PauseRecord]) -> BTreeMap<String, KindStats> {
+    let mut kinds: Vec<&str> = records.iter().map(|r| r.kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|k| {
+            let t = sorted_totals(records.iter().filter(|r| r.kind == k));
+            let stats = KindStats {
+                count: t.len(),
+                p50_ns: nearest_rank(&t, 0.5),
+                p99_ns: nearest_rank(&t, 0.99),
+                max_ns: nearest_rank(&t, 1.0),
+            };
+            (k.to_string(), stats)
+        })
+        .collect()
+}
+
+/// The phase with the longest single occurrence (ties: the larger total).
+pub fn largest_phase(records: &[PauseRecord]) -> Option<LargestPhase> {
+    let mut phases: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for (name, ns) in records.iter().flat_map(|r| r.phases.iter()) {
+        let e = phases.entry(name).or_default();
+        e.0 = e.0.max(*ns);
+        e.1 += ns;
+    }
+    phases
+        .into_iter()
+        .max_by_key(|(_, (max, total))| (*max, *total))
+        .map(|(name, (max_ns, total_ns))| LargestPhase {
+            name: name.to_string(),
+            max_ns,
+            total_ns,
+        })
+}
+
+impl RunRecord {
+    /// The record of a finished run.
+    pub fn new(
+        workload: String,
+        heap_bytes: usize,
+        mode: String,
+        repeat: usize,
+        params: serde_json::Value,
+        m: &Measured,
+    ) -> RunRecord {
+        let records = m.log.records();
+        let totals = sorted_totals(records.iter());
+        let (alloc_p99, alloc_max) = tail(m.log.alloc_stalls());
+        let (fault_p99, fault_max) = tail(m.log.fault_stalls());
+        let h = &m.hiccups;
+        let hq = |q: f64| {
+            if h.is_empty() {
+                0
+            } else {
+                h.value_at_quantile(q)
+            }
+        };
+        let summary = Summary {
+            collections: m.log.collections(),
+            pauses: records.len(),
+            p50_pause_ns: nearest_rank(&totals, 0.5),
+            p99_pause_ns: nearest_rank(&totals, 0.99),
+            max_pause_ns: nearest_rank(&totals, 1.0),
+            max_ttsp_ns: records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0),
+            hiccup_samples: h.len(),
+            hiccup_p50_ns: hq(0.5),
+            hiccup_p99_ns: hq(0.99),
+            hiccup_p999_ns: hq(0.999),
+            hiccup_max_ns: if h.is_empty() { 0 } else { h.max() },
+            alloc_stalls: m.log.alloc_stalls().len(),
+            alloc_stall_p99_ns: alloc_p99,
+            alloc_stall_max_ns: alloc_max,
+            fault_stalls: m.log.fault_stalls().len(),
+            fault_stall_p99_ns: fault_p99,
+            fault_stall_max_ns: fault_max,
+            peak_rss_bytes: m.peak_rss.unwrap_or(0),
+            largest_phase: largest_phase(records),
+        };
+        RunRecord {
+            workload,
+            heap_bytes,
+            mode,
+            repeat,
+            params,
+            wall_ns: m.wall.as_nanos() as u64,
+            pauses: records.iter().map(Pause::from).collect(),
+            summary,
+            by_kind: by_kind(records),
+        }
+    }
+}
+
+impl From<&PauseRecord> for Pause {
+    fn from(r: &PauseRecord) -> Pause {
+        Pause {
+            kind: r.kind.to_string(),
+            at_ns: r.at_ns,
+            total_ns: r.total_ns,
+            ttsp_ns: r.ttsp_ns,
+            phases: r.phases.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            live_bytes: r.live_bytes,
+            flip: Flip {
+                strategy: r.flip.strategy.to_string(),
+                level: r.flip.level.to_string(),
+                elapsed_ns: r.flip.elapsed_ns,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flipgc_core::FlipSummary;
+
+    fn rec(kind: &'static str, total: u64, phases: Vec<(&'static str, u64)>) -> PauseRecord {
+        PauseRecord {
+            kind,
+            at_ns: 0,
+            total_ns: total,
+            ttsp_ns: total / 10,
+            phases,
+            live_bytes: 0,
+            live_objects: 0,
+            large_object_bytes: 0,
+            large_object_freed_bytes: 0,
+            flip: FlipSummary {
+                strategy: "copy",
+                level: "copy",
+                elapsed_ns: 1,
+                fallback_reason: None,
+            },
+        }
+    }
+
+    #[test]
+    fn quantiles_kinds_and_phases() {
+        assert_eq!(nearest_rank(&[], 0.5), 0);
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 0.5), 2);
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 0.99), 4);
+        let r = [
+            rec("full", 100, vec![("mark", 60), ("flip", 40)]),
+            rec("mark", 30, vec![("mark", 30)]),
+            rec("full", 300, vec![("mark", 50), ("flip", 250)]),
+        ];
+        let k = by_kind(&r);
+        assert_eq!(k.keys().collect::<Vec<_>>(), ["full", "mark"]);
+        assert_eq!(
+            (k["full"].count, k["full"].p50_ns, k["full"].max_ns),
+            (2, 100, 300)
+        );
+        assert_eq!(k["mark"].p99_ns, 30);
+        let p = largest_phase(&r).unwrap();
+        assert_eq!((p.name.as_str(), p.max_ns, p.total_ns), ("flip", 250, 290));
+        assert_eq!(largest_phase(&[]), None);
+        let j = serde_json::to_value(Pause::from(&r[0])).unwrap();
+        for key in PAUSE_KEYS {
+            assert!(j.get(key).is_some(), "{key}: {j}");
+        }
+        assert_eq!(j["phases"]["mark"], 60);
+        assert_eq!(j["flip"]["level"], "copy");
+    }
+}

@@ -1,0 +1,146 @@
+//! Runs the pausebench binary end to end: tiny runs of every workload whose JSON
+//! must have the agreed keys and consistent values, the table and the plot, and
+//! bad arguments that must exit with code 2 and say why.
+
+use flipgc_bench::pause::record::{PAUSE_KEYS, RUN_KEYS, SUMMARY_KEYS};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn pausebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pausebench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("pausebench-{}-{name}", std::process::id()))
+}
+
+/// Parameters small enough for a test: a few hundred ms per run.
+const TINY: &str = "gcbench.stretch=14,gcbench.long-lived=12,gcbench.array-size=1000,\
+gcbench.max-depth=12,gcbench.rounds=1,binarytrees.depth=12,churn.cycles=4,churn.ops=2000";
+
+#[test]
+fn tiny_runs_write_the_agreed_json_table_and_plot() {
+    let (json, svg) = (temp("runs.json"), temp("runs.svg"));
+    let out = pausebench(&[
+        "--workload",
+        "gcbench,binarytrees,churn",
+        "--heap",
+        "4m",
+        "--modes",
+        "pte,stw,copy",
+        "--repeat",
+        "2",
+        "--verify",
+        "--params",
+        TINY,
+        "--json",
+        json.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("hic p99.9"), "{stdout}");
+    assert!(stdout.contains("pauses by kind"), "{stdout}");
+    // No progress bar when stderr is not a terminal.
+    assert!(stderr.is_empty(), "{stderr}");
+
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    std::fs::remove_file(&json).ok();
+    std::fs::remove_file(&svg).ok();
+    assert!(
+        plot.contains("<svg") && plot.contains("churn 4 MiB copy"),
+        "{plot}"
+    );
+
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3 * 3 * 2); // workloads x modes x repeats
+    for run in runs {
+        for key in RUN_KEYS {
+            assert!(run.get(key).is_some(), "{key} missing: {run}");
+        }
+        for key in SUMMARY_KEYS {
+            assert!(run["summary"][key].is_u64(), "summary.{key}: {run}");
+        }
+        let s = &run["summary"];
+        let n = s["collections"].as_u64().unwrap();
+        let pauses = run["pauses"].as_array().unwrap();
+        assert!(n > 0, "a 4 MiB heap must collect: {run}");
+        assert_eq!(pauses.len() as u64, s["pauses"].as_u64().unwrap());
+        // One pause per cycle ("full"), or two ("mark" then "flip").
+        let marks = pauses.iter().filter(|p| p["kind"] == "mark").count() as u64;
+        let fulls = pauses.iter().filter(|p| p["kind"] == "full").count() as u64;
+        assert_eq!(marks + fulls, n, "{run}");
+        assert_eq!(pauses.len() as u64, n + marks, "{run}");
+        assert_eq!(run["heap_bytes"], 4 << 20);
+        assert!(run["wall_ns"].as_u64().unwrap() > 0);
+        let (p50, p99, max) = (
+            s["p50_pause_ns"].as_u64().unwrap(),
+            s["p99_pause_ns"].as_u64().unwrap(),
+            s["max_pause_ns"].as_u64().unwrap(),
+        );
+        assert!(0 < p50 && p50 <= p99 && p99 <= max, "{s}");
+        let longest = pauses.iter().map(|p| p["total_ns"].as_u64().unwrap()).max();
+        assert_eq!(longest, Some(max));
+        assert!(s["max_ttsp_ns"].as_u64().unwrap() <= max);
+        assert!(s["hiccup_p99_ns"].as_u64().unwrap() <= s["hiccup_max_ns"].as_u64().unwrap());
+        assert!(s["peak_rss_bytes"].as_u64().unwrap() > 0);
+        let mode = run["mode"].as_str().unwrap();
+        for p in pauses {
+            for key in PAUSE_KEYS {
+                assert!(p.get(key).is_some(), "pause.{key}: {p}");
+            }
+            assert!(
+                p["phases"].as_object().is_some_and(|m| !m.is_empty()),
+                "{p}"
+            );
+            // A concurrent cycle's mark pause moves nothing ("none").
+            let level = p["flip"]["level"].as_str().unwrap();
+            let want = if mode == "stw" { "pmd" } else { mode }; // auto at 4 MiB
+            assert!(level == want || level == "none", "{mode}: {p}");
+            assert!(p["flip"]["strategy"].is_string());
+        }
+        let want = if mode == "stw" { "pmd" } else { mode };
+        assert!(pauses.iter().any(|p| p["flip"]["level"] == want), "{run}");
+        if mode == "stw" || mode == "copy" {
+            assert_eq!(marks, 0, "{mode} compacts inside one pause: {run}");
+        }
+        // Every pause is counted under its kind.
+        let by_kind = run["by_kind"].as_object().unwrap();
+        let counted: u64 = by_kind.values().map(|k| k["count"].as_u64().unwrap()).sum();
+        assert_eq!(counted, pauses.len() as u64);
+    }
+    assert_eq!(runs[0]["workload"], "gcbench");
+    assert_eq!(runs[0]["params"]["rounds"], 1);
+    assert_eq!(runs[0]["params"]["threads"], 1);
+    assert_eq!(runs[3]["repeat"], 1);
+    assert_eq!(runs[6]["workload"], "binarytrees");
+    assert_eq!(runs[17]["workload"], "churn");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_reason() {
+    for (args, why) in [
+        (&["--heap", "1x"][..], "unknown unit"),
+        (&["--heap", "64m,12"], "between"),
+        (&["--modes", "auto,turbo"], "unknown mode \"turbo\""),
+        (&["--workload", "specjbb"], "unknown workload"),
+        (&["--workload", "toyvm:/no/such.scm"], "/no/such.scm"),
+        (&["--params", "gcbench.laps=3"], "no parameter \"laps\""),
+        (&["--params", "gcbench.min-depth=30"], "above max-depth"),
+        (&["--params", "jvm.heap=1"], "no workload \"jvm\""),
+        (&["--modes", "pud", "--heap", "64m"], "pud"),
+        (&["--repeat", "0"], "repeat"),
+    ] {
+        let out = pausebench(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,58 @@
+//! `churn`: the soak test. Mutator threads mutate random graphs, each checked
+//! against a host-side model after every cycle, with the heap verifier running
+//! after every collection. A mismatch exits with code 1 (the verifier panics).
+
+use clap::Parser;
+use flipgc_stress::{churn, cli};
+use std::process::ExitCode;
+
+/// churn: random graph mutation checked against a model, verifier after every GC.
+#[derive(Debug, Parser)]
+#[command(name = "churn", version)]
+struct Args {
+    /// Mutator threads, each with its own graph.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Cycles per thread (each: `--ops` operations, then a model check); 100 if
+    /// neither this nor `--seconds` is given.
+    #[arg(long)]
+    cycles: Option<u64>,
+    /// Stop after this many seconds (at the next cycle's end).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Operations per cycle.
+    #[arg(long, default_value_t = 10_000)]
+    ops: u64,
+    /// Root slots per thread.
+    #[arg(long, default_value_t = 64)]
+    roots: usize,
+    /// Seed (thread i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Skip the verifier after each collection (faster; the model checks remain).
+    #[arg(long)]
+    no_verify: bool,
+    #[command(flatten)]
+    heap: cli::HeapArgs,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let params = churn::Params {
+        threads: args.threads,
+        cycles: args.cycles,
+        seconds: args.seconds,
+        ops: args.ops,
+        roots: args.roots,
+        seed: args.seed,
+        ..churn::Params::default()
+    };
+    let mut config = args.heap.config(64 << 20);
+    config.verify_after_gc = !args.no_verify;
+    let (heap, types) = match cli::build_heap("churn", config, churn::register) {
+        Ok(built) => built,
+        Err(code) => return code,
+    };
+    let result = churn::run(&heap, &types, &params);
+    cli::finish("churn", &heap, &args.heap, result)
+}

@@ -1,0 +1,174 @@
+//! What the three stress binaries share: the heap options ([`HeapArgs`]: `--heap`,
+//! `--flip`, `--json`), the heap-size parser, and [`finish`], which prints the pause
+//! summary and writes the pause log JSON. Bad option values are clap errors (exit
+//! code 2); a failed or wrong run exits with code 1.
+
+use crate::StressError;
+use flipgc_core::{FlipMode, Heap, HeapConfig, MAX_CAPACITY, MIN_CAPACITY};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Heap options shared by the stress binaries.
+#[derive(Clone, Debug, clap::Args)]
+pub struct HeapArgs {
+    /// Heap capacity, e.g. 512m, 1g, 1.5g (units k, m, g, t; powers of 1024).
+    /// Default: 1g (churn: 64m).
+    #[arg(long, value_name = "SIZE", value_parser = parse_heap_size)]
+    pub heap: Option<usize>,
+
+    /// How collections move the heap: auto, pud, pmd, pte or copy.
+    #[arg(long, value_name = "MODE", value_parser = parse_flip, default_value = "auto")]
+    pub flip: FlipMode,
+
+    /// Write the heap's pause log (and the run's summary) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+impl HeapArgs {
+    /// The heap configuration these options describe, with `default_heap` bytes if
+    /// `--heap` was not given (other fields at their defaults).
+    pub fn config(&self, default_heap: usize) -> HeapConfig {
+        let mut c = HeapConfig::new(self.heap.unwrap_or(default_heap));
+        c.flip = self.flip;
+        c
+    }
+}
+
+/// Parses a heap size: a number with an optional unit `k`, `m`, `g` or `t` (powers
+/// of 1024, case-insensitive, optionally followed by `b` or `ib`; decimals allowed
+/// if the result is a whole number of bytes), between [`MIN_CAPACITY`] and
+/// [`MAX_CAPACITY`].
+pub fn parse_heap_size(text: &str) -> Result<usize, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let t = t
+        .strip_suffix("ib")
+        .or_else(|| t.strip_suffix('b'))
+        .unwrap_or(&t);
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(format!("{text:?}: not a number"));
+    }
+    let shift = match unit.trim() {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(format!("{text:?}: unknown unit (use k, m, g or t)")),
+    };
+    let bytes = if num.contains('.') {
+        let v: f64 = num.parse().map_err(|_| format!("{text:?}: not a number"))?;
+        let b = v * (1u64 << shift) as f64;
+        if !(b.is_finite() && b.fract() == 0.0 && b < MAX_CAPACITY as f64 * 2.0) {
+            return Err(format!("{text:?}: not a whole number of bytes"));
+        }
+        b as u128
+    } else {
+        let v: u128 = num.parse().map_err(|_| format!("{text:?}: not a number"))?;
+        v.saturating_mul(1 << shift)
+    };
+    if bytes < MIN_CAPACITY as u128 || bytes > MAX_CAPACITY as u128 {
+        return Err(format!(
+            "{text:?}: a heap must be between {} KiB and {} TiB",
+            MIN_CAPACITY >> 10,
+            MAX_CAPACITY >> 40
+        ));
+    }
+    Ok(bytes as usize)
+}
+
+/// Parses a flip mode (`auto`, `pud`, `pmd`, `pte`, `copy`).
+pub fn parse_flip(text: &str) -> Result<FlipMode, String> {
+    FlipMode::parse(text.trim()).map_err(|e| e.to_string())
+}
+
+/// Finishes a stress binary: on success prints `summary` and the pause summary and
+/// writes the JSON (`{"workload", "result", "pauses", "summary"}`, the last two as
+/// [`flipgc_core::PauseLog::to_json`]) if asked; on failure prints the error.
+/// Returns the exit code (1 for any failure).
+pub fn finish<S: std::fmt::Display + serde::Serialize>(
+    workload: &str,
+    heap: &Heap,
+    args: &HeapArgs,
+    result: Result<S, StressError>,
+) -> ExitCode {
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{workload}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{summary}");
+    let log = heap.pause_log();
+    println!(
+        "GC: {} collections (flip {}), pause p50 {} us, p99 {} us, max {} us",
+        log.records().len(),
+        heap.config().flip.name(),
+        log.quantile_ns(0.5) / 1000,
+        log.quantile_ns(0.99) / 1000,
+        log.quantile_ns(1.0) / 1000,
+    );
+    if let Some(path) = &args.json {
+        let mut doc = log.to_json();
+        doc["workload"] = workload.into();
+        doc["result"] = serde_json::to_value(&summary).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("{workload}: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Builds the heap for a binary, or prints why not (exit code 1).
+pub fn build_heap<T>(
+    workload: &str,
+    config: HeapConfig,
+    register: impl FnOnce(&mut flipgc_core::TypeRegistry) -> Result<T, flipgc_core::GcError>,
+) -> Result<(Heap, T), ExitCode> {
+    let mut registry = flipgc_core::TypeRegistry::new();
+    let built = register(&mut registry).and_then(|t| Ok((Heap::new(config, registry)?, t)));
+    built.map_err(|e| {
+        eprintln!("{workload}: {e}");
+        ExitCode::FAILURE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heap_sizes() {
+        assert_eq!(parse_heap_size("1g"), Ok(1 << 30));
+        assert_eq!(parse_heap_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_heap_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_heap_size("65536"), Ok(65536));
+        assert_eq!(parse_heap_size(" 64kb "), Ok(64 << 10));
+        for (bad, why) in [
+            ("1x", "unknown unit"),
+            ("", "not a number"),
+            ("g", "not a number"),
+            ("-1g", "not a number"),
+            ("1k", "between"),
+            ("0", "between"),
+            ("1.0000001k", "whole number"),
+            ("99999t", "between"),
+        ] {
+            let e = parse_heap_size(bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn flip_modes() {
+        assert_eq!(parse_flip("copy"), Ok(FlipMode::Copy));
+        assert!(parse_flip("fast").unwrap_err().contains("auto, pud"));
+    }
+}
