@@ -21,25 +21,26 @@ import sys
 # than its header. Adjust here to match pausebench.
 SEP = "  "
 COLUMNS = [
-    # (name, align, width)
+    # (name, align, width): the same names and order as pausebench's runs table
+    # (benches/src/pause/table.rs, RUN_HEADER); times in whole microseconds.
     ("workload", "<", 12),
-    ("heap", "<", 5),
+    ("heap", "<", 6),
     ("mode", "<", 15),
-    ("wall_s", ">", 9),
-    ("gcs", ">", 9),
-    ("p50_us", ">", 9),
-    ("p99_us", ">", 9),
-    ("max_us", ">", 9),
-    ("ttsp_max_us", ">", 11),
-    ("top_phase", "<", 11),
-    ("hic_p99_us", ">", 10),
-    ("hic_p999_us", ">", 11),
-    ("hic_max_us", ">", 10),
-    ("astall_p99_us", ">", 11),
-    ("astall_max_us", ">", 11),
-    ("fstall_p99_us", ">", 11),
-    ("fstall_max_us", ">", 11),
-    ("rss_mib", ">", 9),
+    ("wall s", ">", 7),
+    ("GCs", ">", 5),
+    ("p50", ">", 7),
+    ("p99", ">", 7),
+    ("max", ">", 7),
+    ("ttsp", ">", 7),
+    ("top phase (max)", "<", 15),
+    ("hic p99", ">", 7),
+    ("hic p99.9", ">", 9),
+    ("hic max", ">", 7),
+    ("alloc p99", ">", 9),
+    ("alloc max", ">", 9),
+    ("fault p99", ">", 9),
+    ("fault max", ">", 9),
+    ("RSS MiB", ">", 7),
 ]
 # ---------------------------------------------------------------------------
 
@@ -54,12 +55,11 @@ def fmt_line(cells):
 
 def header():
     names = [c[0] for c in COLUMNS]
-    rule = ["-" * max(w, len(n)) for n, _, w in COLUMNS]
-    return fmt_line(names) + "\n" + fmt_line(rule)
+    return fmt_line(names)
 
 
 def us(ns):
-    return "-" if ns is None else "%.1f" % (ns / 1e3)
+    return "-" if ns is None else str(int(ns) // 1000)
 
 
 def nearest_rank(sorted_vals, per_ten_thousand):
@@ -69,6 +69,15 @@ def nearest_rank(sorted_vals, per_ten_thousand):
         return None
     rank = max(1, (n * per_ten_thousand + 9999) // 10000)
     return sorted_vals[min(rank, n) - 1]
+
+
+def heap_label(text):
+    """"1g" -> "1 GiB", as pausebench prints heap sizes."""
+    n = heap_bytes(text)
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return "%d %s" % (n // size, unit)
+    return "%d B" % n
 
 
 def heap_bytes(text):
@@ -248,7 +257,7 @@ def row(rec):
     wall = "-" if rec["wall_ns"] is None else "%.2f" % (rec["wall_ns"] / 1e9)
     rss = "-" if s["peak_rss_bytes"] is None else "%.0f" % (s["peak_rss_bytes"] / (1 << 20))
     cells = [
-        rec["workload"], rec["heap"], rec["mode"], wall, str(s["collections"]),
+        rec["workload"], heap_label(rec["heap"]), rec["mode"], wall, str(s["collections"]),
         us(s["p50_pause_ns"]), us(s["p99_pause_ns"]), us(s["max_pause_ns"]), us(s["max_ttsp_ns"]),
         "-",
         us(s["hiccup_p99_ns"]), us(s["hiccup_p999_ns"]), us(s["hiccup_max_ns"]),
@@ -308,7 +317,8 @@ def selftest():
     assert n == 2 and st == [12500000], (n, st)
     hic, wall = parse_stdout("x\nHICCUP p50_ns=1 p99_ns=2 p999_ns=3 max_ns=4 samples=5\nWALL_NS=99\n")
     assert hic == {"p50_ns": 1, "p99_ns": 2, "p999_ns": 3, "max_ns": 4, "samples": 5} and wall == 99
-    assert len(fmt_line([c[0] for c in COLUMNS])) == len(header().splitlines()[1])
+    assert header() == fmt_line([c[0] for c in COLUMNS])
+    assert heap_label("4g") == "4 GiB" and heap_label("512m") == "512 MiB"
     print("peers.py selftest ok")
 
 
