@@ -217,7 +217,10 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     // not yet carved again), and the same for from-space.
     let heap_extent = (top.max(moving.dirty_end) - base).next_multiple_of(page);
     let prev_from = moving.from_populated;
+    // A copying flip writes into from-space's present pages as they are: parking
+    // them would leave it to fault fresh pages in for the whole copy.
     let parked = inner.config.recycle_from_space
+        && inner.config.flip != crate::config::FlipMode::Copy
         && prev_from > 0
         && park(&mut moving.from, &mut moving.scratch);
     let report = inner
