@@ -12,14 +12,16 @@
 //! pause and the flip pause lie in `[boundary, flip_top)` (the boundary is
 //! page-aligned). They are live by definition and move by one constant, page-aligned
 //! `slide`, so to-space page `p >= compacted_pages` is from-space page `p + slide /
-//! page`, with its references forwarded; `black_first` gives, per such page, the
-//! object covering its first word ([`black_first`]).
+//! page`, with its references forwarded. [`BlackPages`] gives, per such page, the
+//! object covering its first word: one walk of the black objects' headers in
+//! from-space, done by the first page fill that needs it (not in the flip pause).
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
 use crate::mem::{self, WORD};
 use crate::object::{Header, TypeRegistry};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Builds `page_first`: for each to-space page (`page_words` words), the from-space
 /// word index of the object covering its first word and the offset into it.
@@ -85,8 +87,30 @@ pub struct FillCtx<'a> {
     pub flip_top: usize,
     /// How far black objects move down (a multiple of the page size).
     pub slide: usize,
-    /// Per black to-space page: the old address of the object covering its first word.
-    pub black_first: &'a [usize],
+    /// Per black to-space page, the object covering its first word (built lazily).
+    pub black: &'a BlackPages,
+}
+
+/// The black region's per-page table, built on first use.
+#[derive(Debug, Default)]
+pub struct BlackPages(OnceLock<Vec<usize>>);
+
+impl BlackPages {
+    /// Per black page, the old address of the object covering its first word;
+    /// walks the black region in `ctx`'s from-space the first time (callers racing
+    /// for it wait for that one walk).
+    pub fn first(&self, ctx: &FillCtx<'_>) -> &[usize] {
+        self.0.get_or_init(|| {
+            black_first(
+                ctx.types,
+                ctx.base,
+                ctx.from,
+                ctx.boundary,
+                ctx.flip_top,
+                ctx.page_words * WORD,
+            )
+        })
+    }
 }
 
 /// For each page of the black region `[boundary, flip_top)` (old addresses,
@@ -135,14 +159,25 @@ impl FillCtx<'_> {
         }
     }
 
+    /// Whether objects were allocated between the mark and the flip.
+    fn has_black(&self) -> bool {
+        self.flip_top > self.boundary
+    }
+
     /// All to-space pages: compacted, then black.
     pub fn pages(&self) -> usize {
-        self.page_first.len() + self.black_first.len()
+        let page = self.page_words * WORD;
+        let black = if self.has_black() {
+            (self.flip_top - self.boundary).div_ceil(page)
+        } else {
+            0
+        };
+        self.page_first.len() + black
     }
 
     /// The allocation top once every page is filled.
     pub fn new_top(&self) -> usize {
-        if self.black_first.is_empty() {
+        if !self.has_black() {
             self.base + self.live_words * WORD
         } else {
             self.flip_top - self.slide
@@ -173,7 +208,7 @@ impl FillCtx<'_> {
         unsafe { mem::copy_words(self.from + (start - self.base), out, n) };
         // SAFETY: the rest of the caller's buffer.
         unsafe { mem::zero_words(out + n * WORD, self.page_words - n) };
-        let mut obj = self.black_first[q];
+        let mut obj = self.black.first(self)[q];
         while obj < (start + page).min(self.flip_top) {
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.from + (obj - self.base)) });
@@ -236,7 +271,7 @@ impl FillCtx<'_> {
         let rest = first_word + self.page_words - end_word;
         if rest > 0 {
             let tail = out + (end_word - first_word) * WORD;
-            if self.black_first.is_empty() {
+            if !self.has_black() {
                 // SAFETY: the page's tail past the live end, in the caller's page.
                 unsafe { mem::zero_words(tail, rest) };
             } else {

@@ -36,7 +36,7 @@
 //! kernel's queueing and wake-up).
 
 use super::bitmap::Bitmap;
-use super::compact::FillCtx;
+use super::compact::{BlackPages, FillCtx};
 use super::cycle::forward_table;
 use super::forward::Forwarding;
 use super::CyclePhase;
@@ -68,8 +68,8 @@ pub struct Tables {
     pub live: Bitmap,
     /// Per compacted page: covering object and offset.
     pub page_first: Vec<(usize, usize)>,
-    /// Per black page: covering object (old address).
-    pub black_first: Vec<usize>,
+    /// Per black page: covering object (old address), built on first use.
+    pub black: BlackPages,
     /// Prefix sums.
     pub fwd: Forwarding,
 }
@@ -115,7 +115,7 @@ pub fn fill_ctx<'a>(inner: &'a HeapInner, t: &'a Tables, l: &Layout) -> FillCtx<
         boundary: l.boundary,
         flip_top: l.flip_top,
         slide: l.slide,
-        black_first: &t.black_first,
+        black: &t.black,
     }
 }
 

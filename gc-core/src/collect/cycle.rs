@@ -7,7 +7,7 @@
 //!
 //! Runs on the coordinating mutator's thread with the world stopped.
 
-use super::compact::{plan_pages, FillCtx};
+use super::compact::{plan_pages, BlackPages, FillCtx};
 use super::forward::Forwarding;
 use super::mark::{mark, MarkCtx};
 use super::CollectorState;
@@ -201,7 +201,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         boundary: inner.end,
         flip_top: inner.end,
         slide: 0,
-        black_first: &[],
+        black: &BlackPages::default(),
     };
     forward_roots(inner, stopped, &mut globals, &los, &fill);
     ph.lap("roots");

@@ -7,8 +7,9 @@
 //!    and the per-page plan over the marked region. Mutators allocate above the
 //!    boundary meanwhile: those objects are live by definition (black allocation).
 //!    Headers of marked objects never change, so reading them now is safe.
-//! 3. **Flip pause** (`"flip"`): stop -> retire TLABs -> find the first object of
-//!    each black page -> forward the global roots and large-object fields -> move
+//! 3. **Flip pause** (`"flip"`): stop -> retire TLABs -> forward the global roots
+//!    and large-object fields (black objects' new addresses are one subtraction:
+//!    their per-page table is built later, by the first page fill needing it) -> move
 //!    the heap to from-space (one `mremap` with `MREMAP_DONTUNMAP`) -> register the
 //!    emptied to-space with userfaultfd -> reset the top -> leave every mutator a
 //!    pending root forwarding -> resume. Each mutator forwards its own roots as it
@@ -28,7 +29,7 @@
 //! `Planning -> Idle` in the flip pause for the in-pause fallback. A collection waits
 //! for `Idle` before it starts, so cycles never overlap.
 
-use super::compact::{black_first, plan_pages};
+use super::compact::{plan_pages, BlackPages};
 use super::concurrent::{fill_ctx, Compaction, Layout, Tables};
 use super::cycle::{forward_shared_roots, forward_table, mark_from_roots};
 use super::forward::Forwarding;
@@ -218,12 +219,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         mark: std::mem::replace(&mut st.mark, Bitmap::new(0)),
         live: std::mem::replace(&mut st.live, Bitmap::new(0)),
         page_first: std::mem::take(&mut st.page_first),
-        black_first: if black {
-            // The heap still holds the old image here: walk it in place.
-            black_first(&inner.types, base, base, boundary, flip_top, page)
-        } else {
-            Vec::new()
-        },
+        black: BlackPages::default(),
         fwd,
     };
     let mut layout = Layout {
@@ -238,7 +234,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         end: inner.end,
         from_bytes: 0, // set at the flip
     };
-    laps.lap("black");
     let (pages, new_top) = {
         let fill = fill_ctx(inner, &tables, &layout);
         // Mutators' own roots are forwarded after the pause (below), unless the
