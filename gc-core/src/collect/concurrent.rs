@@ -13,9 +13,10 @@
 //! 2. No page is seen torn: the kernel maps the page only once the copy of the whole
 //!    buffer is done, and the buffer is complete before the copy starts.
 //! 3. Every mutator faulting on a page wakes after its one install: the install wakes
-//!    the waiters (`UFFDIO_COPY` without `DONTWAKE`); a fault read after the page was
-//!    installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page table
-//!    before sleeping, so a fault racing with the install does not sleep.
+//!    the waiters (`UFFDIO_COPY` without `DONTWAKE`), whoever made it (the server
+//!    does not wait for a worker's install in progress); a fault read after the page
+//!    was installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page
+//!    table before sleeping, so a fault racing with the install does not sleep.
 //! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
 //!    until every page is `FILLED`; only then are from-space's pages recycled or
 //!    released and the tables handed back.
@@ -253,8 +254,23 @@ impl Compaction {
         let page = self.page_bytes();
         let mut faults = Vec::new();
         let mut stalls = Vec::new();
+        // Faults on pages a worker is installing: that install wakes the toucher;
+        // the server does not wait for it (other faults may be queued behind), but
+        // notes when it happened, for the stall.
+        let mut installing: Vec<(usize, Instant)> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
-            if !self.uffd.poll(1) {
+            installing.retain(|&(p, seen)| {
+                let done = self.states[p].load(Ordering::Acquire) == FILLED;
+                if done {
+                    stalls.push(seen.elapsed().as_nanos() as u64);
+                }
+                !done
+            });
+            let timeout_ms = if installing.is_empty() { 1 } else { 0 };
+            if !self.uffd.poll(timeout_ms) {
+                if !installing.is_empty() {
+                    std::thread::yield_now();
+                }
                 continue;
             }
             faults.clear();
@@ -268,10 +284,12 @@ impl Compaction {
                     self.zero_fill(addr);
                 } else if self.claim(p) {
                     self.install(&ctx, p, p + 1, &mut buf);
+                } else if self.states[p].load(Ordering::Acquire) == FILLING {
+                    installing.push((p, seen));
+                    continue;
                 } else {
-                    while self.states[p].load(Ordering::Acquire) != FILLED {
-                        std::hint::spin_loop();
-                    }
+                    // Installed before the fault was read: the toucher may already
+                    // be awake (the kernel rechecks before sleeping); make sure.
                     let at = self.layout.base + p * page;
                     self.uffd
                         .wake(at, page)
