@@ -106,9 +106,15 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
     println!("{summary}");
     let log = heap.pause_log();
     println!(
-        "GC: {} collections (flip {}), pause p50 {} us, p99 {} us, max {} us",
+        "GC: {} collections, {} pauses (flip {}, {} compaction), pause p50 {} us, p99 {} us, max {} us",
+        log.collections(),
         log.records().len(),
         heap.config().flip.name(),
+        if heap.concurrent_compaction() {
+            "concurrent"
+        } else {
+            "in-pause"
+        },
         log.quantile_ns(0.5) / 1000,
         log.quantile_ns(0.99) / 1000,
         log.quantile_ns(1.0) / 1000,
