@@ -41,7 +41,9 @@ impl Tlab {
 pub fn write_filler(addr: usize, words: usize) {
     debug_assert!(words >= 1);
     let header = Header::new(FILLER, ((words - 1) * WORD) as u64);
-    // SAFETY: only called on unused moving-space memory owned by the caller (a
-    // retiring TLAB's tail, or space carved under the space lock), which is mapped.
+    // SAFETY: only called on memory owned by the caller and mapped: unused moving
+    // space (a retiring TLAB's tail, space carved under the space lock, the padding
+    // to the mark boundary with the world stopped) or a page being produced by
+    // compaction (in place, or in the buffer a concurrent compaction installs).
     unsafe { mem::store(addr, header.0) };
 }
