@@ -341,7 +341,7 @@ impl Vm {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
-    /// "`who`: expected `what`, got <value>".
+    /// "`who`: expected `what`, got `<value>`".
     pub fn type_error(&self, who: &str, what: &str, i: usize) -> VmError {
         let got = self.repr(self.m.stack_get(i), true);
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
