@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# JVM peers for flipgc's pause comparison: runs GCBench and BinaryTrees on the JVM
-# under each available collector and heap size, and prints one row per run in
-# pausebench's table format. See README.md in this directory.
+# JVM peers for flipgc's pause comparison: runs flipgc's pausebench and then GCBench
+# and BinaryTrees on the JVM under each available collector and heap size, with the
+# same parameters, and prints one row per run in pausebench's table format, so one
+# command gives the comparison. See README.md in this directory.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,11 +15,14 @@ usage: benches/peers/run.sh [options]
   --workloads LIST        gcbench,binarytrees (default both; env PEERS_WORKLOADS)
   --collectors LIST       parallel,g1,z,shenandoah (default all; env PEERS_COLLECTORS)
   --gcbench-args "ARGS"   GCBench arguments: stretch longLived arraySize minDepth
-                          maxDepth rounds (default "22 18 500000 4 20 8";
-                          env PEERS_GCBENCH_ARGS)
+                          maxDepth rounds (default "22 18 500000 4 20 2", the
+                          parameters pausebench uses; env PEERS_GCBENCH_ARGS)
   --binarytrees-args "ARGS"
                           BinaryTrees arguments: depth [--threads N]
                           (default "21"; env PEERS_BINARYTREES_ARGS)
+  --flipgc MODES          pausebench modes to run first, same workloads, heaps and
+                          parameters (default auto,copy; env PEERS_FLIPGC)
+  --no-flipgc             JVM rows only
   --no-pretouch           drop -XX:+AlwaysPreTouch (env PEERS_PRETOUCH=0)
   --java-opts "OPTS"      extra JVM options appended to every run (env PEERS_JAVA_OPTS)
   --json FILE             also write {"runs": [...]} with pausebench's key names
@@ -34,7 +38,8 @@ JAVAC="${JAVAC:-javac}"
 HEAPS="${PEERS_HEAPS:-1g,4g}"
 WORKLOADS="${PEERS_WORKLOADS:-gcbench,binarytrees}"
 COLLECTORS="${PEERS_COLLECTORS:-parallel,g1,z,shenandoah}"
-GCBENCH_ARGS="${PEERS_GCBENCH_ARGS:-22 18 500000 4 20 8}"
+GCBENCH_ARGS="${PEERS_GCBENCH_ARGS:-22 18 500000 4 20 2}"
+FLIPGC_MODES="${PEERS_FLIPGC-auto,copy}"
 BINARYTREES_ARGS="${PEERS_BINARYTREES_ARGS:-21}"
 PRETOUCH="${PEERS_PRETOUCH:-1}"
 EXTRA_OPTS="${PEERS_JAVA_OPTS:-}"
@@ -53,6 +58,9 @@ while [[ $# -gt 0 ]]; do
         --gcbench-args=*) GCBENCH_ARGS="${1#*=}"; shift ;;
         --binarytrees-args) BINARYTREES_ARGS="$2"; shift 2 ;;
         --binarytrees-args=*) BINARYTREES_ARGS="${1#*=}"; shift ;;
+        --flipgc) FLIPGC_MODES="$2"; shift 2 ;;
+        --flipgc=*) FLIPGC_MODES="${1#*=}"; shift ;;
+        --no-flipgc) FLIPGC_MODES=""; shift ;;
         --no-pretouch) PRETOUCH=0; shift ;;
         --java-opts) EXTRA_OPTS="$2"; shift 2 ;;
         --java-opts=*) EXTRA_OPTS="${1#*=}"; shift ;;
@@ -64,6 +72,30 @@ while [[ $# -gt 0 ]]; do
         *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
 done
+
+# flipgc's own rows first (pausebench, same workloads, heaps and parameters).
+if [[ -n "$FLIPGC_MODES" ]] && ! command -v cargo >/dev/null 2>&1; then
+    echo "note: cargo not found; no flipgc rows (run pausebench yourself)"
+    FLIPGC_MODES=""
+fi
+if [[ -n "$FLIPGC_MODES" ]]; then
+    read -r -a g <<< "$GCBENCH_ARGS"
+    read -r -a b <<< "$BINARYTREES_ARGS"
+    if [[ ${#g[@]} -ne 6 ]]; then
+        echo "run.sh: --gcbench-args needs 6 numbers, got '$GCBENCH_ARGS'" >&2
+        exit 2
+    fi
+    params="gcbench.stretch=${g[0]},gcbench.long-lived=${g[1]},gcbench.array-size=${g[2]}"
+    params+=",gcbench.min-depth=${g[3]},gcbench.max-depth=${g[4]},gcbench.rounds=${g[5]}"
+    params+=",binarytrees.depth=${b[0]}"
+    threads=1
+    if [[ ${#b[@]} -ge 3 && "${b[1]}" == --threads ]]; then threads="${b[2]}"; fi
+    echo "# flipgc (pausebench --modes $FLIPGC_MODES)"
+    (cd "$HERE/../.." && cargo run --quiet --release -p flipgc-bench --bin pausebench -- \
+        --workload "$WORKLOADS" --heap "$HEAPS" --modes "$FLIPGC_MODES" \
+        --threads "$threads" --params "$params") | sed '/^pauses by kind/,$d'
+    echo
+fi
 
 # The comparison is optional: no JVM is not an error.
 if ! command -v "$JAVA" >/dev/null 2>&1; then
