@@ -92,6 +92,21 @@ pub struct HeapConfig {
     pub concurrent_compaction: bool,
 }
 
+/// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
+/// `flipgc_heap::parse_size`) and checks it lies between [`MIN_CAPACITY`] and
+/// [`MAX_CAPACITY`]. The error says why, for command lines.
+pub fn parse_capacity(text: &str) -> Result<usize, String> {
+    let bytes = flipgc_heap::parse_size(text).map_err(|e| e.to_string())?;
+    if !(MIN_CAPACITY..=MAX_CAPACITY).contains(&bytes) {
+        return Err(format!(
+            "{text:?}: a heap capacity must be between {} KiB and {} TiB",
+            MIN_CAPACITY >> 10,
+            MAX_CAPACITY >> 40
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The smallest capacity accepted.
 pub const MIN_CAPACITY: usize = 64 << 10;
 /// The largest capacity accepted (the heap and from-space must both fit, aligned,
@@ -193,6 +208,23 @@ impl HeapConfig {
 mod tests {
     use super::*;
     use flipgc_heap::Arch;
+
+    #[test]
+    fn capacities_parse_with_units_and_are_range_checked() {
+        assert_eq!(parse_capacity("1g"), Ok(1 << 30));
+        assert_eq!(parse_capacity(" 1.5GiB "), Ok(3 << 29));
+        assert_eq!(parse_capacity("65536"), Ok(MIN_CAPACITY));
+        for (bad, why) in [
+            ("1k", "between 64 KiB and 16 TiB"),
+            ("17t", "between"),
+            ("lots", "not a number"),
+            ("1x", "unknown unit"),
+            ("0", "positive"),
+        ] {
+            let e = parse_capacity(bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
 
     fn g() -> Geometry {
         Geometry::for_arch(Arch::X86_64, 4096).unwrap()

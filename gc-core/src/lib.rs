@@ -44,7 +44,7 @@ mod safepoint;
 mod space;
 
 pub use collect::verify::VerifyReport;
-pub use config::{FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY, MIN_CAPACITY};
+pub use config::{parse_capacity, FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY, MIN_CAPACITY};
 pub use error::GcError;
 pub use heap::Heap;
 pub use mutator::{Gc, Mutator};

@@ -63,6 +63,9 @@ pub fn parse_size(text: &str) -> Result<usize, HeapError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(bad("not a number"));
+    }
     let mult: u64 = match unit.trim() {
         "" => 1,
         "k" => 1 << 10,

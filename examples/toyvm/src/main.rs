@@ -29,24 +29,7 @@ struct Args {
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    let lower = lower
-        .strip_suffix("ib")
-        .or_else(|| lower.strip_suffix('b'))
-        .unwrap_or(&lower);
-    let (digits, mult) = match lower.chars().last() {
-        Some('k') => (&lower[..lower.len() - 1], 1usize << 10),
-        Some('m') => (&lower[..lower.len() - 1], 1 << 20),
-        Some('g') => (&lower[..lower.len() - 1], 1 << 30),
-        _ => (lower, 1),
-    };
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (e.g. 16M, 1G, 65536)"))?;
-    n.checked_mul(mult)
-        .filter(|&b| b > 0)
-        .ok_or_else(|| format!("{s:?} is not a usable size"))
+    flipgc_core::parse_capacity(s)
 }
 
 fn parse_flip(s: &str) -> Result<FlipMode, String> {

@@ -41,9 +41,10 @@ impl Tlab {
 pub fn write_filler(addr: usize, words: usize) {
     debug_assert!(words >= 1);
     let header = Header::new(FILLER, ((words - 1) * WORD) as u64);
-    // SAFETY: only called on memory owned by the caller and mapped: unused moving
-    // space (a retiring TLAB's tail, space carved under the space lock, the padding
-    // to the mark boundary with the world stopped) or a page being produced by
-    // compaction (in place, or in the buffer a concurrent compaction installs).
+    // Callers pass memory they own, mapped: unused moving space (a retiring TLAB's
+    // tail, space carved under the space lock, the padding to the mark boundary with
+    // the world stopped) or a page compaction is producing (in place, or in the
+    // buffer a concurrent compaction installs).
+    // SAFETY: as just listed.
     unsafe { mem::store(addr, header.0) };
 }
