@@ -59,23 +59,14 @@ pub fn plan_pages(
     objects
 }
 
-/// Where compaction reads and writes.
-pub struct FillCtx<'a> {
-    /// Object shapes.
-    pub types: &'a TypeRegistry,
-    /// Header bits (over from-space word indices).
-    pub mark: &'a Bitmap,
-    /// Live-word bits.
-    pub live: &'a Bitmap,
-    /// New addresses.
-    pub fwd: &'a Forwarding,
-    /// The per-page plan.
-    pub page_first: &'a [(usize, usize)],
+/// Where compaction reads and writes (addresses are absolute).
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
     /// Heap (to-space) base.
     pub base: usize,
-    /// From-space base (holds the old heap image).
+    /// From-space base (holds the old heap image at the same offsets).
     pub from: usize,
-    /// Old allocation top as a word index (objects lie below).
+    /// Word index of the end of the marked region (marked objects lie below).
     pub top_word: usize,
     /// Live words (the compacted size).
     pub live_words: usize,
@@ -87,6 +78,22 @@ pub struct FillCtx<'a> {
     pub flip_top: usize,
     /// How far black objects move down (a multiple of the page size).
     pub slide: usize,
+}
+
+/// The side tables and layout compaction fills pages from.
+pub struct FillCtx<'a> {
+    /// Object shapes.
+    pub types: &'a TypeRegistry,
+    /// Header bits (over from-space word indices).
+    pub mark: &'a Bitmap,
+    /// Live-word bits.
+    pub live: &'a Bitmap,
+    /// New addresses.
+    pub fwd: &'a Forwarding,
+    /// The per-page plan.
+    pub page_first: &'a [(usize, usize)],
+    /// Where everything is.
+    pub at: Layout,
     /// Per black to-space page, the object covering its first word (built lazily).
     pub black: &'a BlackPages,
 }
@@ -103,11 +110,11 @@ impl BlackPages {
         self.0.get_or_init(|| {
             black_first(
                 ctx.types,
-                ctx.base,
-                ctx.from,
-                ctx.boundary,
-                ctx.flip_top,
-                ctx.page_words * WORD,
+                ctx.at.base,
+                ctx.at.from,
+                ctx.at.boundary,
+                ctx.at.flip_top,
+                ctx.at.page_words * WORD,
             )
         })
     }
@@ -150,10 +157,10 @@ impl FillCtx<'_> {
     /// The new address of the object (or large object) at old address `v`.
     #[inline]
     pub fn forward(&self, v: usize) -> usize {
-        if (self.base..self.boundary).contains(&v) {
-            self.base + WORD * self.fwd.new_index(self.live, (v - self.base) / WORD)
-        } else if (self.boundary..self.flip_top).contains(&v) {
-            v - self.slide
+        if (self.at.base..self.at.boundary).contains(&v) {
+            self.at.base + WORD * self.fwd.new_index(self.live, (v - self.at.base) / WORD)
+        } else if (self.at.boundary..self.at.flip_top).contains(&v) {
+            v - self.at.slide
         } else {
             v
         }
@@ -161,14 +168,14 @@ impl FillCtx<'_> {
 
     /// Whether objects were allocated between the mark and the flip.
     fn has_black(&self) -> bool {
-        self.flip_top > self.boundary
+        self.at.flip_top > self.at.boundary
     }
 
     /// All to-space pages: compacted, then black.
     pub fn pages(&self) -> usize {
-        let page = self.page_words * WORD;
+        let page = self.at.page_words * WORD;
         let black = if self.has_black() {
-            (self.flip_top - self.boundary).div_ceil(page)
+            (self.at.flip_top - self.at.boundary).div_ceil(page)
         } else {
             0
         };
@@ -178,15 +185,15 @@ impl FillCtx<'_> {
     /// The allocation top once every page is filled.
     pub fn new_top(&self) -> usize {
         if !self.has_black() {
-            self.base + self.live_words * WORD
+            self.at.base + self.at.live_words * WORD
         } else {
-            self.flip_top - self.slide
+            self.at.flip_top - self.at.slide
         }
     }
 
     /// Produces to-space page `p` in place.
     pub fn fill_page(&self, p: usize) {
-        self.fill_page_to(p, self.base + p * self.page_words * WORD);
+        self.fill_page_to(p, self.at.base + p * self.at.page_words * WORD);
     }
 
     /// Produces to-space page `p` into the page-sized, writable buffer at `out`.
@@ -200,18 +207,18 @@ impl FillCtx<'_> {
 
     /// Black page `q`: one from-space page, references forwarded, zero past the end.
     fn fill_black(&self, q: usize, out: usize) {
-        let page = self.page_words * WORD;
-        let start = self.boundary + q * page; // old address of the page
-        let n = ((self.flip_top - start) / WORD).min(self.page_words);
+        let page = self.at.page_words * WORD;
+        let start = self.at.boundary + q * page; // old address of the page
+        let n = ((self.at.flip_top - start) / WORD).min(self.at.page_words);
         // SAFETY: [start, +n words) is below the flip top, so in from-space (read-only
         // during compaction); `out` is a page-sized buffer owned by the caller.
-        unsafe { mem::copy_words(self.from + (start - self.base), out, n) };
+        unsafe { mem::copy_words(self.at.from + (start - self.at.base), out, n) };
         // SAFETY: the rest of the caller's buffer.
-        unsafe { mem::zero_words(out + n * WORD, self.page_words - n) };
+        unsafe { mem::zero_words(out + n * WORD, self.at.page_words - n) };
         let mut obj = self.black.first(self)[q];
-        while obj < (start + page).min(self.flip_top) {
+        while obj < (start + page).min(self.at.flip_top) {
             // SAFETY: `obj` is a black object header below the flip top (from-space).
-            let h = Header(unsafe { mem::load(self.from + (obj - self.base)) });
+            let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
             let size = self.types.object_words(h).expect("valid header");
             self.types.for_each_ref_field(h, |field| {
                 let at = obj + (field + 1) * WORD;
@@ -232,12 +239,12 @@ impl FillCtx<'_> {
     /// Compacted page `p`: the live words that slide into it, references forwarded;
     /// past the live end, a filler up to the black region or zeros.
     fn fill_compacted(&self, p: usize, out: usize) {
-        let first_word = p * self.page_words;
-        let end_word = (first_word + self.page_words).min(self.live_words);
+        let first_word = p * self.at.page_words;
+        let end_word = (first_word + self.at.page_words).min(self.at.live_words);
         let (mut obj, mut off) = self.page_first[p];
         let mut at = first_word;
         while at < end_word {
-            let src = self.from + obj * WORD;
+            let src = self.at.from + obj * WORD;
             // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
             // read-only during compaction).
             let h = Header(unsafe { mem::load(src) });
@@ -263,12 +270,12 @@ impl FillCtx<'_> {
             if at < end_word {
                 obj = self
                     .mark
-                    .next_set(obj + size, self.top_word)
+                    .next_set(obj + size, self.at.top_word)
                     .expect("live data continues");
                 off = 0;
             }
         }
-        let rest = first_word + self.page_words - end_word;
+        let rest = first_word + self.at.page_words - end_word;
         if rest > 0 {
             let tail = out + (end_word - first_word) * WORD;
             if !self.has_black() {

@@ -37,7 +37,7 @@
 //! kernel's queueing and wake-up).
 
 use super::bitmap::Bitmap;
-use super::compact::{BlackPages, FillCtx};
+use super::compact::{BlackPages, FillCtx, Layout};
 use super::cycle::forward_table;
 use super::forward::Forwarding;
 use super::CyclePhase;
@@ -75,31 +75,6 @@ pub struct Tables {
     pub fwd: Forwarding,
 }
 
-/// Where things are, for [`FillCtx`].
-#[derive(Clone, Copy)]
-pub struct Layout {
-    /// Heap (to-space) base.
-    pub base: usize,
-    /// From-space base.
-    pub from: usize,
-    /// Word index of the mark boundary (marked objects lie below).
-    pub top_word: usize,
-    /// Compacted live words.
-    pub live_words: usize,
-    /// Words per page.
-    pub page_words: usize,
-    /// Mark boundary (old address, page-aligned).
-    pub boundary: usize,
-    /// Allocation top at the flip (old address).
-    pub flip_top: usize,
-    /// Black objects' slide.
-    pub slide: usize,
-    /// End of the heap span (the registered range).
-    pub end: usize,
-    /// From-space bytes holding the old image (recycled or released at the end).
-    pub from_bytes: usize,
-}
-
 /// Builds the filling context over `t` and `l`.
 pub fn fill_ctx<'a>(inner: &'a HeapInner, t: &'a Tables, l: &Layout) -> FillCtx<'a> {
     FillCtx {
@@ -108,14 +83,7 @@ pub fn fill_ctx<'a>(inner: &'a HeapInner, t: &'a Tables, l: &Layout) -> FillCtx<
         live: &t.live,
         fwd: &t.fwd,
         page_first: &t.page_first,
-        base: l.base,
-        from: l.from,
-        top_word: l.top_word,
-        live_words: l.live_words,
-        page_words: l.page_words,
-        boundary: l.boundary,
-        flip_top: l.flip_top,
-        slide: l.slide,
+        at: *l,
         black: &t.black,
     }
 }
@@ -125,6 +93,10 @@ pub struct Compaction {
     inner: Arc<HeapInner>,
     tables: Tables,
     layout: Layout,
+    /// End of the heap span (the registered range).
+    end: usize,
+    /// From-space bytes holding the old image (recycled or released at the end).
+    from_bytes: usize,
     uffd: Userfault,
     /// Mutators whose roots may still await forwarding (see `roots.rs`).
     mutators: Vec<Arc<MutatorShared>>,
@@ -156,20 +128,23 @@ impl RootForward for Compaction {
 }
 
 impl Compaction {
-    /// A compaction of `pages` to-space pages over a range already registered on
-    /// `uffd`.
+    /// A compaction of the heap span ending at `end`, already registered on `uffd`;
+    /// from-space holds the old image in its first `from_bytes`.
     pub fn new(
         inner: Arc<HeapInner>,
         tables: Tables,
         layout: Layout,
+        (end, from_bytes): (usize, usize),
         uffd: Userfault,
         mutators: Vec<Arc<MutatorShared>>,
-        pages: usize,
     ) -> Compaction {
+        let pages = fill_ctx(&inner, &tables, &layout).pages();
         Compaction {
             inner,
             tables,
             layout,
+            end,
+            from_bytes,
             uffd,
             mutators,
             states: unfilled_states(pages),
@@ -312,7 +287,7 @@ impl Compaction {
         let page = self.page_bytes();
         let lo = self.layout.base + self.states.len() * page;
         let chunk_start = (addr & !(ZERO_CHUNK - 1)).max(lo);
-        let chunk_end = ((addr & !(ZERO_CHUNK - 1)) + ZERO_CHUNK).min(self.layout.end);
+        let chunk_end = ((addr & !(ZERO_CHUNK - 1)) + ZERO_CHUNK).min(self.end);
         let at = addr & !(page - 1);
         let whole = self.uffd.zeropage(chunk_start, chunk_end - chunk_start);
         match whole {
@@ -370,8 +345,8 @@ impl Compaction {
             // pages instead of faulting fresh ones in. Nobody touches memory above the
             // top while the space lock is held.
             let start = (space.top - base).next_multiple_of(ZERO_CHUNK);
-            if inner.config.recycle_from_space && start < self.layout.from_bytes {
-                let len = self.layout.from_bytes - start;
+            if inner.config.recycle_from_space && start < self.from_bytes {
+                let len = self.from_bytes - start;
                 // SAFETY: from-space is read by nobody now (every page is filled), and
                 // its contents are not needed any more.
                 let moved = match unsafe {
@@ -389,9 +364,9 @@ impl Compaction {
                 }
             }
             self.uffd
-                .unregister(base, self.layout.end - base)
+                .unregister(base, self.end - base)
                 .expect("unregistering the heap");
-            if self.layout.from_bytes > 0 {
+            if self.from_bytes > 0 {
                 // A fresh mapping, not just MADV_DONTNEED: that would keep the page
                 // tables, and the next flip's mremap would spend its pause freeing
                 // them when it replaces from-space.

@@ -7,7 +7,7 @@
 //!
 //! Runs on the coordinating mutator's thread with the world stopped.
 
-use super::compact::{plan_pages, BlackPages, FillCtx};
+use super::compact::{plan_pages, BlackPages, FillCtx, Layout};
 use super::forward::Forwarding;
 use super::mark::{mark, MarkCtx};
 use super::CollectorState;
@@ -193,14 +193,16 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         live: &st.live,
         fwd: &fwd,
         page_first: &st.page_first,
-        base,
-        from: inner.from_base,
-        top_word,
-        live_words,
-        page_words,
-        boundary: inner.end,
-        flip_top: inner.end,
-        slide: 0,
+        at: Layout {
+            base,
+            from: inner.from_base,
+            top_word,
+            live_words,
+            page_words,
+            boundary: inner.end,
+            flip_top: inner.end,
+            slide: 0,
+        },
         black: &BlackPages::default(),
     };
     forward_roots(inner, stopped, &mut globals, &los, &fill);

@@ -29,8 +29,9 @@
 //! `Planning -> Idle` in the flip pause for the in-pause fallback. A collection waits
 //! for `Idle` before it starts, so cycles never overlap.
 
+use super::compact::Layout;
 use super::compact::{plan_pages, BlackPages};
-use super::concurrent::{fill_ctx, Compaction, Layout, Tables};
+use super::concurrent::{fill_ctx, Compaction, Tables};
 use super::cycle::{forward_shared_roots, forward_table, mark_from_roots};
 use super::forward::Forwarding;
 use super::{bitmap::Bitmap, CyclePhase};
@@ -222,7 +223,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         black: BlackPages::default(),
         fwd,
     };
-    let mut layout = Layout {
+    let layout = Layout {
         base,
         from: inner.from_base,
         top_word,
@@ -231,8 +232,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         boundary,
         flip_top,
         slide: if black { boundary - compacted_end } else { 0 },
-        end: inner.end,
-        from_bytes: 0, // set at the flip
     };
     let (pages, new_top) = {
         let fill = fill_ctx(inner, &tables, &layout);
@@ -248,7 +247,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let moving = &mut *space;
     let used = flip_top - base;
     let heap_extent = (flip_top.max(moving.dirty_end) - base).next_multiple_of(page);
-    layout.from_bytes = heap_extent;
     let report = inner
         .flipper
         .flip_used(&mut moving.heap, &mut moving.from, used)
@@ -330,9 +328,9 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         Arc::clone(inner),
         tables,
         layout,
+        (inner.end, heap_extent),
         uffd,
         mutators.clone(),
-        pages,
     ));
     for m in &mutators {
         m.set_pending(Arc::clone(&compaction) as Arc<dyn crate::roots::RootForward>);
