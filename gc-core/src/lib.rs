@@ -49,5 +49,5 @@ pub use error::GcError;
 pub use heap::Heap;
 pub use mutator::{Gc, Mutator};
 pub use object::{TypeId, TypeKind, TypeRegistry};
-pub use pauselog::{FlipSummary, PauseLog, PauseRecord};
+pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord};
 pub use roots::{Global, Handle};

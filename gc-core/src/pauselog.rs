@@ -79,14 +79,15 @@ fn phases_as_map<S: serde::Serializer>(
     m.end()
 }
 
-/// The nearest-rank quantile `q` of `v` (sorted here); 0 if empty.
-fn nearest_rank(v: &mut [u64], q: f64) -> u64 {
-    if v.is_empty() {
+/// The element at quantile `q` (0..=1) of ascending `sorted`, by nearest rank
+/// (exact: the smallest value with at least `q` of all values at or below it); 0 if
+/// empty.
+pub fn nearest_rank(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
         return 0;
     }
-    v.sort_unstable();
-    let rank = (q.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
+    let rank = (q.clamp(0.0, 1.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// 1 ns to one hour, 3 significant digits (`Histogram::new` starts tiny and
@@ -170,7 +171,8 @@ impl PauseLog {
             .filter(|r| r.kind == kind)
             .map(|r| r.total_ns)
             .collect();
-        nearest_rank(&mut totals, q)
+        totals.sort_unstable();
+        nearest_rank(&totals, q)
     }
 
     /// The histogram of allocation stalls (ns); see [`PauseLog::record_alloc_stall`].
@@ -198,7 +200,8 @@ impl PauseLog {
     /// "p99" of a few pauses smaller than the largest); 0 if there were none.
     pub fn quantile_ns(&self, q: f64) -> u64 {
         let mut totals: Vec<u64> = self.records.iter().map(|r| r.total_ns).collect();
-        nearest_rank(&mut totals, q)
+        totals.sort_unstable();
+        nearest_rank(&totals, q)
     }
 
     fn by_kind(&self) -> serde_json::Value {

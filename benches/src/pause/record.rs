@@ -4,6 +4,7 @@
 //! [`PAUSE_KEYS`], [`SUMMARY_KEYS`]); keys may be added, never renamed.
 
 use super::workload::Measured;
+pub use flipgc_core::nearest_rank;
 use flipgc_core::PauseRecord;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -159,15 +160,6 @@ pub struct KindStats {
     pub p99_ns: u64,
     /// Longest.
     pub max_ns: u64,
-}
-
-/// Element at quantile `q` of ascending `sorted` by nearest rank; 0 if empty.
-pub fn nearest_rank(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (q.clamp(0.0, 1.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 fn sorted_totals<'a>(pauses: impl Iterator<Item = &'a PauseRecord>) -> Vec<u64> {

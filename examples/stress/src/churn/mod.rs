@@ -368,16 +368,19 @@ impl Churn {
         Ok(())
     }
 
+    /// Slot `a`'s object (its model index) and one of its reference fields, chosen
+    /// at random; `None` if the slot is empty or the object has no references.
+    fn pick_field(&mut self, a: usize) -> Option<(usize, usize)> {
+        let ai = self.model.roots[a]?;
+        let nrefs = self.model.objs[ai].refs.len();
+        (nrefs > 0).then(|| (ai, self.rng.below(nrefs)))
+    }
+
     /// Links slot `a`'s object (field chosen at random) to another slot's, or clears it.
     fn link(&mut self, m: &Mutator, a: usize) {
-        let Some(ai) = self.model.roots[a] else {
+        let Some((ai, f)) = self.pick_field(a) else {
             return;
         };
-        let nrefs = self.model.objs[ai].refs.len();
-        if nrefs == 0 {
-            return;
-        }
-        let f = self.rng.below(nrefs);
         let b = (!self.rng.chance(15)).then(|| self.slot());
         let value = b.and_then(|b| m.stack_get(self.base + b));
         let obj = m.stack_get(self.base + a).expect("model says non-null");
@@ -387,14 +390,9 @@ impl Churn {
 
     /// Loads a child of slot `a`'s object into a random slot.
     fn child(&mut self, m: &Mutator, a: usize) {
-        let Some(ai) = self.model.roots[a] else {
+        let Some((ai, f)) = self.pick_field(a) else {
             return;
         };
-        let nrefs = self.model.objs[ai].refs.len();
-        if nrefs == 0 {
-            return;
-        }
-        let f = self.rng.below(nrefs);
         let dst = self.slot();
         let obj = m.stack_get(self.base + a).expect("model says non-null");
         m.stack_set(self.base + dst, m.read_ref(obj, f));
