@@ -1,6 +1,7 @@
 //! [`HeapConfig`]: everything a heap is built with, validated at construction.
 
 use crate::error::GcError;
+use crate::inject::InjectPoint;
 use flipgc_heap::{Geometry, Level};
 
 /// How the collection pause moves the heap to from-space.
@@ -54,6 +55,28 @@ pub enum GcTrigger {
     AfterBytes(usize),
 }
 
+/// The points of a concurrent cycle where [`HeapConfig::cycle_hook`] is called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CyclePoint {
+    /// After the mark pause, before the concurrent plan: mutators run, and what they
+    /// allocate now is black (live by definition, moved by a constant slide).
+    Planning,
+}
+
+/// A callback run by the collector at fixed [`CyclePoint`]s of each concurrent cycle,
+/// on the coordinating thread (counted as stopped, so other mutators run meanwhile).
+/// For tests that need a mutation to land in a given phase: the hook can wait until
+/// another thread has made it. It must not use a mutator of its own heap.
+#[derive(Clone)]
+pub struct CycleHook(pub std::sync::Arc<dyn Fn(CyclePoint) + Send + Sync>);
+
+impl std::fmt::Debug for CycleHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CycleHook(..)")
+    }
+}
+
 /// Heap configuration. Build with `HeapConfig::new(capacity)` and adjust fields.
 #[derive(Clone, Debug)]
 pub struct HeapConfig {
@@ -75,8 +98,11 @@ pub struct HeapConfig {
     pub verify_after_gc: bool,
     /// When collections start.
     pub trigger: GcTrigger,
-    /// Fault injection: make every flip's `mremap` fail with this errno.
-    pub inject_mremap_errno: Option<i32>,
+    /// Fault injection at run time (tests and debugging): the point fires during
+    /// collections, never at construction. See [`InjectPoint`].
+    pub inject: Option<InjectPoint>,
+    /// A callback at fixed points of each concurrent cycle (tests; see [`CycleHook`]).
+    pub cycle_hook: Option<CycleHook>,
     /// Keep from-space's memory populated between collections and reuse it as the
     /// heap's pages at the next one, so compaction writes into present pages instead
     /// of faulting (page faults are expensive; see docs/architecture.md). Costs
@@ -86,9 +112,8 @@ pub struct HeapConfig {
     /// Compact concurrently: a mark pause, then a flip pause that only forwards roots,
     /// moves the heap and registers it with userfaultfd, after which pages are filled
     /// in the background and on demand (see `collect/concurrent.rs`). Used where the
-    /// kernel allows (userfaultfd opens), the flip mode moves pages (not `Copy`) and
-    /// no mremap failure is injected; otherwise, or when off, compaction runs inside
-    /// one pause (`"full"`).
+    /// kernel allows (userfaultfd opens) and the flip mode moves pages (not `Copy`);
+    /// otherwise, or when off, compaction runs inside one pause (`"full"`).
     pub concurrent_compaction: bool,
 }
 
@@ -130,7 +155,8 @@ impl HeapConfig {
             thp: true,
             verify_after_gc: false,
             trigger: GcTrigger::WhenFull,
-            inject_mremap_errno: None,
+            inject: None,
+            cycle_hook: None,
             recycle_from_space: true,
             concurrent_compaction: true,
         }

@@ -3,6 +3,7 @@
 use crate::collect::{CollectorState, CyclePhase};
 use crate::config::HeapConfig;
 use crate::error::GcError;
+use crate::inject::{InjectPoint, Injector};
 use crate::mutator::Mutator;
 use crate::object::TypeRegistry;
 use crate::pauselog::PauseLog;
@@ -51,6 +52,10 @@ pub(crate) struct HeapInner {
     pub log: Mutex<PauseLog>,
     pub collector: Mutex<CollectorState>,
     pub flipper: Flipper,
+    /// With `InjectPoint::FlipMremap`: a flipper whose `mremap` always fails.
+    failing_flipper: Option<Flipper>,
+    /// Run-time fault injection (`HeapConfig::inject`).
+    pub inject: Injector,
     pub started: Instant,
     /// Where the heap is in a collection cycle; waited on with `cycle_cv`.
     pub cycle: Mutex<CyclePhase>,
@@ -72,11 +77,19 @@ impl Heap {
             crate::config::FlipMode::Auto => StrategyChoice::Auto,
             crate::config::FlipMode::Level(_) => StrategyChoice::Mremap,
         };
-        let flipper = Flipper::new(FlipConfig {
+        let flip_config = FlipConfig {
             strategy,
             copy_threads: config.gc_workers,
-            inject_mremap_errno: config.inject_mremap_errno,
-        })?;
+            inject_mremap_errno: None,
+        };
+        let failing_flipper = match config.inject {
+            Some(InjectPoint::FlipMremap) => Some(Flipper::new(FlipConfig {
+                inject_mremap_errno: Some(libc::ENOMEM),
+                ..flip_config.clone()
+            })?),
+            _ => None,
+        };
+        let flipper = Flipper::new(flip_config)?;
         let words = config.capacity / crate::mem::WORD;
         let inner = HeapInner {
             id: NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed),
@@ -92,6 +105,8 @@ impl Heap {
             log: Mutex::new(PauseLog::new()),
             collector: Mutex::new(CollectorState::new(words)),
             flipper,
+            failing_flipper,
+            inject: Injector::new(config.inject),
             started: Instant::now(),
             cycle: Mutex::new(CyclePhase::Idle),
             cycle_cv: Condvar::new(),
@@ -127,7 +142,8 @@ impl Heap {
 
     pub(crate) fn unbind_thread(&self) {
         let id = self.inner.id;
-        BOUND.with(|b| b.borrow_mut().retain(|x| *x != id));
+        // `try_with`: a mutator kept in a thread-local may drop after BOUND did.
+        let _ = BOUND.try_with(|b| b.borrow_mut().retain(|x| *x != id));
     }
 
     /// The validated configuration.
@@ -177,6 +193,12 @@ impl Heap {
         }
     }
 
+    /// How many times the configured fault-injection point
+    /// ([`HeapConfig::inject`](crate::HeapConfig::inject)) has fired so far.
+    pub fn injections_fired(&self) -> u64 {
+        self.inner.inject.fired()
+    }
+
     /// Registered mutators.
     pub fn mutator_count(&self) -> usize {
         self.inner.safepoints.count()
@@ -189,13 +211,24 @@ impl Heap {
     }
 }
 
+impl HeapInner {
+    /// The flip engine for this collection's flip: the heap's own, or, with
+    /// `InjectPoint::FlipMremap` on a cycle where it fires, one whose `mremap` fails
+    /// (so the engine copies instead).
+    pub fn flipper_for_this_flip(&self) -> &Flipper {
+        match &self.failing_flipper {
+            Some(f) if self.inject.cycle(InjectPoint::FlipMremap) => f,
+            _ => &self.flipper,
+        }
+    }
+}
+
 /// Whether `config` gets concurrent compaction on this host.
 fn concurrent_allowed(config: &HeapConfig) -> bool {
     #[cfg(target_os = "linux")]
     {
         config.concurrent_compaction
             && config.flip != crate::config::FlipMode::Copy
-            && config.inject_mremap_errno.is_none()
             && flipgc_heap::Userfault::open().is_ok()
     }
     #[cfg(not(target_os = "linux"))]

@@ -34,7 +34,9 @@
 mod collect;
 mod config;
 mod error;
+mod fatal;
 mod heap;
+mod inject;
 pub mod mem;
 mod mutator;
 pub mod object;
@@ -44,9 +46,13 @@ mod safepoint;
 mod space;
 
 pub use collect::verify::VerifyReport;
-pub use config::{parse_capacity, FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY, MIN_CAPACITY};
+pub use config::{
+    parse_capacity, CycleHook, CyclePoint, FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY,
+    MIN_CAPACITY,
+};
 pub use error::GcError;
 pub use heap::Heap;
+pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
 pub use object::{TypeId, TypeKind, TypeRegistry};
 pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord};

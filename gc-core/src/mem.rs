@@ -1,15 +1,47 @@
 //! The few raw memory accessors every heap read and write goes through.
 //!
-//! Heap words are accessed as relaxed atomics: two mutator threads may race on one
-//! object field (a program bug, but not undefined behaviour in Rust), and the
-//! collector reads fields only while mutators are stopped (ordering comes from the
-//! safepoint handshake). On x86_64 and arm64 relaxed loads and stores compile to
-//! plain moves.
+//! The memory model (docs/architecture.md, "Memory model"):
+//! - Heap words are accessed as atomics, so two threads racing on one field is a
+//!   program bug but never undefined behaviour in Rust.
+//! - A reference is *published* with a release store ([`store_release`]: the
+//!   reference-field store) and *read* with an acquire load ([`load_acquire`]), so a
+//!   thread that sees a reference also sees everything its writer did before the
+//!   store: the referent's header, its initial fields, and the zeroing of its memory.
+//!   On x86_64 both are plain moves; on arm64 they are `stlr` and `ldar`.
+//! - Everything else (headers, word fields, the collector's copies) is relaxed, and
+//!   ordered by a publication above, by a lock, or by the safepoint handshake.
+//! - The collector reads objects while mutators run too: the concurrent plan reads
+//!   the headers of marked objects (immutable since the mark pause, which ordered
+//!   them), and concurrent compaction reads from-space, which nobody writes after
+//!   the flip pause. Pages it installs through userfaultfd are ordered by the kernel:
+//!   a thread that faulted sleeps until the install is complete.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes in a heap word.
 pub const WORD: usize = 8;
+
+/// Reads the reference at `addr`, acquiring what its writer published with it.
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+pub unsafe fn load_acquire(addr: usize) -> u64 {
+    // SAFETY: aligned, mapped (caller); AtomicU64 has the layout of u64.
+    unsafe { AtomicU64::from_ptr(addr as *mut u64) }.load(Ordering::Acquire)
+}
+
+/// Publishes the reference `value` at `addr`: every write this thread made before
+/// (the referent's header and fields) is visible to a thread that reads it with
+/// [`load_acquire`].
+///
+/// # Safety
+/// As for [`store`].
+#[inline(always)]
+pub unsafe fn store_release(addr: usize, value: u64) {
+    // SAFETY: aligned, mapped, writable (caller).
+    unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::Release)
+}
 
 /// Reads the heap word at `addr`.
 ///
@@ -32,18 +64,20 @@ pub unsafe fn store(addr: usize, value: u64) {
     unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::Relaxed)
 }
 
-/// Copies `words` words from `src` to `dst`.
+/// Copies `words` words from `src` to `dst` (plain, non-atomic copies).
 ///
 /// # Safety
 /// Both ranges are aligned, mapped, do not overlap, `dst` is writable, and no other
-/// thread accesses either range meanwhile (collector-only, mutators stopped).
+/// thread writes either range meanwhile, nor reads `dst` (from-space after the flip,
+/// a page being produced, memory owned by the caller).
 #[inline]
 pub unsafe fn copy_words(src: usize, dst: usize, words: usize) {
     // SAFETY: forwarded from the caller.
     unsafe { std::ptr::copy_nonoverlapping(src as *const u64, dst as *mut u64, words) }
 }
 
-/// Zeroes `words` words at `dst`.
+/// Zeroes `words` words at `dst` (plain writes: the zeroing of carved memory, which
+/// reaches other threads only through a later publication, see the module docs).
 ///
 /// # Safety
 /// As for [`copy_words`], for `dst` alone.

@@ -57,6 +57,12 @@ impl std::fmt::Debug for Gc<'_> {
 /// [`Heap::bind_mutator`]. Threads must reach a GC point regularly (allocation does;
 /// long loops without allocation call [`Mutator::safepoint`]), and wrap blocking or
 /// native work in [`Mutator::blocking`], or collections requested by other threads wait.
+///
+/// Dropping a mutator deregisters it. Leaking one (`mem::forget`, `Box::leak`)
+/// leaves it registered and running for ever, like a thread that never reaches a
+/// safepoint: every later collection then waits for it (after 10 s a warning on
+/// stderr says so). Deregistering it behind the leaker's back instead could let a
+/// collection move objects under code that still uses it, so flipgc does not.
 pub struct Mutator {
     heap: Heap,
     id: u64,
@@ -278,8 +284,10 @@ impl Mutator {
         impl Drop for Leave<'_> {
             fn drop(&mut self) {
                 self.0.heap.inner.safepoints.leave_blocking(self.0.id);
+                self.0.shared.set_in_blocking(false);
             }
         }
+        self.shared.set_in_blocking(true);
         self.heap.inner.safepoints.enter_blocking(self.id);
         let _leave = Leave(self);
         f()
@@ -342,8 +350,9 @@ impl Mutator {
     pub fn read_ref<'m>(&'m self, obj: Gc<'m>, field: usize) -> Option<Gc<'m>> {
         let h = self.check(obj);
         let at = self.field_addr(obj, h, field, true);
-        // SAFETY: `at` is a field of a live object of this heap.
-        let v = unsafe { mem::load(at) } as usize;
+        // SAFETY: `at` is a field of a live object of this heap. Acquire: the
+        // referent's header and fields, written before it was published, are visible.
+        let v = unsafe { mem::load_acquire(at) } as usize;
         (v != 0).then(|| Gc::new(v))
     }
 
@@ -356,8 +365,8 @@ impl Mutator {
             g.addr
         });
         // SAFETY: `at` is a field of a live object of this heap; `v` is null or a live
-        // object of this heap.
-        unsafe { mem::store(at, v as u64) };
+        // object of this heap. Release: publishes `v`'s header and fields to readers.
+        unsafe { mem::store_release(at, v as u64) };
     }
 
     /// The raw word in non-reference field `field` of `obj`.

@@ -20,12 +20,17 @@
 use crate::space::tlab::Tlab;
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A mutator's roots and allocation buffer, shared with the collector.
 pub struct MutatorShared {
     roots: UnsafeCell<RootTable>,
     tlab: UnsafeCell<Tlab>,
+    /// Whether the owning thread is inside `Mutator::blocking`, where the collector
+    /// may be walking `roots`. Read and written by the owning thread only (a
+    /// `Handle` is not `Send`, so its clones and drops run there too): relaxed.
+    in_blocking: AtomicBool,
     /// A root forwarding left by a flip pause, not yet applied.
     pending: parking_lot::Mutex<Option<Arc<dyn RootForward>>>,
 }
@@ -98,8 +103,26 @@ impl MutatorShared {
         MutatorShared {
             roots: UnsafeCell::new(RootTable::default()),
             tlab: UnsafeCell::new(Tlab::default()),
+            in_blocking: AtomicBool::new(false),
             pending: parking_lot::Mutex::new(None),
         }
+    }
+
+    /// Notes that the owning thread enters (`true`) or leaves `Mutator::blocking`.
+    /// Called by the owning thread only.
+    pub(crate) fn set_in_blocking(&self, on: bool) {
+        self.in_blocking.store(on, Ordering::Relaxed);
+    }
+
+    /// Refuses (panics) a handle operation made inside `Mutator::blocking`: the
+    /// closure cannot capture a `Handle` (it must be `Send`), but it can reach one
+    /// kept in a thread-local, and the collector may be walking the table then.
+    fn check_handle_use(&self, what: &str) {
+        assert!(
+            !self.in_blocking.load(Ordering::Relaxed),
+            "a Handle was {what} inside Mutator::blocking (reached through a \
+             thread-local?): its mutator's roots may be in use by the collector there"
+        );
     }
 
     /// Leaves a forwarding for these roots (flip pause, world stopped).
@@ -171,9 +194,11 @@ impl Handle {
 
 impl Clone for Handle {
     fn clone(&self) -> Handle {
-        // SAFETY: a Handle lives on its owner's thread (not Send) and is used only
-        // outside GC points, while the mutator is Running (or already deregistered,
-        // when the collector no longer sees the table).
+        self.shared.check_handle_use("cloned");
+        // SAFETY: a Handle lives on its owner's thread (not Send); that thread runs
+        // no user code while parked (inside a GC point), and `check_handle_use`
+        // refused the one other stopped state, blocking. So the mutator is Running
+        // (or already deregistered: the collector no longer sees the table).
         let value = unsafe { self.shared.roots() }.get(self.slot);
         Handle::new(&self.shared, value)
     }
@@ -181,8 +206,8 @@ impl Clone for Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        // SAFETY: as in `clone`: the owner thread, outside GC points. A Handle cannot
-        // be dropped inside `Mutator::blocking` (the closure must be Send; Handle is not).
+        self.shared.check_handle_use("dropped");
+        // SAFETY: as in `clone`.
         unsafe { self.shared.roots() }.remove(self.slot);
     }
 }

@@ -26,6 +26,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long a stop waits before it warns on stderr that some mutator does not stop.
+const STOP_WARNING: Duration = Duration::from_secs(10);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
     Running,
@@ -171,12 +174,27 @@ impl Safepoints {
         st.collecting = true;
         self.requested.store(true, Ordering::Release);
         Self::set(&mut st, me, Status::Parked);
+        let mut warned = false;
         while st
             .mutators
             .iter()
             .any(|e| e.id != me && e.status == Status::Running)
         {
-            self.cv.wait(&mut st);
+            let timed_out = self.cv.wait_for(&mut st, STOP_WARNING).timed_out();
+            if timed_out && !warned {
+                warned = true;
+                let running = st
+                    .mutators
+                    .iter()
+                    .filter(|e| e.id != me && e.status == Status::Running)
+                    .count();
+                eprintln!(
+                    "flipgc: a stop-the-world has waited {} s for {running} mutator(s) to reach \
+                     a safepoint: a thread that neither allocates nor calls \
+                     Mutator::safepoint, or that waits without Mutator::blocking",
+                    STOP_WARNING.as_secs()
+                );
+            }
         }
         let mutators = st.mutators.iter().map(|e| Arc::clone(&e.shared)).collect();
         Some(Stopped {

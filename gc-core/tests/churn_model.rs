@@ -3,10 +3,14 @@
 //! After every collection the reachable graph's canonical checksum (shape, ids,
 //! contents) must equal the model's, and the verifier runs after every collection
 //! (`verify_after_gc`). Every flip path: auto at PUD (1 GiB heap), auto at PMD,
-//! forced PMD, forced PTE, copy, and an injected mremap failure; from-space recycled
-//! (the default) on all of them, and released on one more.
+//! forced PMD, forced PTE, copy; from-space recycled (the default) on all of them,
+//! and released on one more; and every survivable run-time fault injection point
+//! (`flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, `uffd-open`), each of
+//! which must give the same graph.
 
-use flipgc_core::{FlipMode, Gc, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{
+    FlipMode, Gc, Handle, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
+};
 use flipgc_heap::Level;
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -163,15 +167,29 @@ fn visit_heap<'m>(
     }
 }
 
-fn run(
+/// What one path runs with.
+#[derive(Clone, Copy)]
+struct Path {
     mode: FlipMode,
     capacity: usize,
-    inject: bool,
+    inject: Option<InjectPoint>,
     recycle: bool,
     concurrent: bool,
+}
+
+fn run(
+    p: Path,
     ops: Vec<Op>,
     count: &AtomicUsize,
+    fired: &AtomicUsize,
 ) -> Result<(), TestCaseError> {
+    let Path {
+        mode,
+        capacity,
+        inject,
+        recycle,
+        concurrent,
+    } = p;
     let (types, t) = registry();
     let mut cfg = HeapConfig::new(capacity);
     cfg.flip = mode;
@@ -181,9 +199,7 @@ fn run(
     cfg.large_object_threshold = 16 << 10;
     cfg.recycle_from_space = recycle;
     cfg.concurrent_compaction = concurrent;
-    if inject {
-        cfg.inject_mremap_errno = Some(libc_enomem());
-    }
+    cfg.inject = inject;
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let mut objs: Vec<MObj> = Vec::new();
@@ -338,20 +354,22 @@ fn run(
     prop_assert!(log.collections() >= collections);
     // The flip path really was the one asked for, and so was the compaction path:
     // two pauses ("mark", "flip") where the heap can compact concurrently, else one
-    // ("full").
-    let concurrent_here =
-        concurrent && heap.concurrent_compaction() && !inject && mode != FlipMode::Copy;
+    // ("full"). An injected mremap failure makes every other flip copy.
+    let concurrent_here = concurrent && heap.concurrent_compaction() && mode != FlipMode::Copy;
+    let mremap_fails = inject == Some(InjectPoint::FlipMremap);
     for r in log.records().iter().filter(|r| r.kind != "mark") {
         let kind = if concurrent_here { "flip" } else { "full" };
         prop_assert_eq!(r.kind, kind);
-        let want = match (mode, inject) {
-            (_, true) | (FlipMode::Copy, _) => "copy",
-            (FlipMode::Level(l), _) => l.name(),
-            (FlipMode::Auto, _) if capacity >= 1 << 30 => "pud",
-            (FlipMode::Auto, _) => "pmd",
+        let copied = r.flip.fallback_reason.is_some();
+        prop_assert!(mremap_fails || !copied, "a flip copied without injection");
+        let want = match mode {
+            _ if copied => "copy",
+            FlipMode::Copy => "copy",
+            FlipMode::Level(l) => l.name(),
+            FlipMode::Auto if capacity >= 1 << 30 => "pud",
+            FlipMode::Auto => "pmd",
         };
         prop_assert_eq!(r.flip.level, want);
-        prop_assert_eq!(inject, r.flip.fallback_reason.is_some());
     }
     prop_assert_eq!(
         log.records().iter().filter(|r| r.kind == "mark").count(),
@@ -363,96 +381,151 @@ fn run(
     );
     heap.wait_idle();
     count.fetch_add(log.collections(), Ordering::Relaxed);
+    fired.fetch_add(heap.injections_fired() as usize, Ordering::Relaxed);
     Ok(())
-}
-
-fn libc_enomem() -> i32 {
-    12
 }
 
 const CASES: u32 = 64;
 
-fn check(mode: FlipMode, capacity: usize, inject: bool) {
-    check_with(mode, capacity, inject, true, true);
+fn path(mode: FlipMode, capacity: usize) -> Path {
+    Path {
+        mode,
+        capacity,
+        inject: None,
+        recycle: true,
+        concurrent: true,
+    }
 }
 
-fn check_stw(mode: FlipMode, capacity: usize, inject: bool) {
-    check_with(mode, capacity, inject, true, false);
+fn check(mode: FlipMode, capacity: usize) {
+    check_with(path(mode, capacity));
 }
 
-fn check_with(mode: FlipMode, capacity: usize, inject: bool, recycle: bool, concurrent: bool) {
+fn check_stw(mode: FlipMode, capacity: usize, inject: Option<InjectPoint>) {
+    check_with(Path {
+        concurrent: false,
+        inject,
+        ..path(mode, capacity)
+    });
+}
+
+fn check_injected(point: InjectPoint) {
+    check_with(Path {
+        inject: Some(point),
+        ..path(FlipMode::Auto, 4 << 20)
+    });
+}
+
+fn check_with(p: Path) {
+    let Path {
+        mode,
+        capacity,
+        inject,
+        recycle,
+        concurrent,
+    } = p;
     let count = AtomicUsize::new(0);
+    let fired = AtomicUsize::new(0);
     let config = ProptestConfig {
         cases: CASES,
         failure_persistence: None,
         ..ProptestConfig::default()
     };
     proptest!(config, |(ops in ops())| {
-        run(mode, capacity, inject, recycle, concurrent, ops, &count)?;
+        run(p, ops, &count, &fired)?;
     });
     let n = count.load(Ordering::Relaxed);
+    let fired = fired.load(Ordering::Relaxed);
     eprintln!(
-        "{} {}{}{}: {n} verified collections",
+        "{} {}{}{}{}: {n} verified collections",
         mode.name(),
         flipgc_heap::fmt_bytes(capacity),
         if concurrent { "" } else { " in-pause" },
-        if inject {
-            " (injected mremap failure)"
-        } else if recycle {
+        if recycle {
             ""
         } else {
             " (from-space released)"
+        },
+        match inject {
+            Some(point) => format!(" (injected {point}: fired {fired} times)"),
+            None => String::new(),
         }
     );
     assert!(n >= CASES as usize, "{n} collections");
+    if inject.is_some() {
+        assert!(fired > 0, "the injection point never fired");
+    }
 }
 
 #[test]
 fn churn_auto_pud() {
-    check(FlipMode::Auto, 1 << 30, false);
+    check(FlipMode::Auto, 1 << 30);
 }
 
 #[test]
 fn churn_auto_pmd() {
-    check(FlipMode::Auto, 4 << 20, false);
+    check(FlipMode::Auto, 4 << 20);
 }
 
 #[test]
 fn churn_forced_pmd() {
-    check(FlipMode::Level(Level::Pmd), 4 << 20, false);
+    check(FlipMode::Level(Level::Pmd), 4 << 20);
 }
 
 #[test]
 fn churn_forced_pte() {
-    check(FlipMode::Level(Level::Pte), 4 << 20, false);
+    check(FlipMode::Level(Level::Pte), 4 << 20);
 }
 
 #[test]
 fn churn_copy() {
-    check(FlipMode::Copy, 4 << 20, false);
-}
-
-#[test]
-fn churn_injected_mremap_failure() {
-    check(FlipMode::Auto, 4 << 20, true);
+    check(FlipMode::Copy, 4 << 20);
 }
 
 #[test]
 fn churn_auto_pmd_from_space_released() {
-    check_with(FlipMode::Auto, 4 << 20, false, false, true);
+    check_with(Path {
+        recycle: false,
+        ..path(FlipMode::Auto, 4 << 20)
+    });
+}
+
+#[test]
+fn churn_injected_flip_mremap() {
+    check_injected(InjectPoint::FlipMremap);
+}
+
+#[test]
+fn churn_injected_uffd_register() {
+    check_injected(InjectPoint::UffdRegister);
+}
+
+#[test]
+fn churn_injected_uffd_copy() {
+    check_injected(InjectPoint::UffdCopy);
+}
+
+#[test]
+fn churn_injected_uffd_move() {
+    check_injected(InjectPoint::UffdMove);
+}
+
+#[test]
+fn churn_injected_uffd_open() {
+    check_injected(InjectPoint::UffdOpen);
 }
 
 #[test]
 fn churn_in_pause_auto_pud() {
-    check_stw(FlipMode::Auto, 1 << 30, false);
+    check_stw(FlipMode::Auto, 1 << 30, None);
 }
 
 #[test]
 fn churn_in_pause_forced_pte() {
-    check_stw(FlipMode::Level(Level::Pte), 4 << 20, false);
+    check_stw(FlipMode::Level(Level::Pte), 4 << 20, None);
 }
 
 #[test]
-fn churn_in_pause_injected_mremap_failure() {
-    check_stw(FlipMode::Auto, 4 << 20, true);
+fn churn_in_pause_injected_flip_mremap() {
+    check_stw(FlipMode::Auto, 4 << 20, Some(InjectPoint::FlipMremap));
 }

@@ -82,6 +82,9 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
         log.quantile_ns(0.99) / 1000,
         log.quantile_ns(1.0) / 1000,
     );
+    if let Some(point) = heap.config().inject {
+        println!("injected {point}: fired {} times", heap.injections_fired());
+    }
     if let Some(path) = &args.json {
         let mut doc = log.to_json();
         doc["workload"] = workload.into();

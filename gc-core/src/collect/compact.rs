@@ -282,14 +282,15 @@ impl FillCtx<'_> {
                 // SAFETY: the page's tail past the live end, in the caller's page.
                 unsafe { mem::zero_words(tail, rest) };
             } else {
-                crate::space::tlab::write_filler(tail, rest);
+                // SAFETY: the page's tail past the live end, in the caller's page.
+                unsafe { crate::space::tlab::write_filler(tail, rest) };
             }
         }
     }
 
-    /// Produces every to-space page with `workers` threads.
+    /// Produces every to-space page, compacted and black, with `workers` threads.
     pub fn fill_all(&self, workers: usize) {
-        let pages = self.page_first.len();
+        let pages = self.pages();
         if workers <= 1 || pages < 64 {
             (0..pages).for_each(|p| self.fill_page(p));
             return;
@@ -298,12 +299,16 @@ impl FillCtx<'_> {
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..workers {
-                s.spawn(|| loop {
-                    let start = next.fetch_add(BATCH, Ordering::Relaxed);
-                    if start >= pages {
-                        return;
+                s.spawn(|| {
+                    let _fatal =
+                        crate::fatal::AbortOnUnwind::new("in-pause compaction (a GC worker)");
+                    loop {
+                        let start = next.fetch_add(BATCH, Ordering::Relaxed);
+                        if start >= pages {
+                            return;
+                        }
+                        (start..(start + BATCH).min(pages)).for_each(|p| self.fill_page(p));
                     }
-                    (start..(start + BATCH).min(pages)).for_each(|p| self.fill_page(p));
                 });
             }
         });

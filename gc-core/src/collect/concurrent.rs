@@ -41,7 +41,9 @@ use super::compact::{BlackPages, FillCtx, Layout};
 use super::cycle::forward_table;
 use super::forward::Forwarding;
 use super::CyclePhase;
+use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
+use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::roots::{MutatorShared, RootForward, RootTable};
 use flipgc_heap::{CopyError, Userfault};
@@ -53,12 +55,18 @@ const UNFILLED: u8 = 0;
 const FILLING: u8 = 1;
 const FILLED: u8 = 2;
 
-/// Bytes of zero pages mapped per fault past the compacted end (a PMD's worth).
-const ZERO_CHUNK: usize = 2 << 20;
+/// Bytes of zero pages mapped per fault past the compacted end: a PMD's worth (one
+/// ioctl for many pages), capped at 32 MiB (arm64 with 64 KiB pages has 512 MiB PMDs).
+pub fn zero_chunk(g: &flipgc_heap::Geometry) -> usize {
+    g.pmd.unwrap_or(g.page).min(32 << 20).max(g.page)
+}
 
-/// Pages per `UFFDIO_COPY` for the background workers (64 KiB of 4 KiB pages: one
-/// page per ioctl costs 4-9 us here, 64 KiB or more about 0.9 us per page).
-const RUN: usize = 16;
+/// Pages per `UFFDIO_COPY` for the background workers: 64 KiB worth, at least one
+/// page (one 4 KiB page per ioctl costs 4-9 us here, 64 KiB or more about 0.9 us
+/// per 4 KiB page).
+pub fn run_pages(page: usize) -> usize {
+    ((64 << 10) / page).max(1)
+}
 
 /// The side tables a compaction reads, moved out of the collector state for its
 /// duration and handed back by [`Compaction::finish`].
@@ -109,6 +117,10 @@ pub struct Compaction {
     /// Tells the fault server to stop (the heap is unregistered).
     stop: AtomicBool,
     started: Instant,
+    /// Bytes of zero pages per fault past the compacted end ([`zero_chunk`]).
+    zero_chunk: usize,
+    /// Pages per background install ([`run_pages`]).
+    run: usize,
 }
 
 /// `n` page states, all `UNFILLED`, from zeroed memory (the allocator's zeroed
@@ -139,7 +151,10 @@ impl Compaction {
         mutators: Vec<Arc<MutatorShared>>,
     ) -> Compaction {
         let pages = fill_ctx(&inner, &tables, &layout).pages();
+        let geometry = flipgc_heap::Capabilities::probe().geometry;
         Compaction {
+            zero_chunk: zero_chunk(&geometry),
+            run: run_pages(geometry.page),
             inner,
             tables,
             layout,
@@ -173,16 +188,36 @@ impl Compaction {
             ctx.fill_page_to(p, out + (p - first) * page);
         }
         let dst = self.layout.base + first * page;
-        // SAFETY: `buf` holds (end - first) produced pages; `dst` is page-aligned in
-        // the registered range; pages [first, end) are claimed by this thread, so
-        // nobody else installs them (invariant 1).
-        match unsafe { self.uffd.copy(dst, out, (end - first) * page, true) } {
-            Ok(()) => {}
-            Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
-            Err(CopyError::Os(e)) => panic!(
-                "UFFDIO_COPY at {dst:#x}: {}",
-                std::io::Error::from_raw_os_error(e)
-            ),
+        let len = (end - first) * page;
+        // Transient failures (`ENOMEM` under memory pressure, `EAGAIN` while the
+        // address space changes) are retried with a growing back-off; only a failure
+        // that lasts (about 10 s) or any other error is fatal. A failed copy
+        // installed nothing: the heap's copy wrapper resumes partial copies itself.
+        let mut backoff_us = 10u64;
+        let mut waited_us = 0u64;
+        loop {
+            let result = match self.inner.inject.call_errno(InjectPoint::UffdCopy) {
+                Some(errno) => Err(CopyError::Os(errno)),
+                // SAFETY: `buf` holds (end - first) produced pages; `dst` is
+                // page-aligned in the registered range; pages [first, end) are claimed
+                // by this thread, so nobody else installs them (invariant 1).
+                None => unsafe { self.uffd.copy(dst, out, len, true) },
+            };
+            match result {
+                Ok(()) => break,
+                Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
+                Err(CopyError::Os(e))
+                    if (e == libc::ENOMEM || e == libc::EAGAIN) && waited_us < 10_000_000 =>
+                {
+                    std::thread::sleep(std::time::Duration::from_micros(backoff_us));
+                    waited_us += backoff_us;
+                    backoff_us = (backoff_us * 2).min(10_000);
+                }
+                Err(CopyError::Os(e)) => panic!(
+                    "UFFDIO_COPY at {dst:#x}: {}",
+                    std::io::Error::from_raw_os_error(e)
+                ),
+            }
         }
         for s in &self.states[first..end] {
             s.store(FILLED, Ordering::Release);
@@ -196,15 +231,16 @@ impl Compaction {
 
     /// A background worker: claims runs of pages in address order and installs them.
     fn work(&self) {
+        let _fatal = AbortOnUnwind::new("concurrent compaction (a page-filling worker)");
         let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
-        let mut buf = vec![0u64; RUN * self.layout.page_words];
+        let mut buf = vec![0u64; self.run * self.layout.page_words];
         let pages = self.states.len();
         loop {
-            let start = self.next.fetch_add(RUN, Ordering::Relaxed);
+            let start = self.next.fetch_add(self.run, Ordering::Relaxed);
             if start >= pages {
                 return;
             }
-            let end = (start + RUN).min(pages);
+            let end = (start + self.run).min(pages);
             let mut p = start;
             while p < end {
                 if !self.claim(p) {
@@ -217,6 +253,7 @@ impl Compaction {
                     p += 1;
                 }
                 self.install(&ctx, first, p, &mut buf);
+                self.inner.inject.panic_once(InjectPoint::WorkerPanic);
             }
         }
     }
@@ -224,6 +261,7 @@ impl Compaction {
     /// The fault server: produces first every page a mutator touches, and maps zero
     /// pages where mutators allocate past the compacted end.
     fn serve(&self) {
+        let _fatal = AbortOnUnwind::new("concurrent compaction (the fault server)");
         let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
         let mut buf = vec![0u64; self.layout.page_words];
         let page = self.page_bytes();
@@ -234,6 +272,7 @@ impl Compaction {
         // notes when it happened, for the stall.
         let mut installing: Vec<(usize, Instant)> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
+            self.inner.inject.panic_once(InjectPoint::ServerPanic);
             installing.retain(|&(p, seen)| {
                 let done = self.states[p].load(Ordering::Acquire) == FILLED;
                 if done {
@@ -286,8 +325,9 @@ impl Compaction {
     fn zero_fill(&self, addr: usize) {
         let page = self.page_bytes();
         let lo = self.layout.base + self.states.len() * page;
-        let chunk_start = (addr & !(ZERO_CHUNK - 1)).max(lo);
-        let chunk_end = ((addr & !(ZERO_CHUNK - 1)) + ZERO_CHUNK).min(self.end);
+        let chunk = self.zero_chunk;
+        let chunk_start = (addr & !(chunk - 1)).max(lo);
+        let chunk_end = ((addr & !(chunk - 1)) + chunk).min(self.end);
         let at = addr & !(page - 1);
         let whole = self.uffd.zeropage(chunk_start, chunk_end - chunk_start);
         match whole {
@@ -311,13 +351,22 @@ impl Compaction {
     /// Runs the compaction to the end (background workers and the fault server), then
     /// finishes it. Called on a thread of its own, right after the flip pause.
     pub fn run(self: Arc<Self>, workers: usize) {
+        let fatal = AbortOnUnwind::new("concurrent compaction");
         std::thread::scope(|s| {
-            s.spawn(|| self.serve());
+            let named = |name: &str| std::thread::Builder::new().name(name.into());
+            named("flipgc-fault-server")
+                .spawn_scoped(s, || self.serve())
+                .expect("spawning the fault server");
             let helpers: Vec<_> = (1..workers.max(1))
-                .map(|_| s.spawn(|| self.work()))
+                .map(|_| {
+                    named("flipgc-fill")
+                        .spawn_scoped(s, || self.work())
+                        .expect("spawning a fill worker")
+                })
                 .collect();
             self.work();
             for h in helpers {
+                // A worker's panic aborts the process (its guard) before this.
                 h.join().expect("compaction worker panicked");
             }
             // Pages claimed on demand may still be being installed.
@@ -327,9 +376,11 @@ impl Compaction {
             // The fault server keeps serving (zero pages past the compacted end)
             // until the span is unregistered: a mutator or the verifier may fault
             // there while holding the space lock this needs.
+            fatal.phase("the end of a concurrent compaction (recycling, unregistering)");
             self.release_memory();
             self.stop.store(true, Ordering::Release);
         });
+        fatal.phase("the end of a concurrent compaction (handing the tables back)");
         self.finish();
     }
 
@@ -344,15 +395,28 @@ impl Compaction {
             // the heap (moved, not copied), so the next allocations write into present
             // pages instead of faulting fresh ones in. Nobody touches memory above the
             // top while the space lock is held.
-            let start = (space.top - base).next_multiple_of(ZERO_CHUNK);
+            let start = (space.top - base).next_multiple_of(self.zero_chunk);
             if inner.config.recycle_from_space && start < self.from_bytes {
                 let len = self.from_bytes - start;
+                // An injected failure stops the move half way (EBUSY), as a page the
+                // kernel cannot move would.
+                let fails = inner.inject.cycle(InjectPoint::UffdMove);
+                let try_len = if fails {
+                    (len / 2).next_multiple_of(self.page_bytes())
+                } else {
+                    len
+                };
                 // SAFETY: from-space is read by nobody now (every page is filled), and
                 // its contents are not needed any more.
-                let moved = match unsafe {
+                let result = unsafe {
                     self.uffd
-                        .move_pages(base + start, self.layout.from + start, len)
-                } {
+                        .move_pages(base + start, self.layout.from + start, try_len)
+                };
+                let result = match result {
+                    Ok(()) if fails => Err((try_len, libc::EBUSY)),
+                    other => other,
+                };
+                let moved = match result {
                     Ok(()) => len,
                     Err((moved, errno)) => {
                         tracing::debug!(moved, errno, "recycling from-space stopped early");
@@ -413,5 +477,29 @@ impl Compaction {
         let mut phase = inner.cycle.lock();
         *phase = CyclePhase::Idle;
         inner.cycle_cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flipgc_heap::{Arch, Geometry};
+
+    #[test]
+    fn chunk_and_run_follow_the_geometry() {
+        let g = |arch, page| Geometry::for_arch(arch, page).unwrap();
+        // (geometry, zero chunk, pages per install)
+        let cases = [
+            (g(Arch::X86_64, 4096), 2 << 20, 16),
+            (g(Arch::Aarch64, 4096), 2 << 20, 16),
+            (g(Arch::Aarch64, 16 << 10), 32 << 20, 4),
+            (g(Arch::Aarch64, 64 << 10), 32 << 20, 1),
+            (g(Arch::Generic, 4096), 4096, 16),
+        ];
+        for (geo, chunk, run) in cases {
+            assert_eq!(zero_chunk(&geo), chunk, "{geo}");
+            assert!(zero_chunk(&geo).is_power_of_two() && zero_chunk(&geo) % geo.page == 0);
+            assert_eq!(run_pages(geo.page), run, "{geo}");
+        }
     }
 }

@@ -142,6 +142,7 @@ pub(super) fn forward_shared_roots(
 pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     let inner = &heap.inner;
     let start = Instant::now();
+    let fatal = crate::fatal::AbortOnUnwind::new("a full collection pause");
     let span = tracing::info_span!("gc", kind = "full");
     let _enter = span.enter();
     let mut ph = Phases {
@@ -226,7 +227,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
         && prev_from > 0
         && park(&mut moving.from, &mut moving.scratch);
     let report = inner
-        .flipper
+        .flipper_for_this_flip()
         .flip_used(&mut moving.heap, &mut moving.from, used)
         .expect("flipping two equal, disjoint spans");
     let moved = report.source != SourceState::Intact;
@@ -295,6 +296,7 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     inner.log.lock().record(record);
 
     if inner.config.verify_after_gc {
+        fatal.phase("heap verification after a collection");
         if let Err(e) = super::verify::verify_stopped(heap, stopped) {
             panic!("heap verification failed after a collection: {e}");
         }

@@ -100,6 +100,7 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
         for (i, local) in locals.into_iter().enumerate() {
             let (injector, stealers, idle, total) = (&injector, &stealers, &idle, &total);
             s.spawn(move || {
+                let _fatal = crate::fatal::AbortOnUnwind::new("marking (a GC worker)");
                 let mut count = 0;
                 let find = |local: &Worker<usize>| {
                     local.pop().or_else(|| {

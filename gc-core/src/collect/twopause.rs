@@ -36,6 +36,7 @@ use super::cycle::{forward_shared_roots, forward_table, mark_from_roots};
 use super::forward::Forwarding;
 use super::{bitmap::Bitmap, CyclePhase};
 use crate::heap::{Heap, HeapInner};
+use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::pauselog::{FlipSummary, PauseRecord};
 use crate::safepoint::Stopped;
@@ -95,10 +96,15 @@ fn record(
 /// Runs `f` with mutator `me` counted as stopped (it touches no heap memory and
 /// none of `me`'s roots), so other mutators' collections and pauses need not wait.
 fn as_stopped<R>(inner: &HeapInner, me: u64, f: impl FnOnce() -> R) -> R {
+    struct Leave<'a>(&'a HeapInner, u64);
+    impl Drop for Leave<'_> {
+        fn drop(&mut self) {
+            self.0.safepoints.leave_blocking(self.1);
+        }
+    }
     inner.safepoints.enter_blocking(me);
-    let r = f();
-    inner.safepoints.leave_blocking(me);
-    r
+    let _leave = Leave(inner, me);
+    f()
 }
 
 /// If a cycle is between its pauses, waits (counted as stopped) until its flip pause
@@ -147,6 +153,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let Some(stopped) = stop_when_idle(inner, me) else {
         return false;
     };
+    let fatal = crate::fatal::AbortOnUnwind::new("the mark pause");
 
     // ---- mark pause ----
     let mut laps = Laps::new();
@@ -162,7 +169,9 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     laps.lap("mark");
     let boundary = top.next_multiple_of(page).min(space.end());
     if boundary > top {
-        crate::space::tlab::write_filler(top, (boundary - top) / WORD);
+        // SAFETY: `[top, boundary)` is free moving space below the end (the space lock
+        // is held and the world is stopped): nobody else can carve or touch it.
+        unsafe { crate::space::tlab::write_filler(top, (boundary - top) / WORD) };
         space.top = boundary;
     }
     los.black = true;
@@ -181,8 +190,12 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     drop(stopped);
 
     // ---- plan, concurrent with the mutators ----
+    fatal.phase("the concurrent plan");
     let top_word = (boundary - base) / WORD;
     let (fwd, live_words, live_objects, uffd) = as_stopped(inner, me, || {
+        if let Some(hook) = &inner.config.cycle_hook {
+            (hook.0)(crate::config::CyclePoint::Planning);
+        }
         let mut st = inner.collector.lock();
         let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
         let live_words = fwd.total_live_words();
@@ -197,10 +210,17 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
             &mut page_first,
         );
         st.page_first = page_first;
-        (fwd, live_words, objects, Userfault::open().ok())
+        let uffd = if inner.inject.cycle(InjectPoint::UffdOpen) {
+            tracing::warn!("userfaultfd open failed (injected), compacting in the pause");
+            None
+        } else {
+            Userfault::open().ok()
+        };
+        (fwd, live_words, objects, uffd)
     });
 
     // ---- flip pause ----
+    fatal.phase("the flip pause");
     let stopped = loop {
         if let Some(s) = inner.safepoints.stop_the_world(me) {
             break s;
@@ -248,7 +268,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let used = flip_top - base;
     let heap_extent = (flip_top.max(moving.dirty_end) - base).next_multiple_of(page);
     let report = inner
-        .flipper
+        .flipper_for_this_flip()
         .flip_used(&mut moving.heap, &mut moving.from, used)
         .expect("flipping two equal, disjoint spans");
     let moved = report.source != SourceState::Intact;
@@ -258,7 +278,13 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
             // The whole span, not just the pages compaction produces: registering
             // part of it would split its mapping for good (the parts never merge
             // again), and the next flip could then no longer move it at PUD level.
-            match u.register_missing(base, moving.heap.len()) {
+            let registered = if inner.inject.cycle(InjectPoint::UffdRegister) {
+                Err("injected failure".to_string())
+            } else {
+                u.register_missing(base, moving.heap.len())
+                    .map_err(|e| e.to_string())
+            };
+            match registered {
                 Ok(()) => Some(u),
                 Err(e) => {
                     tracing::warn!("userfaultfd registration failed, compacting in the pause: {e}");
@@ -349,6 +375,7 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
         m.fix_pending();
     }
     drop(mutators);
+    fatal.phase("the start of a concurrent compaction");
     let workers = inner.config.gc_workers;
     std::thread::Builder::new()
         .name("flipgc-compact".into())
@@ -364,6 +391,7 @@ fn verify_if_asked(heap: &Heap, me: u64) {
     if !heap.inner.config.verify_after_gc {
         return;
     }
+    let _fatal = crate::fatal::AbortOnUnwind::new("heap verification after a collection");
     let stopped = loop {
         if let Some(s) = heap.inner.safepoints.stop_the_world(me) {
             break s;

@@ -78,13 +78,22 @@ impl MovingSpace {
             from.set_thp(Thp::Huge)?;
             scratch.set_thp(Thp::Huge)?;
         }
+        // A copying flip writes the used heap into from-space inside the pause: fault
+        // its pages in now, at construction, not page by page in the first pauses
+        // (1.3 s at 1 GiB and 2.9 s at 4 GiB were measured that way).
+        let from_populated = if config.flip == FlipMode::Copy {
+            from.populate(0, cap)?;
+            cap
+        } else {
+            0
+        };
         Ok(MovingSpace {
             top: heap.addr(),
             dirty_end: heap.addr(),
             heap,
             from,
             scratch,
-            from_populated: 0,
+            from_populated,
             _heap_res: heap_res,
             _from_res: from_res,
             _scratch_res: scratch_res,

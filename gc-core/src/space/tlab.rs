@@ -31,20 +31,24 @@ impl Tlab {
     /// empties the buffer.
     pub fn retire(&mut self) {
         if self.cursor < self.limit {
-            write_filler(self.cursor, (self.limit - self.cursor) / WORD);
+            // SAFETY: `[cursor, limit)` was carved for this buffer alone and nothing
+            // has been allocated in it: mapped, writable, referenced by nobody.
+            unsafe { write_filler(self.cursor, (self.limit - self.cursor) / WORD) };
         }
         *self = Tlab::default();
     }
 }
 
 /// Writes a filler header covering `words` words at `addr`.
-pub fn write_filler(addr: usize, words: usize) {
+///
+/// # Safety
+/// `[addr, addr + 8 * words)` is word-aligned, mapped and writable memory that the
+/// caller owns and that no object occupies: unused moving space (a retiring TLAB's
+/// tail, the padding to the mark boundary with the world stopped) or part of a page
+/// that compaction is producing (in place, or in its own buffer).
+pub unsafe fn write_filler(addr: usize, words: usize) {
     debug_assert!(words >= 1);
     let header = Header::new(FILLER, ((words - 1) * WORD) as u64);
-    // Callers pass memory they own, mapped: unused moving space (a retiring TLAB's
-    // tail, space carved under the space lock, the padding to the mark boundary with
-    // the world stopped) or a page compaction is producing (in place, or in the
-    // buffer a concurrent compaction installs).
-    // SAFETY: as just listed.
+    // SAFETY: the caller's contract: `addr` is mapped, writable, owned by the caller.
     unsafe { mem::store(addr, header.0) };
 }

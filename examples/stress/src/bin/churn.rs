@@ -3,6 +3,7 @@
 //! after every collection. A mismatch exits with code 1 (the verifier panics).
 
 use clap::Parser;
+use flipgc_core::InjectPoint;
 use flipgc_stress::{churn, cli};
 use std::process::ExitCode;
 
@@ -32,8 +33,17 @@ struct Args {
     /// Skip the verifier after each collection (faster; the model checks remain).
     #[arg(long)]
     no_verify: bool,
+    /// Inject a failure at run time: flip-mremap, uffd-register, uffd-copy,
+    /// uffd-move or uffd-open (survived: the model checks must still pass), or
+    /// worker-panic or server-panic (the process must end at once, non-zero).
+    #[arg(long, value_name = "POINT", value_parser = parse_inject)]
+    inject: Option<InjectPoint>,
     #[command(flatten)]
     heap: cli::HeapArgs,
+}
+
+fn parse_inject(text: &str) -> Result<InjectPoint, String> {
+    InjectPoint::parse(text.trim()).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
@@ -49,6 +59,7 @@ fn main() -> ExitCode {
     };
     let mut config = args.heap.config(64 << 20);
     config.verify_after_gc = !args.no_verify;
+    config.inject = args.inject;
     let (heap, types) = match cli::build_heap("churn", config, churn::register) {
         Ok(built) => built,
         Err(code) => return code,

@@ -1,0 +1,185 @@
+//! Fault injection at run time, for tests and debugging: [`HeapConfig::inject`]
+//! names one [`InjectPoint`], which then fires *during* concurrent cycles (never at
+//! construction), so every fallback of a running heap can be exercised on demand.
+//!
+//! Cycle-level points fire on every other cycle that reaches them (the first, the
+//! third, ...), so one run sees both the fallback and the normal path, and every
+//! transition between them. Per-call points fire on one call in four, so a retry
+//! always succeeds eventually. The panic points fire once.
+//!
+//! [`HeapConfig::inject`]: crate::HeapConfig::inject
+
+use crate::error::GcError;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Where a failure is injected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InjectPoint {
+    /// The flip's `mremap` fails (every other cycle): the flip engine copies, and the
+    /// flip pause compacts in place. Same graph.
+    FlipMremap,
+    /// `UFFDIO_REGISTER` of the emptied heap fails (every other cycle): the flip
+    /// pause compacts in place. Same graph.
+    UffdRegister,
+    /// One `UFFDIO_COPY` install in four returns `ENOMEM` or `EAGAIN` (alternately)
+    /// without installing anything: the installer retries. Same graph.
+    UffdCopy,
+    /// The `UFFDIO_MOVE` that recycles from-space at a compaction's end fails with
+    /// `EBUSY` (every other cycle): recycling stops there. Same graph.
+    UffdMove,
+    /// Opening userfaultfd fails (every other cycle): that cycle compacts inside the
+    /// flip pause. Same graph.
+    UffdOpen,
+    /// A page-filling worker panics mid-compaction (once): the process must end at
+    /// once, non-zero, with a message naming the phase.
+    WorkerPanic,
+    /// The fault-serving thread panics (once): as for `WorkerPanic`.
+    ServerPanic,
+}
+
+impl InjectPoint {
+    /// Every point, in the order of [`InjectPoint::name`]'s table.
+    pub const ALL: [InjectPoint; 7] = [
+        InjectPoint::FlipMremap,
+        InjectPoint::UffdRegister,
+        InjectPoint::UffdCopy,
+        InjectPoint::UffdMove,
+        InjectPoint::UffdOpen,
+        InjectPoint::WorkerPanic,
+        InjectPoint::ServerPanic,
+    ];
+
+    /// The point's name on command lines: `flip-mremap`, `uffd-register`,
+    /// `uffd-copy`, `uffd-move`, `uffd-open`, `worker-panic`, `server-panic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            InjectPoint::FlipMremap => "flip-mremap",
+            InjectPoint::UffdRegister => "uffd-register",
+            InjectPoint::UffdCopy => "uffd-copy",
+            InjectPoint::UffdMove => "uffd-move",
+            InjectPoint::UffdOpen => "uffd-open",
+            InjectPoint::WorkerPanic => "worker-panic",
+            InjectPoint::ServerPanic => "server-panic",
+        }
+    }
+
+    /// Parses a [`InjectPoint::name`].
+    pub fn parse(s: &str) -> Result<InjectPoint, GcError> {
+        InjectPoint::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = InjectPoint::ALL.iter().map(|p| p.name()).collect();
+                GcError::Config(format!(
+                    "injection point {s:?} is not one of {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Whether the point ends the process instead of being survived.
+    pub fn is_fatal(self) -> bool {
+        matches!(self, InjectPoint::WorkerPanic | InjectPoint::ServerPanic)
+    }
+}
+
+impl std::fmt::Display for InjectPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A heap's injection state: which point, and how often it was reached.
+#[derive(Debug, Default)]
+pub(crate) struct Injector {
+    point: Option<InjectPoint>,
+    reached: AtomicU64,
+    fired: AtomicU64,
+}
+
+impl Injector {
+    pub fn new(point: Option<InjectPoint>) -> Injector {
+        Injector {
+            point,
+            ..Injector::default()
+        }
+    }
+
+    fn reach(&self, p: InjectPoint) -> Option<u64> {
+        (self.point == Some(p)).then(|| self.reached.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn fire(&self) -> bool {
+        self.fired.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// A cycle-level point: whether it fails this time (on the 1st, 3rd, ... time).
+    pub fn cycle(&self, p: InjectPoint) -> bool {
+        self.reach(p).is_some_and(|n| n % 2 == 0 && self.fire())
+    }
+
+    /// A per-call point: the errno this call fails with, on one call in four
+    /// (`ENOMEM` and `EAGAIN` alternately).
+    pub fn call_errno(&self, p: InjectPoint) -> Option<i32> {
+        let n = self.reach(p)?;
+        (n % 4 == 0 && self.fire()).then_some(if n % 8 == 0 {
+            libc::ENOMEM
+        } else {
+            libc::EAGAIN
+        })
+    }
+
+    /// A panic point: panics the first time it is reached.
+    pub fn panic_once(&self, p: InjectPoint) {
+        if self.reach(p) == Some(0) && self.fire() {
+            panic!("injected failure: {p}");
+        }
+    }
+
+    /// How many times the point fired.
+    pub fn fired(&self) -> u64 {
+        self.fired.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_bad_names_list_the_good_ones() {
+        for p in InjectPoint::ALL {
+            assert_eq!(InjectPoint::parse(p.name()).unwrap(), p);
+        }
+        let e = InjectPoint::parse("disk").unwrap_err().to_string();
+        assert!(e.contains("uffd-copy") && e.contains("\"disk\""), "{e}");
+    }
+
+    #[test]
+    fn firing_patterns() {
+        let none = Injector::new(None);
+        assert!(!none.cycle(InjectPoint::UffdOpen));
+        assert_eq!(none.call_errno(InjectPoint::UffdCopy), None);
+
+        let c = Injector::new(Some(InjectPoint::UffdRegister));
+        let fired: Vec<bool> = (0..4).map(|_| c.cycle(InjectPoint::UffdRegister)).collect();
+        assert_eq!(fired, [true, false, true, false]);
+        assert!(!c.cycle(InjectPoint::UffdOpen), "another point never fires");
+        assert_eq!(c.fired(), 2);
+
+        let k = Injector::new(Some(InjectPoint::UffdCopy));
+        let errs: Vec<Option<i32>> = (0..8)
+            .map(|_| k.call_errno(InjectPoint::UffdCopy))
+            .collect();
+        assert_eq!(errs[0], Some(libc::ENOMEM));
+        assert_eq!(errs[4], Some(libc::EAGAIN));
+        assert_eq!(errs.iter().filter(|e| e.is_some()).count(), 2);
+
+        let w = Injector::new(Some(InjectPoint::WorkerPanic));
+        let first = std::panic::catch_unwind(|| w.panic_once(InjectPoint::WorkerPanic));
+        assert!(first.is_err());
+        w.panic_once(InjectPoint::WorkerPanic); // only once
+        assert_eq!(w.fired(), 1);
+    }
+}
