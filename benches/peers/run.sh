@@ -90,10 +90,12 @@ if [[ -n "$FLIPGC_MODES" ]]; then
     params+=",binarytrees.depth=${b[0]}"
     threads=1
     if [[ ${#b[@]} -ge 3 && "${b[1]}" == --threads ]]; then threads="${b[2]}"; fi
+    pretouch=()
+    [[ $PRETOUCH == 1 ]] || pretouch=(--no-pretouch)
     echo "# flipgc (pausebench --modes $FLIPGC_MODES)"
     (cd "$HERE/../.." && cargo run --quiet --release -p flipgc-bench --bin pausebench -- \
         --workload "$WORKLOADS" --heap "$HEAPS" --modes "$FLIPGC_MODES" \
-        --threads "$threads" --params "$params") | sed '/^pauses by kind/,$d'
+        --threads "$threads" --params "$params" ${pretouch[@]+"${pretouch[@]}"}) | sed '/^pauses by kind/,$d'
     echo
 fi
 

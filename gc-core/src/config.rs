@@ -101,6 +101,10 @@ pub struct HeapConfig {
     /// Fault injection at run time (tests and debugging): the point fires during
     /// collections, never at construction. See [`InjectPoint`].
     pub inject: Option<InjectPoint>,
+    /// Fault the whole moving space in at construction (as the JVM's
+    /// `-XX:+AlwaysPreTouch` does), so that first allocations do not pay the
+    /// kernel's page faults: it costs the capacity in resident memory up front.
+    pub pretouch: bool,
     /// A callback at fixed points of each concurrent cycle (tests; see [`CycleHook`]).
     pub cycle_hook: Option<CycleHook>,
     /// Keep from-space's memory populated between collections and reuse it as the
@@ -143,7 +147,7 @@ impl HeapConfig {
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
     /// capacity), one GC worker per CPU,
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
-    /// concurrent compaction where the kernel allows.
+    /// concurrent compaction where the kernel allows, no pre-touching.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -156,6 +160,7 @@ impl HeapConfig {
             verify_after_gc: false,
             trigger: GcTrigger::WhenFull,
             inject: None,
+            pretouch: false,
             cycle_hook: None,
             recycle_from_space: true,
             concurrent_compaction: true,

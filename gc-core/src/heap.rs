@@ -203,12 +203,6 @@ impl Heap {
     pub fn mutator_count(&self) -> usize {
         self.inner.safepoints.count()
     }
-
-    /// Whether `addr` lies in this heap's moving or large-object space.
-    pub(crate) fn owns(&self, addr: usize) -> bool {
-        let i = &self.inner;
-        (i.base..i.end).contains(&addr) || (i.los_base..i.los_end).contains(&addr)
-    }
 }
 
 impl HeapInner {

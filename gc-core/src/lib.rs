@@ -31,6 +31,7 @@
 //! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
 //! - [`PauseLog`]: every pause, its phases and the flip.
 
+mod access;
 mod collect;
 mod config;
 mod error;
@@ -54,6 +55,6 @@ pub use error::GcError;
 pub use heap::Heap;
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
-pub use object::{TypeId, TypeKind, TypeRegistry};
+pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
 pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord};
 pub use roots::{Global, Handle};

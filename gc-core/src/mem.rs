@@ -87,6 +87,68 @@ pub unsafe fn zero_words(dst: usize, words: usize) {
     unsafe { std::ptr::write_bytes(dst as *mut u64, 0, words) }
 }
 
+/// Copies `out.len()` bytes starting at heap address `src` into `out`, a word at a
+/// time: every access is a relaxed atomic load of a whole aligned heap word (the
+/// words at either end included), so byte arrays are always accessed at one size.
+/// A writer racing with the copy (a program bug) can leave it torn at word
+/// boundaries, but nothing is undefined.
+///
+/// # Safety
+/// `[src, src + out.len())` lies inside one live byte array's payload (mapped, and
+/// the aligned words covering it too).
+pub unsafe fn read_bytes(src: usize, out: &mut [u8]) {
+    let n = out.len();
+    let mut i = 0;
+    while i < n {
+        let at = src + i;
+        let word = at & !(WORD - 1);
+        let skip = at - word;
+        let take = (WORD - skip).min(n - i);
+        // SAFETY: `word` is the aligned heap word holding byte `at`, inside the array's
+        // payload words (caller).
+        let w = unsafe { load(word) }.to_ne_bytes();
+        out[i..i + take].copy_from_slice(&w[skip..skip + take]);
+        i += take;
+    }
+}
+
+/// Copies `data` into the heap at `dst`, a word at a time: whole words with a relaxed
+/// atomic store, a partly covered word at either end with an atomic read-modify-write
+/// that keeps its other bytes. See [`read_bytes`] for the race model.
+///
+/// # Safety
+/// `[dst, dst + data.len())` lies inside one live byte array's payload (mapped and
+/// writable, and the aligned words covering it too).
+pub unsafe fn write_bytes(dst: usize, data: &[u8]) {
+    let n = data.len();
+    let mut i = 0;
+    while i < n {
+        let at = dst + i;
+        let word = at & !(WORD - 1);
+        let skip = at - word;
+        let take = (WORD - skip).min(n - i);
+        if take == WORD {
+            let w = u64::from_ne_bytes(data[i..i + WORD].try_into().expect("a word"));
+            // SAFETY: an aligned word of the payload (caller).
+            unsafe { store(word, w) };
+        } else {
+            // SAFETY: as above; the word is an `AtomicU64` for this access alone.
+            let cell = unsafe { AtomicU64::from_ptr(word as *mut u64) };
+            let mut old = cell.load(Ordering::Relaxed);
+            loop {
+                let mut bytes = old.to_ne_bytes();
+                bytes[skip..skip + take].copy_from_slice(&data[i..i + take]);
+                let new = u64::from_ne_bytes(bytes);
+                match cell.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
+            }
+        }
+        i += take;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +167,27 @@ mod tests {
         }
         assert_eq!(a[3], 0xdead_beef);
         assert_eq!(b, vec![0, 0, 0, 0xdead_beef, 0, 0, 7, 7]);
+    }
+
+    #[test]
+    fn bulk_bytes_match_a_byte_model_at_every_offset() {
+        for off in 0..20 {
+            for len in 0..40 {
+                let mut heap = vec![0x5au64; 8];
+                let base = heap.as_mut_ptr() as usize;
+                let data: Vec<u8> = (0..len).map(|i| i as u8 ^ 0xc3).collect();
+                let mut model: Vec<u8> = heap.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                model[off..off + len].copy_from_slice(&data);
+                let mut back = vec![0u8; len];
+                // SAFETY: `heap` is 64 bytes, live and only used here; off + len <= 59.
+                unsafe {
+                    write_bytes(base + off, &data);
+                    read_bytes(base + off, &mut back);
+                }
+                let now: Vec<u8> = heap.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                assert_eq!(now, model, "write at {off}+{len}");
+                assert_eq!(back, data, "read at {off}+{len}");
+            }
+        }
     }
 }

@@ -1,8 +1,11 @@
 //! Roots: where references live across GC points, all updated by the collector.
 //!
-//! - [`Handle`]: one slot in its mutator's handle table, freed on drop.
+//! - [`Handle`]: one slot in its mutator's handle table, freed on drop. No atomic
+//!   reference count: a handle is a pointer to its mutator's table and a slot index,
+//!   and the count of live handles is touched by the owning thread only.
 //! - The mutator's **root stack** (`Mutator::push` and friends): a growable stack
-//!   of slots, the shape a VM's operand stack needs.
+//!   of slots, the shape a VM's operand stack needs. Its frames (`stack_len`, then
+//!   `stack_truncate` back to it) release many slots at once, as a handle scope does.
 //! - [`Global`]: a heap-wide slot, usable from any thread.
 //!
 //! A mutator's handle table and root stack live in its [`MutatorShared`], shared
@@ -17,20 +20,25 @@
 //! verifier, applies it, under the mutator's `pending` lock ([`MutatorShared::fix_pending`]).
 //! So the pause does not grow with the number of threads or the depth of their stacks.
 
-use crate::space::tlab::Tlab;
-use std::cell::UnsafeCell;
+use crate::mutator::{Gc, Mutator};
+use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// A mutator's roots and allocation buffer, shared with the collector.
+/// A mutator's roots, shared with the collector.
 pub struct MutatorShared {
     roots: UnsafeCell<RootTable>,
-    tlab: UnsafeCell<Tlab>,
     /// Whether the owning thread is inside `Mutator::blocking`, where the collector
     /// may be walking `roots`. Read and written by the owning thread only (a
     /// `Handle` is not `Send`, so its clones and drops run there too): relaxed.
     in_blocking: AtomicBool,
+    /// Live handles of this mutator. Owner thread only (handles are not `Send`).
+    handles: Cell<usize>,
+    /// Set when the mutator was dropped while handles lived: the last handle's drop
+    /// then releases the reference the mutator left behind for them.
+    orphaned: Cell<bool>,
     /// A root forwarding left by a flip pause, not yet applied.
     pending: parking_lot::Mutex<Option<Arc<dyn RootForward>>>,
 }
@@ -41,9 +49,11 @@ pub trait RootForward: Send + Sync {
     fn forward_all(&self, roots: &mut RootTable);
 }
 
-// SAFETY: the cells are accessed by one thread at a time per the access protocol in
-// the module docs (the owner while Running, the collector while stopped), and every
-// hand-over goes through the safepoint lock, which orders the accesses.
+// SAFETY: `roots` is accessed by one thread at a time per the access protocol in the
+// module docs (the owner while Running, the collector while stopped), and every
+// hand-over goes through the safepoint lock, which orders the accesses. `handles`
+// and `orphaned` are touched by the owning thread only: by its mutator's methods and
+// by its handles, which are not `Send`.
 unsafe impl Sync for MutatorShared {}
 // SAFETY: as above; the contents are plain data.
 unsafe impl Send for MutatorShared {}
@@ -102,8 +112,9 @@ impl MutatorShared {
     pub(crate) fn new() -> MutatorShared {
         MutatorShared {
             roots: UnsafeCell::new(RootTable::default()),
-            tlab: UnsafeCell::new(Tlab::default()),
             in_blocking: AtomicBool::new(false),
+            handles: Cell::new(0),
+            orphaned: Cell::new(false),
             pending: parking_lot::Mutex::new(None),
         }
     }
@@ -117,12 +128,20 @@ impl MutatorShared {
     /// Refuses (panics) a handle operation made inside `Mutator::blocking`: the
     /// closure cannot capture a `Handle` (it must be `Send`), but it can reach one
     /// kept in a thread-local, and the collector may be walking the table then.
+    #[inline]
     fn check_handle_use(&self, what: &str) {
-        assert!(
-            !self.in_blocking.load(Ordering::Relaxed),
-            "a Handle was {what} inside Mutator::blocking (reached through a \
-             thread-local?): its mutator's roots may be in use by the collector there"
-        );
+        if self.in_blocking.load(Ordering::Relaxed) {
+            handle_in_blocking(what);
+        }
+    }
+
+    /// Called by the mutator's drop (owner thread): if handles still live, keep this
+    /// state alive for them (one strong count, released by the last handle's drop).
+    pub(crate) fn orphan_if_handles_live(&self, this: &Arc<MutatorShared>) {
+        if self.handles.get() > 0 {
+            self.orphaned.set(true);
+            std::mem::forget(Arc::clone(this));
+        }
     }
 
     /// Leaves a forwarding for these roots (flip pause, world stopped).
@@ -151,64 +170,94 @@ impl MutatorShared {
     /// # Safety
     /// The caller is the owning thread while its mutator is `Running`, or the
     /// collector while the world is stopped; and no other reference from this
-    /// method or [`MutatorShared::tlab`]'s sibling call on the same cell is alive.
+    /// method is alive.
     #[allow(clippy::mut_from_ref)]
     #[inline]
     pub unsafe fn roots(&self) -> &mut RootTable {
         // SAFETY: exclusive access per the caller's contract.
         unsafe { &mut *self.roots.get() }
     }
+}
 
-    /// The allocation buffer.
-    ///
-    /// # Safety
-    /// As for [`MutatorShared::roots`].
-    #[allow(clippy::mut_from_ref)]
-    #[inline]
-    pub unsafe fn tlab(&self) -> &mut Tlab {
-        // SAFETY: exclusive access per the caller's contract.
-        unsafe { &mut *self.tlab.get() }
-    }
+#[cold]
+#[inline(never)]
+fn handle_in_blocking(what: &str) -> ! {
+    panic!(
+        "a Handle was {what} inside Mutator::blocking (reached through a thread-local?): \
+         its mutator's roots may be in use by the collector there"
+    )
 }
 
 /// A rooted reference owned by one mutator (not `Send`): the collector keeps it
 /// pointing at its object across collections. Read it with `Mutator::get`.
-/// Cloning makes a second slot; dropping frees the slot.
+/// Cloning makes a second slot; dropping frees the slot. It may outlive its
+/// mutator (it then refers to nothing any mutator accepts).
 pub struct Handle {
-    pub(crate) shared: Arc<MutatorShared>,
+    shared: NonNull<MutatorShared>,
     pub(crate) slot: u32,
     _not_send: PhantomData<*const ()>,
 }
 
 impl Handle {
+    #[inline]
     pub(crate) fn new(shared: &Arc<MutatorShared>, value: u64) -> Handle {
         // SAFETY: called by the owning mutator's methods while it is Running.
         let slot = unsafe { shared.roots() }.add(value);
+        shared.handles.set(shared.handles.get() + 1);
         Handle {
-            shared: Arc::clone(shared),
+            shared: NonNull::from(&**shared),
+            slot,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// The mutator state this handle belongs to.
+    #[inline(always)]
+    fn shared(&self) -> &MutatorShared {
+        // SAFETY: the state lives while its mutator does, and past it while handles
+        // live (`orphan_if_handles_live`: the last handle's drop releases it).
+        unsafe { self.shared.as_ref() }
+    }
+
+    /// Whether this handle belongs to `shared`.
+    #[inline(always)]
+    pub(crate) fn belongs_to(&self, shared: &Arc<MutatorShared>) -> bool {
+        std::ptr::eq(self.shared.as_ptr(), Arc::as_ptr(shared))
+    }
+}
+
+impl Clone for Handle {
+    fn clone(&self) -> Handle {
+        let shared = self.shared();
+        shared.check_handle_use("cloned");
+        // SAFETY: a Handle lives on its owner's thread (not Send); that thread runs
+        // no user code while parked (inside a GC point), and `check_handle_use`
+        // refused the one other stopped state, blocking. So the mutator is Running
+        // (or already deregistered: the collector no longer sees the table).
+        let table = unsafe { shared.roots() };
+        let slot = table.add(table.get(self.slot));
+        shared.handles.set(shared.handles.get() + 1);
+        Handle {
+            shared: self.shared,
             slot,
             _not_send: PhantomData,
         }
     }
 }
 
-impl Clone for Handle {
-    fn clone(&self) -> Handle {
-        self.shared.check_handle_use("cloned");
-        // SAFETY: a Handle lives on its owner's thread (not Send); that thread runs
-        // no user code while parked (inside a GC point), and `check_handle_use`
-        // refused the one other stopped state, blocking. So the mutator is Running
-        // (or already deregistered: the collector no longer sees the table).
-        let value = unsafe { self.shared.roots() }.get(self.slot);
-        Handle::new(&self.shared, value)
-    }
-}
-
 impl Drop for Handle {
     fn drop(&mut self) {
-        self.shared.check_handle_use("dropped");
+        let shared = self.shared();
+        shared.check_handle_use("dropped");
         // SAFETY: as in `clone`.
-        unsafe { self.shared.roots() }.remove(self.slot);
+        unsafe { shared.roots() }.remove(self.slot);
+        let left = shared.handles.get() - 1;
+        shared.handles.set(left);
+        if left == 0 && shared.orphaned.get() {
+            // SAFETY: the mutator is gone and left one strong count for its handles
+            // (`orphan_if_handles_live`); this was the last handle.
+            unsafe { Arc::decrement_strong_count(self.shared.as_ptr()) };
+        }
     }
 }
 
@@ -263,4 +312,138 @@ impl std::fmt::Debug for Global {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Global(slot {})", self.slot)
     }
+}
+
+/// The root API of a mutator: handles, the root stack, globals.
+impl Mutator {
+    /// This mutator's root table.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    fn table(&self) -> &mut RootTable {
+        // SAFETY: this mutator's own thread, outside any GC point (we hold `&self`,
+        // and GC points take `&mut self`): the mutator is Running. No other
+        // reference into the table is alive: every use below is a single call.
+        unsafe { self.shared.roots() }
+    }
+
+    fn own(&self, h: &Handle) {
+        if !h.belongs_to(&self.shared) {
+            foreign_handle();
+        }
+    }
+
+    /// The object `handle` refers to.
+    #[inline]
+    pub fn get<'m>(&'m self, handle: &Handle) -> Gc<'m> {
+        self.own(handle);
+        Gc::new(self.table().get(handle.slot) as usize)
+    }
+
+    /// Points `handle` at `obj`.
+    pub fn set(&self, handle: &Handle, obj: Gc<'_>) {
+        self.own(handle);
+        let v = self.checked(obj);
+        self.table().set(handle.slot, v);
+    }
+
+    /// A new handle to `obj`.
+    pub fn root(&self, obj: Gc<'_>) -> Handle {
+        let v = self.checked(obj);
+        Handle::new(&self.shared, v)
+    }
+
+    #[inline(always)]
+    fn checked(&self, obj: Gc<'_>) -> u64 {
+        if !self.owns(obj.addr) {
+            panic!("{obj:?} does not belong to this heap");
+        }
+        obj.addr as u64
+    }
+
+    #[inline(always)]
+    fn checked_opt(&self, obj: Option<Gc<'_>>) -> u64 {
+        obj.map_or(0, |g| self.checked(g))
+    }
+
+    /// Pushes a raw root (an object of this heap, or 0).
+    #[inline(always)]
+    pub(crate) fn push_raw(&self, v: u64) {
+        self.table().stack.push(v);
+    }
+
+    /// Pushes `obj` (or null) on the root stack.
+    #[inline]
+    pub fn push(&self, obj: Option<Gc<'_>>) {
+        let v = self.checked_opt(obj);
+        self.push_raw(v);
+    }
+
+    /// Pops the root stack. Panics if it is empty.
+    #[inline]
+    pub fn pop<'m>(&'m self) -> Option<Gc<'m>> {
+        let v = self.table().stack.pop().expect("root stack underflow");
+        (v != 0).then(|| Gc::new(v as usize))
+    }
+
+    /// Root stack entry `i` (0 is the bottom).
+    #[inline]
+    pub fn stack_get<'m>(&'m self, i: usize) -> Option<Gc<'m>> {
+        let v = self.table().stack[i];
+        (v != 0).then(|| Gc::new(v as usize))
+    }
+
+    /// Overwrites root stack entry `i`.
+    #[inline]
+    pub fn stack_set(&self, i: usize, obj: Option<Gc<'_>>) {
+        let v = self.checked_opt(obj);
+        self.table().stack[i] = v;
+    }
+
+    /// Root stack depth.
+    #[inline]
+    pub fn stack_len(&self) -> usize {
+        self.table().stack.len()
+    }
+
+    /// Shrinks the root stack to `len` entries.
+    #[inline]
+    pub fn stack_truncate(&self, len: usize) {
+        self.table().stack.truncate(len);
+    }
+
+    /// A heap-wide root for `obj`, usable from any thread.
+    pub fn global(&self, obj: Gc<'_>) -> Global {
+        let v = self.checked(obj);
+        let slot = self.heap.inner.globals.lock().add(v);
+        Global {
+            heap: Arc::clone(&self.heap.inner),
+            slot,
+        }
+    }
+
+    fn own_global(&self, global: &Global) {
+        assert!(
+            Arc::ptr_eq(&global.heap, &self.heap.inner),
+            "global belongs to another heap"
+        );
+    }
+
+    /// The object `global` refers to.
+    pub fn get_global<'m>(&'m self, global: &Global) -> Gc<'m> {
+        self.own_global(global);
+        Gc::new(self.heap.inner.globals.lock().slots[global.slot] as usize)
+    }
+
+    /// Points `global` at `obj`.
+    pub fn set_global(&self, global: &Global, obj: Gc<'_>) {
+        self.own_global(global);
+        let v = self.checked(obj);
+        self.heap.inner.globals.lock().slots[global.slot] = v;
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn foreign_handle() -> ! {
+    panic!("handle belongs to another mutator")
 }

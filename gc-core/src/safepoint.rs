@@ -214,16 +214,6 @@ impl Stopped<'_> {
             m.fix_pending();
         }
     }
-
-    /// Retires every mutator's TLAB (unused tails become fillers), so the moving
-    /// space can be walked object by object up to the top.
-    pub fn retire_tlabs(&self) {
-        for m in &self.mutators {
-            // SAFETY: the world is stopped (this value proves it): the collector owns
-            // every mutator's TLAB until the world resumes.
-            unsafe { m.tlab() }.retire();
-        }
-    }
 }
 
 impl Drop for Stopped<'_> {

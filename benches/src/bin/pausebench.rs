@@ -54,7 +54,7 @@ fn plan(args: &Args) -> Result<Vec<Plan>, String> {
     for w in Args::unique(&args.workload) {
         for &heap in &Args::unique(&args.heap) {
             for mode in Args::unique(&args.modes) {
-                let config = heap_config(&mode, heap, args.verify)?
+                let config = heap_config(&mode, heap, args.heap_options())?
                     .validated(&geometry)
                     .map_err(|e| format!("{} with a {} heap: {e}", mode, fmt_bytes(heap)))?;
                 for repeat in 0..args.repeat as usize {

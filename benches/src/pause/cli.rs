@@ -44,6 +44,13 @@ pub struct Args {
     #[arg(long)]
     pub verify: bool,
 
+    /// Do not fault each heap in at construction. By default every heap is
+    /// pre-touched before its workload's clock starts, as the JVM peers run with
+    /// `-XX:+AlwaysPreTouch` (benches/peers/run.sh), so both exclude the kernel's
+    /// first-touch page faults from the wall time.
+    #[arg(long)]
+    pub no_pretouch: bool,
+
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -54,6 +61,14 @@ pub struct Args {
 }
 
 impl Args {
+    /// The options every run's heap gets.
+    pub fn heap_options(&self) -> super::mode::Options {
+        super::mode::Options {
+            verify: self.verify,
+            pretouch: !self.no_pretouch,
+        }
+    }
+
     /// The workload parameters: pausebench's defaults, `--threads`, then `--params`
     /// in order; validated for the workloads to run.
     pub fn workload_params(&self) -> Result<Params, String> {

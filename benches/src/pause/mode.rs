@@ -6,15 +6,24 @@ use flipgc_core::{FlipMode, HeapConfig};
 /// Every mode `--modes` accepts, in a sensible run order.
 pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
 
+/// Options every run's heap gets, whatever its mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The verifier after every collection.
+    pub verify: bool,
+    /// The heap faulted in at construction (as the JVM peers' `-XX:+AlwaysPreTouch`).
+    pub pretouch: bool,
+}
+
 /// The heap configuration for a run in `mode` with `heap_bytes` of heap:
 /// `auto`, `pud`, `pmd`, `pte` and `copy` choose how the collector moves the heap
 /// ([`FlipMode`]), with concurrent compaction wherever the kernel allows it (not for
 /// `copy`); `stw` is `auto` with compaction inside one stop-the-world pause.
-/// Everything else is [`HeapConfig::new`]'s defaults, plus the verifier after every
-/// collection if `verify`.
-pub fn heap_config(mode: &str, heap_bytes: usize, verify: bool) -> Result<HeapConfig, String> {
+/// Everything else is [`HeapConfig::new`]'s defaults, plus what [`Options`] asks.
+pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConfig, String> {
     let mut c = HeapConfig::new(heap_bytes);
-    c.verify_after_gc = verify;
+    c.verify_after_gc = o.verify;
+    c.pretouch = o.pretouch;
     match mode {
         "auto" | "pud" | "pmd" | "pte" | "copy" => {
             c.flip = FlipMode::parse(mode).map_err(|e| e.to_string())?;
@@ -49,18 +58,23 @@ mod tests {
     #[test]
     fn every_mode_has_a_config() {
         for m in MODES.iter().filter(|m| **m != "stw") {
-            let c = heap_config(m, 64 << 20, false).unwrap();
+            let c = heap_config(m, 64 << 20, Options::default()).unwrap();
             assert_eq!(c.flip.name(), *m);
             assert!(c.concurrent_compaction);
             assert!(!c.verify_after_gc);
         }
-        let stw = heap_config("stw", 64 << 20, false).unwrap();
+        let stw = heap_config("stw", 64 << 20, Options::default()).unwrap();
         assert_eq!(
             (stw.flip, stw.concurrent_compaction),
             (FlipMode::Auto, false)
         );
-        assert!(heap_config("auto", 64 << 20, true).unwrap().verify_after_gc);
-        assert!(heap_config("fast", 64 << 20, false)
+        let o = Options {
+            verify: true,
+            pretouch: true,
+        };
+        let c = heap_config("auto", 64 << 20, o).unwrap();
+        assert!(c.verify_after_gc && c.pretouch);
+        assert!(heap_config("fast", 64 << 20, Options::default())
             .unwrap_err()
             .contains("auto, stw, pud"));
         assert_eq!(parse_mode(" copy "), Ok("copy".into()));

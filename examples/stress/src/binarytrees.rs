@@ -12,9 +12,9 @@
 //! A node is a header and two references: [`NODE_BYTES`] = 24 bytes.
 
 use crate::params::{parse_value, unknown_key, SetParam};
-use crate::tree::{count_nodes, make_tree, tree_size};
+use crate::tree::{count_nodes, make_tree, tree_size, Node};
 use crate::StressError;
-use flipgc_core::{GcError, Heap, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{GcError, Heap, Mutator, TypeRegistry};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -31,13 +31,14 @@ pub const MAX_DEPTH: u32 = 28;
 #[derive(Clone, Copy, Debug)]
 pub struct Types {
     /// Tree node: references in fields 0 and 1.
-    pub node: TypeId,
+    pub node: Node,
 }
 
 /// Registers binary-trees' types.
 pub fn register(r: &mut TypeRegistry) -> Result<Types, GcError> {
+    let node = r.fixed("binarytrees.node", 2, &[0, 1])?;
     Ok(Types {
-        node: r.fixed("binarytrees.node", 2, &[0, 1])?,
+        node: Node::of(r, node, false)?,
     })
 }
 
@@ -165,12 +166,12 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
     let mut m = heap.bind_mutator()?;
     let base = m.stack_len();
 
-    make_tree(&mut m, types.node, max + 1)?;
-    let stretch = (max + 1, count_nodes(&m, base));
+    make_tree(&mut m, &types.node, max + 1)?;
+    let stretch = (max + 1, count_nodes(&m, &types.node, base));
     m.stack_truncate(base);
     expect("stretch tree", stretch.1, expected_check(1, max + 1))?;
 
-    make_tree(&mut m, types.node, max)?; // long-lived, at `base`
+    make_tree(&mut m, &types.node, max)?; // long-lived, at `base`
     let depths: Vec<u32> = (MIN_DEPTH..=max).step_by(2).collect();
     let checks: Vec<u64> = if params.threads == 1 {
         let mut checks = vec![0; depths.len()];
@@ -194,7 +195,7 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
             check,
         });
     }
-    let long_lived = (max, count_nodes(&m, base));
+    let long_lived = (max, count_nodes(&m, &types.node, base));
     expect("long lived tree", long_lived.1, expected_check(1, max))?;
     m.stack_truncate(base);
     Ok(Summary {
@@ -260,8 +261,8 @@ fn share(
             .saturating_sub(worker)
             .div_ceil(params.threads);
         for _ in 0..mine {
-            make_tree(m, t.node, depth)?;
-            *check += count_nodes(m, at);
+            make_tree(m, &t.node, depth)?;
+            *check += count_nodes(m, &t.node, at);
             m.stack_truncate(at);
         }
     }

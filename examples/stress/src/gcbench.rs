@@ -17,7 +17,7 @@
 //! [`NODE_BYTES`] = 40 bytes. The doubles live in a byte array (8 bytes each).
 
 use crate::params::{parse_value, unknown_key, SetParam};
-use crate::tree::{count_nodes, make_tree, populate, tree_size};
+use crate::tree::{count_nodes, make_tree, populate, tree_size, Node};
 use crate::StressError;
 use flipgc_core::{GcError, Heap, Mutator, TypeId, TypeRegistry};
 use serde::Serialize;
@@ -33,15 +33,16 @@ pub const MAX_DEPTH: u32 = 30;
 #[derive(Clone, Copy, Debug)]
 pub struct Types {
     /// Tree node: references in fields 0 and 1, integers in fields 2 and 3.
-    pub node: TypeId,
+    pub node: Node,
     /// The array of doubles (a byte array).
     pub doubles: TypeId,
 }
 
 /// Registers GCBench's types.
 pub fn register(r: &mut TypeRegistry) -> Result<Types, GcError> {
+    let node = r.fixed("gcbench.node", 4, &[0, 1])?;
     Ok(Types {
-        node: r.fixed("gcbench.node", 4, &[0, 1])?,
+        node: Node::of(r, node, true)?,
         doubles: r.byte_array("gcbench.doubles")?,
     })
 }
@@ -298,15 +299,16 @@ const ARRAY: usize = 1;
 fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressError> {
     let mut m = heap.bind_mutator()?;
     // Stretch the heap.
-    make_tree(&mut m, t.node, p.stretch)?;
-    check_tree(&m, m.stack_len() - 1, p.stretch, "stretch tree")?;
+    make_tree(&mut m, &t.node, p.stretch)?;
+    check_tree(&m, &t.node, m.stack_len() - 1, p.stretch, "stretch tree")?;
     m.stack_truncate(0);
 
     // The long-lived tree, labelled for the checks, and the array.
-    m.alloc_push(t.node, 0)?;
+    m.push_fixed(t.node.ty)?;
     let root = m.stack_get(TREE).expect("just allocated");
-    m.write_word(root, 3, u64::from(p.long_lived));
-    populate(&mut m, t.node, p.long_lived, TREE, &mut Some(1))?;
+    let (_, remaining) = t.node.labels.expect("gcbench nodes are labelled");
+    m.set_word(root, remaining, u64::from(p.long_lived));
+    populate(&mut m, &t.node, p.long_lived, TREE, &mut Some(1))?;
     m.alloc_push(t.doubles, p.array_size * 8)?;
     let bytes: Vec<u8> = (0..p.array_size)
         .flat_map(|i| array_element(i, p.array_size).to_le_bytes())
@@ -321,36 +323,42 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
             let n = p.iterations(depth);
             let started = Instant::now();
             for i in 0..n {
-                m.alloc_push(t.node, 0)?;
+                m.push_fixed(t.node.ty)?;
                 let at = m.stack_len() - 1;
-                populate(&mut m, t.node, depth, at, &mut None)?;
+                populate(&mut m, &t.node, depth, at, &mut None)?;
                 if i + 1 == n {
-                    check_tree(&m, at, depth, "top-down tree")?;
+                    check_tree(&m, &t.node, at, depth, "top-down tree")?;
                 }
                 m.stack_truncate(at);
             }
             let top_down = started.elapsed();
             let started = Instant::now();
             for i in 0..n {
-                make_tree(&mut m, t.node, depth)?;
+                make_tree(&mut m, &t.node, depth)?;
                 let at = m.stack_len() - 1;
                 if i + 1 == n {
-                    check_tree(&m, at, depth, "bottom-up tree")?;
+                    check_tree(&m, &t.node, at, depth, "bottom-up tree")?;
                 }
                 m.stack_truncate(at);
             }
             slot.0 += top_down;
             slot.1 += started.elapsed();
         }
-        check_long_lived(&m, p)
+        check_long_lived(&m, &t.node, p)
             .map_err(|e| StressError::Check(format!("after round {}: {e}", round + 1)))?;
         array_sum = check_array(&m, p)?;
     }
     Ok(ThreadResult { array_sum, times })
 }
 
-fn check_tree(m: &Mutator, at: usize, depth: u32, what: &str) -> Result<(), StressError> {
-    let n = count_nodes(m, at);
+fn check_tree(
+    m: &Mutator,
+    node: &Node,
+    at: usize,
+    depth: u32,
+    what: &str,
+) -> Result<(), StressError> {
+    let n = count_nodes(m, node, at);
     if n == tree_size(depth) {
         Ok(())
     } else {
@@ -363,7 +371,8 @@ fn check_tree(m: &Mutator, at: usize, depth: u32, what: &str) -> Result<(), Stre
 
 /// The long-lived tree: complete to its depth, every node's depth label one less
 /// than its parent's, and the serial labels exactly `0..n`.
-fn check_long_lived(m: &Mutator, p: &Params) -> Result<(), String> {
+fn check_long_lived(m: &Mutator, node: &Node, p: &Params) -> Result<(), String> {
+    let (serial, remaining) = node.labels.expect("gcbench nodes are labelled");
     let n = tree_size(p.long_lived);
     let mut seen = vec![false; n as usize];
     let mut todo: Vec<_> = m
@@ -374,7 +383,7 @@ fn check_long_lived(m: &Mutator, p: &Params) -> Result<(), String> {
     let mut count = 0u64;
     while let Some((o, depth)) = todo.pop() {
         count += 1;
-        let (id, label) = (m.read_word(o, 2), m.read_word(o, 3));
+        let (id, label) = (m.get_word(o, serial), m.get_word(o, remaining));
         if label != u64::from(depth) {
             return Err(format!(
                 "long-lived node {id} labelled depth {label}, found at {depth}"
@@ -384,7 +393,7 @@ fn check_long_lived(m: &Mutator, p: &Params) -> Result<(), String> {
             Some(s) if !*s => *s = true,
             _ => return Err(format!("long-lived node id {id} repeated or out of range")),
         }
-        let (l, r) = (m.read_ref(o, 0), m.read_ref(o, 1));
+        let (l, r) = (m.get_ref(o, node.left), m.get_ref(o, node.right));
         match (l, r, depth) {
             (None, None, 0) => {}
             (Some(l), Some(r), d) if d > 0 => todo.extend([(l, d - 1), (r, d - 1)]),

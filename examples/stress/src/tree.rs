@@ -1,12 +1,44 @@
 //! Binary trees on the mutator's root stack, shared by GCBench and binary-trees:
-//! bottom-up construction, top-down population, and node counting. Nodes are any
-//! fixed type with its two child references in fields 0 and 1.
+//! bottom-up construction, top-down population, and node counting. A node is a
+//! fixed type with its two child references in fields 0 and 1 ([`Node`] holds its
+//! descriptors, checked once when registered), and optionally two word fields for
+//! labels.
 //!
 //! Everything works on root-stack slots, not handles: a `Gc` dies at every
 //! allocation, while stack slots are roots the collector updates, and pushing and
 //! popping them costs a few instructions.
 
-use flipgc_core::{GcError, Mutator, TypeId};
+use flipgc_core::{FixedType, GcError, Mutator, RefField, TypeId, TypeRegistry, WordField};
+
+/// A tree node type's descriptors.
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    /// The node type, for allocation.
+    pub ty: FixedType,
+    /// Field 0.
+    pub left: RefField,
+    /// Field 1.
+    pub right: RefField,
+    /// Fields 2 and 3 (a serial number and the remaining depth), if the type has them.
+    pub labels: Option<(WordField, WordField)>,
+}
+
+impl Node {
+    /// The descriptors of `id`, a node type registered in `r` (children in fields 0
+    /// and 1; with `labels`, word fields 2 and 3).
+    pub fn of(r: &TypeRegistry, id: TypeId, labels: bool) -> Result<Node, GcError> {
+        Ok(Node {
+            ty: r.fixed_type(id)?,
+            left: r.ref_field(id, 0)?,
+            right: r.ref_field(id, 1)?,
+            labels: if labels {
+                Some((r.word_field(id, 2)?, r.word_field(id, 3)?))
+            } else {
+                None
+            },
+        })
+    }
+}
 
 /// Nodes in a complete binary tree of depth `depth` (a single node has depth 0).
 pub fn tree_size(depth: u32) -> u64 {
@@ -14,18 +46,18 @@ pub fn tree_size(depth: u32) -> u64 {
 }
 
 /// Builds a tree of `depth` bottom-up (children before parents) and pushes its root.
-pub fn make_tree(m: &mut Mutator, node: TypeId, depth: u32) -> Result<(), GcError> {
+pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
     if depth == 0 {
-        return m.alloc_push(node, 0);
+        return m.push_fixed(node.ty);
     }
     make_tree(m, node, depth - 1)?;
     make_tree(m, node, depth - 1)?;
-    m.alloc_push(node, 0)?;
+    m.push_fixed(node.ty)?;
     // Stack: [.., left, right, parent].
     let top = m.stack_len();
     let parent = m.stack_get(top - 1).expect("just allocated");
-    m.write_ref(parent, 0, m.stack_get(top - 3));
-    m.write_ref(parent, 1, m.stack_get(top - 2));
+    m.set_ref(parent, node.left, m.stack_get(top - 3));
+    m.set_ref(parent, node.right, m.stack_get(top - 2));
     m.stack_set(top - 3, Some(parent));
     m.stack_truncate(top - 2);
     Ok(())
@@ -34,10 +66,11 @@ pub fn make_tree(m: &mut Mutator, node: TypeId, depth: u32) -> Result<(), GcErro
 /// Gives the node at stack slot `at` two new children and populates them to
 /// `depth - 1`, top-down (parents before children); leaves the stack as it was.
 /// With `labels`, each new node gets a serial number (the counter, incremented) in
-/// word field 2 and its remaining depth in word field 3.
+/// word field 2 and its remaining depth in word field 3 (the node type must have
+/// them).
 pub fn populate(
     m: &mut Mutator,
-    node: TypeId,
+    node: &Node,
     depth: u32,
     at: usize,
     labels: &mut Option<u64>,
@@ -45,17 +78,18 @@ pub fn populate(
     if depth == 0 {
         return Ok(());
     }
-    m.alloc_push(node, 0)?;
-    m.alloc_push(node, 0)?;
+    m.push_fixed(node.ty)?;
+    m.push_fixed(node.ty)?;
     let left = m.stack_len() - 2;
     let parent = m.stack_get(at).expect("populating a live node");
     let (l, r) = (m.stack_get(left), m.stack_get(left + 1));
-    m.write_ref(parent, 0, l);
-    m.write_ref(parent, 1, r);
+    m.set_ref(parent, node.left, l);
+    m.set_ref(parent, node.right, r);
     if let Some(next) = labels {
+        let (serial, remaining) = node.labels.expect("a labelled node type");
         for child in [l, r].into_iter().flatten() {
-            m.write_word(child, 2, *next);
-            m.write_word(child, 3, u64::from(depth - 1));
+            m.set_word(child, serial, *next);
+            m.set_word(child, remaining, u64::from(depth - 1));
             *next += 1;
         }
     }
@@ -66,13 +100,13 @@ pub fn populate(
 }
 
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot).
-pub fn count_nodes(m: &Mutator, at: usize) -> u64 {
+pub fn count_nodes(m: &Mutator, node: &Node, at: usize) -> u64 {
     let mut n = 0;
     let mut todo: Vec<_> = m.stack_get(at).into_iter().collect();
     while let Some(o) = todo.pop() {
         n += 1;
-        todo.extend(m.read_ref(o, 0));
-        todo.extend(m.read_ref(o, 1));
+        todo.extend(m.get_ref(o, node.left));
+        todo.extend(m.get_ref(o, node.right));
     }
     n
 }

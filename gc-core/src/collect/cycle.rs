@@ -157,7 +157,6 @@ pub fn collect(heap: &Heap, stopped: &Stopped<'_>) {
     let mut los = inner.los.lock();
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
-    stopped.retire_tlabs();
     ph.lap("stop");
     ph.begin("mark");
 

@@ -161,7 +161,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let mut los = inner.los.lock();
     let st = inner.collector.lock();
     let globals = inner.globals.lock();
-    stopped.retire_tlabs();
     laps.lap("stop");
     let base = space.base();
     let top = space.top;
@@ -231,7 +230,6 @@ pub fn collect(heap: &Heap, me: u64) -> bool {
     let mut los = inner.los.lock();
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
-    stopped.retire_tlabs();
     laps.lap("stop");
     let flip_top = space.top;
     let compacted_end = base + st.page_first.len() * page;

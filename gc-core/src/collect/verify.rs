@@ -30,7 +30,6 @@ pub struct VerifyReport {
 pub fn verify_stopped(heap: &Heap, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
     let inner = &heap.inner;
     stopped.fix_pending_roots();
-    stopped.retire_tlabs();
     let space = inner.space.lock();
     let los = inner.los.lock();
     let globals = inner.globals.lock();

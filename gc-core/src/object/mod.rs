@@ -8,4 +8,5 @@ mod header;
 mod types;
 
 pub use header::Header;
-pub use types::{TypeId, TypeInfo, TypeKind, TypeRegistry, FILLER};
+pub(crate) use types::ShapeKind;
+pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};

@@ -2,11 +2,22 @@
 //!
 //! Three kinds: fixed-size objects with reference fields at given field indices, a
 //! variable-length array of references, a variable-length array of bytes. The
-//! registry is built before the heap and immutable afterwards (shared by `Arc`).
+//! registry is built before the heap and immutable afterwards.
+//!
+//! Every registered type also gets a flat [`Shape`] (kind, payload words, a bit mask
+//! of its reference fields), so the hot paths (field access, marking, compaction)
+//! answer "is field `i` a reference" with one indexed load and a bit test.
+//! Descriptors checked once when they are made ([`FixedType`], [`RefField`],
+//! [`WordField`]) let allocation and field access skip even that: an access through
+//! a descriptor is one header compare and one load or store.
 
 use super::header::{Header, MAX_LEN};
 use crate::error::GcError;
 use crate::mem::WORD;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Source of registry identities (descriptors name the registry they came from).
+static NEXT_REGISTRY: AtomicU32 = AtomicU32::new(1);
 
 /// A registered type's index (never 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,10 +59,134 @@ pub struct TypeInfo {
     pub kind: TypeKind,
 }
 
+/// The kind of a [`Shape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShapeKind {
+    /// Index 0: no type.
+    Invalid,
+    /// Fixed-size: `fields` payload words.
+    Fixed,
+    /// Array of references (`len` in the header).
+    RefArray,
+    /// Array of bytes (`len` in the header), the filler included.
+    ByteArray,
+}
+
+/// A type's layout, flat: what allocation, field access, marking and compaction
+/// need, without walking a `TypeKind`.
+#[derive(Clone, Debug)]
+pub(crate) struct Shape {
+    pub kind: ShapeKind,
+    /// Payload words of a fixed-size type.
+    pub fields: u32,
+    /// Bit `i`: field `i` (of the first 64) is a reference.
+    pub ref_mask: u64,
+    /// Reference field indices at or above 64, sorted (rare: wide fixed types).
+    pub wide_refs: Box<[u32]>,
+}
+
+impl Shape {
+    fn of(kind: &TypeKind) -> Shape {
+        match kind {
+            TypeKind::Fixed { fields, refs } => Shape {
+                kind: ShapeKind::Fixed,
+                fields: *fields,
+                ref_mask: refs.iter().filter(|&&r| r < 64).fold(0, |m, &r| m | 1 << r),
+                wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+            },
+            TypeKind::RefArray => Shape {
+                kind: ShapeKind::RefArray,
+                fields: 0,
+                ref_mask: 0,
+                wide_refs: Box::new([]),
+            },
+            TypeKind::ByteArray => Shape {
+                kind: ShapeKind::ByteArray,
+                fields: 0,
+                ref_mask: 0,
+                wide_refs: Box::new([]),
+            },
+        }
+    }
+
+    fn invalid() -> Shape {
+        Shape {
+            kind: ShapeKind::Invalid,
+            ..Shape::of(&TypeKind::ByteArray)
+        }
+    }
+
+    /// Payload words of an object of this shape with header length `len`.
+    #[inline(always)]
+    pub fn payload_words(&self, len: u64) -> usize {
+        match self.kind {
+            ShapeKind::Fixed => self.fields as usize,
+            ShapeKind::RefArray => len as usize,
+            ShapeKind::ByteArray | ShapeKind::Invalid => (len as usize).div_ceil(WORD),
+        }
+    }
+
+    /// Whether payload field `field` of an object of this shape with header length
+    /// `len` holds a reference.
+    #[inline(always)]
+    pub fn is_ref(&self, len: u64, field: usize) -> bool {
+        match self.kind {
+            ShapeKind::Fixed if field < 64 => self.ref_mask >> field & 1 != 0,
+            ShapeKind::Fixed => self.wide_refs.binary_search(&(field as u32)).is_ok(),
+            ShapeKind::RefArray => field < len as usize,
+            ShapeKind::ByteArray | ShapeKind::Invalid => false,
+        }
+    }
+}
+
+/// A fixed-size type, checked once ([`TypeRegistry::fixed_type`]): allocating it
+/// (`Mutator::alloc_fixed`, `Mutator::push_fixed`) needs no lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedType {
+    pub(crate) header: u64,
+    pub(crate) words: u32,
+    pub(crate) registry: u32,
+}
+
+impl FixedType {
+    /// The type.
+    pub fn id(self) -> TypeId {
+        Header(self.header).type_id()
+    }
+
+    /// Size of one object in bytes, header included.
+    pub fn bytes(self) -> usize {
+        self.words as usize * WORD
+    }
+}
+
+/// A reference field of a fixed-size type, checked once ([`TypeRegistry::ref_field`]).
+/// An access through it (`Mutator::get_ref`, `Mutator::set_ref`) is one header
+/// compare plus one load or store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RefField {
+    pub(crate) header: u64,
+    pub(crate) offset: u32,
+    pub(crate) registry: u32,
+}
+
+/// A word (non-reference) field of a fixed-size type, checked once
+/// ([`TypeRegistry::word_field`]); see [`RefField`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WordField {
+    pub(crate) header: u64,
+    pub(crate) offset: u32,
+    pub(crate) registry: u32,
+}
+
 /// All types a heap knows. Type 1 is [`FILLER`].
 #[derive(Clone, Debug)]
 pub struct TypeRegistry {
     types: Vec<TypeInfo>, // index 0 is a placeholder, never a valid type
+    shapes: Vec<Shape>,   // parallel to `types`
+    /// This registry's identity, carried by its descriptors (clones share it: their
+    /// layouts are the same).
+    id: u32,
 }
 
 impl Default for TypeRegistry {
@@ -75,8 +210,22 @@ impl TypeRegistry {
             kind: TypeKind::ByteArray,
         };
         TypeRegistry {
+            shapes: vec![Shape::invalid(), Shape::of(&filler.kind)],
             types: vec![placeholder, filler],
+            id: NEXT_REGISTRY.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// This registry's identity (descriptors carry it).
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The shape of the type an object with `header` has. `header` must name a
+    /// registered type (every object's header does).
+    #[inline(always)]
+    pub(crate) fn shape(&self, header: Header) -> &Shape {
+        &self.shapes[header.type_id().0 as usize]
     }
 
     fn add(&mut self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
@@ -84,6 +233,7 @@ impl TypeRegistry {
             .ok()
             .filter(|i| *i < (1 << 24));
         let id = id.ok_or_else(|| GcError::Type(format!("too many types registering {name:?}")))?;
+        self.shapes.push(Shape::of(&kind));
         self.types.push(TypeInfo {
             name: name.to_string(),
             kind,
@@ -154,57 +304,117 @@ impl TypeRegistry {
     /// fixed types), and its size in words. Errors for unknown types, the filler,
     /// and lengths a header cannot hold.
     pub fn layout(&self, id: TypeId, len: usize) -> Result<(Header, usize), GcError> {
-        let info = self.get(id).filter(|_| id != FILLER);
-        let info = info.ok_or_else(|| GcError::Type(format!("unknown type index {}", id.0)))?;
+        let shape = self
+            .shapes
+            .get(id.0 as usize)
+            .filter(|s| s.kind != ShapeKind::Invalid && id != FILLER);
+        let Some(shape) = shape else {
+            return Err(GcError::Type(format!("unknown type index {}", id.0)));
+        };
         let len64 = len as u64;
-        if len64 > MAX_LEN {
-            return Err(GcError::Type(format!(
-                "{}: length {len} exceeds {MAX_LEN}",
-                info.name
-            )));
-        }
-        let header = match info.kind {
-            TypeKind::Fixed { .. } => Header::new(id, 0),
+        let header = match shape.kind {
+            ShapeKind::Fixed => Header::new(id, 0),
+            _ if len64 > MAX_LEN => {
+                return Err(GcError::Type(format!(
+                    "{}: length {len} exceeds {MAX_LEN}",
+                    self.types[id.0 as usize].name
+                )))
+            }
             _ => Header::new(id, len64),
         };
-        Ok((header, self.words_of(info, header)))
+        Ok((header, 1 + shape.payload_words(header.len())))
     }
 
     /// Size in words (header included) of the object with `header`, or `None` if the
     /// header names no registered type.
+    #[inline]
     pub fn object_words(&self, header: Header) -> Option<usize> {
-        self.get(header.type_id())
-            .map(|info| self.words_of(info, header))
-    }
-
-    fn words_of(&self, info: &TypeInfo, header: Header) -> usize {
-        let len = header.len() as usize;
-        1 + match info.kind {
-            TypeKind::Fixed { fields, .. } => fields as usize,
-            TypeKind::RefArray => len,
-            TypeKind::ByteArray => len.div_ceil(WORD),
-        }
+        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        (shape.kind != ShapeKind::Invalid).then(|| 1 + shape.payload_words(header.len()))
     }
 
     /// Whether payload field `field` of an object with `header` holds a reference.
     /// `header` must name a registered type.
     #[inline]
     pub fn is_ref_field(&self, header: Header, field: usize) -> bool {
-        match &self.types[header.type_id().0 as usize].kind {
-            TypeKind::Fixed { refs, .. } => refs.binary_search(&(field as u32)).is_ok(),
-            TypeKind::RefArray => field < header.len() as usize,
-            TypeKind::ByteArray => false,
+        self.shape(header).is_ref(header.len(), field)
+    }
+
+    /// Calls `f` with each reference field index of an object with `header`, in
+    /// increasing order.
+    #[inline]
+    pub fn for_each_ref_field(&self, header: Header, mut f: impl FnMut(usize)) {
+        let shape = self.shape(header);
+        match shape.kind {
+            ShapeKind::Fixed => {
+                let mut mask = shape.ref_mask;
+                while mask != 0 {
+                    f(mask.trailing_zeros() as usize);
+                    mask &= mask - 1;
+                }
+                shape.wide_refs.iter().for_each(|&r| f(r as usize));
+            }
+            ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
     }
 
-    /// Calls `f` with each reference field index of an object with `header`.
-    #[inline]
-    pub fn for_each_ref_field(&self, header: Header, mut f: impl FnMut(usize)) {
-        match &self.types[header.type_id().0 as usize].kind {
-            TypeKind::Fixed { refs, .. } => refs.iter().for_each(|&r| f(r as usize)),
-            TypeKind::RefArray => (0..header.len() as usize).for_each(f),
-            TypeKind::ByteArray => {}
+    /// The allocation descriptor of fixed-size type `id`: refused for arrays (their
+    /// size needs a length), the filler and unknown types.
+    pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
+        let (header, words) = self.layout(id, 0)?;
+        match self.shapes[id.0 as usize].kind {
+            ShapeKind::Fixed => Ok(FixedType {
+                header: header.0,
+                words: words as u32,
+                registry: self.id,
+            }),
+            _ => Err(GcError::Type(format!(
+                "{} is an array type: allocate it with a length",
+                self.types[id.0 as usize].name
+            ))),
         }
+    }
+
+    /// The descriptor of reference field `field` of fixed-size type `id`: refused
+    /// unless that field exists and holds a reference.
+    pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
+        let (header, offset) = self.field_of(id, field, true)?;
+        Ok(RefField {
+            header,
+            offset,
+            registry: self.id,
+        })
+    }
+
+    /// The descriptor of word field `field` of fixed-size type `id`: refused unless
+    /// that field exists and holds no reference.
+    pub fn word_field(&self, id: TypeId, field: u32) -> Result<WordField, GcError> {
+        let (header, offset) = self.field_of(id, field, false)?;
+        Ok(WordField {
+            header,
+            offset,
+            registry: self.id,
+        })
+    }
+
+    fn field_of(&self, id: TypeId, field: u32, want_ref: bool) -> Result<(u64, u32), GcError> {
+        let t = self.fixed_type(id)?;
+        let shape = &self.shapes[id.0 as usize];
+        let name = &self.types[id.0 as usize].name;
+        if field >= shape.fields {
+            return Err(GcError::Type(format!(
+                "{name}: field {field} out of range ({} fields)",
+                shape.fields
+            )));
+        }
+        if shape.is_ref(0, field as usize) != want_ref {
+            return Err(GcError::Type(format!(
+                "{name}: field {field} is{} a reference field",
+                if want_ref { " not" } else { "" }
+            )));
+        }
+        Ok((t.header, (field + 1) * WORD as u32))
     }
 }
 

@@ -1,0 +1,205 @@
+//! Criterion benches of the mutator's access paths, in ns per operation, each next
+//! to the same shape in plain Rust with no collector (a `Vec`-backed arena of nodes
+//! linked by index: the floor):
+//! - `read/*`: follow a node's reference field (`get_ref` through a `RefField`;
+//!   `read_ref` by index; the arena), along a 1000-node cycle;
+//! - `write/*`: store a reference field (`set_ref`, `write_ref`, the arena);
+//! - `word/*`: read then write a word field (`get_word`/`set_word`, the arena);
+//! - `alloc/*`: allocate a 4-word node on the root stack (`push_fixed` through a
+//!   `FixedType`; `alloc_push` by type id; the arena's `Vec::push`), batches of
+//!   10 000, truncated after each batch. The heap is warmed first (its pages
+//!   recycled), and the collections when it fills are included.
+
+use criterion::{black_box, Criterion, Throughput};
+use flipgc_core::{Heap, HeapConfig, Mutator, RefField, TypeRegistry, WordField};
+use std::time::Duration;
+
+struct Shapes {
+    node: flipgc_core::TypeId,
+    fixed: flipgc_core::FixedType,
+    left: RefField,
+    right: RefField,
+    id: WordField,
+}
+
+fn shapes(r: &mut TypeRegistry) -> Shapes {
+    let node = r.fixed("node", 4, &[0, 1]).expect("node");
+    Shapes {
+        node,
+        fixed: r.fixed_type(node).expect("fixed"),
+        left: r.ref_field(node, 0).expect("left"),
+        right: r.ref_field(node, 1).expect("right"),
+        id: r.word_field(node, 2).expect("id"),
+    }
+}
+
+/// The floor: nodes in a `Vec`, linked by index.
+#[derive(Clone, Copy, Default)]
+struct ArenaNode {
+    left: u32,
+    right: u32,
+    id: u64,
+    _pad: u64,
+}
+
+const RING: usize = 1000;
+
+/// A ring of `RING` nodes on the root stack (slots 0..RING), each's left field
+/// pointing at the next.
+fn ring(m: &mut Mutator, s: &Shapes) {
+    for _ in 0..RING {
+        m.push_fixed(s.fixed).expect("alloc");
+    }
+    for i in 0..RING {
+        let a = m.stack_get(i).expect("node");
+        m.set_ref(a, s.left, m.stack_get((i + 1) % RING));
+    }
+}
+
+fn access(c: &mut Criterion) {
+    let mut r = TypeRegistry::new();
+    let s = shapes(&mut r);
+    let mut cfg = HeapConfig::new(256 << 20);
+    cfg.pretouch = true;
+    let heap = Heap::new(cfg, r).expect("heap");
+    let mut m = heap.bind_mutator().expect("mutator");
+    ring(&mut m, &s);
+    let mut arena = vec![ArenaNode::default(); RING];
+    for (i, n) in arena.iter_mut().enumerate() {
+        n.left = ((i + 1) % RING) as u32;
+    }
+    const STEPS: u64 = 10_000;
+
+    let mut g = c.benchmark_group("read");
+    g.warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(STEPS));
+    g.bench_function("get_ref", |b| {
+        b.iter(|| {
+            let mut at = m.stack_get(0).expect("node");
+            for _ in 0..STEPS {
+                at = m.get_ref(at, s.left).expect("ring");
+            }
+            black_box(at);
+        })
+    });
+    g.bench_function("read_ref", |b| {
+        b.iter(|| {
+            let mut at = m.stack_get(0).expect("node");
+            for _ in 0..STEPS {
+                at = m.read_ref(at, 0).expect("ring");
+            }
+            black_box(at);
+        })
+    });
+    g.bench_function("arena", |b| {
+        b.iter(|| {
+            let mut at = 0usize;
+            for _ in 0..STEPS {
+                at = black_box(&arena)[at].left as usize;
+            }
+            black_box(at);
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("write");
+    g.warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(STEPS));
+    g.bench_function("set_ref", |b| {
+        b.iter(|| {
+            for i in 0..STEPS as usize {
+                let a = m.stack_get(i % RING).expect("node");
+                m.set_ref(a, s.right, m.stack_get((i + 7) % RING));
+            }
+        })
+    });
+    g.bench_function("write_ref", |b| {
+        b.iter(|| {
+            for i in 0..STEPS as usize {
+                let a = m.stack_get(i % RING).expect("node");
+                m.write_ref(a, 1, m.stack_get((i + 7) % RING));
+            }
+        })
+    });
+    g.bench_function("arena", |b| {
+        b.iter(|| {
+            for i in 0..STEPS as usize {
+                let a = black_box(&mut arena);
+                a[i % RING].right = ((i + 7) % RING) as u32;
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("word");
+    g.warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(STEPS));
+    g.bench_function("get_set_word", |b| {
+        b.iter(|| {
+            for i in 0..STEPS as usize {
+                let a = m.stack_get(i % RING).expect("node");
+                m.set_word(a, s.id, m.get_word(a, s.id) + 1);
+            }
+        })
+    });
+    g.bench_function("arena", |b| {
+        b.iter(|| {
+            for i in 0..STEPS as usize {
+                let a = black_box(&mut arena);
+                a[i % RING].id += 1;
+            }
+        })
+    });
+    g.finish();
+
+    // Allocation: warm the heap so its pages are present (recycled), then measure.
+    m.stack_truncate(0);
+    for i in 0..(3 * (256 << 20) / 40) {
+        m.push_fixed(s.fixed).expect("alloc");
+        if i % 10_000 == 0 {
+            m.stack_truncate(0);
+        }
+    }
+    m.stack_truncate(0);
+    let mut g = c.benchmark_group("alloc");
+    g.warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Elements(STEPS));
+    g.bench_function("push_fixed", |b| {
+        b.iter(|| {
+            for _ in 0..STEPS {
+                m.push_fixed(s.fixed).expect("alloc");
+            }
+            m.stack_truncate(0);
+        })
+    });
+    g.bench_function("alloc_push", |b| {
+        b.iter(|| {
+            for _ in 0..STEPS {
+                m.alloc_push(s.node, 0).expect("alloc");
+            }
+            m.stack_truncate(0);
+        })
+    });
+    let mut floor: Vec<ArenaNode> = Vec::with_capacity(STEPS as usize);
+    g.bench_function("arena", |b| {
+        b.iter(|| {
+            for _ in 0..STEPS {
+                floor.push(ArenaNode::default());
+            }
+            black_box(&floor);
+            floor.clear();
+        })
+    });
+    g.finish();
+    drop(m);
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    access(&mut c);
+    c.final_summary();
+}

@@ -1,0 +1,249 @@
+//! Object access through a [`Mutator`]: fields by descriptor (checked once, when the
+//! descriptor was made) or by index (checked against the flat type table), array
+//! lengths and types, and bulk byte copies.
+//!
+//! Every access first checks that the `Gc` lies in this heap (two compares against
+//! bounds cached in the mutator: a `Gc` from another heap must not be trusted), then:
+//! - through a descriptor ([`RefField`], [`WordField`]): the descriptor's registry is
+//!   the heap's and the object's header equals the descriptor's, then one load or
+//!   store;
+//! - by index: the type's [`Shape`](crate::object::Shape) says whether the field
+//!   exists and holds a reference (one indexed load and a bit test).
+//!
+//! A wrong field kind must never pass: writing a raw word into a reference field, or
+//! a reference into a word field, forges or hides references. So these checks are
+//! not debug-only; they fail with a panic that names the misuse.
+//!
+//! Reference stores are release stores and reference loads acquire loads (the
+//! memory model in `mem.rs`). The store of a `Gc` needs no header load of the
+//! stored value: the range check is enough, since a `Gc` is always an object.
+
+use crate::mem::{self, WORD};
+use crate::mutator::{Gc, Mutator};
+use crate::object::{Header, RefField, ShapeKind, TypeId, WordField};
+
+impl Mutator {
+    /// The header of `obj`, after checking that `obj` lies in this heap.
+    #[inline(always)]
+    fn header_of(&self, obj: Gc<'_>) -> Header {
+        if !self.owns(obj.addr) {
+            foreign(obj);
+        }
+        // SAFETY: `obj` is a live object of this heap (mutator invariant 1, and the
+        // check above): its header word is mapped.
+        Header(unsafe { mem::load(obj.addr) })
+    }
+
+    /// Checks a descriptor access: the descriptor belongs to this heap's registry,
+    /// `obj` to this heap, and `obj`'s header is the descriptor's.
+    #[inline(always)]
+    fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
+        // `&&` short-circuits: the header is loaded only for an address of this heap.
+        let ok = registry == self.registry
+            && self.owns(obj.addr)
+            // SAFETY: `obj` lies in this heap (checked just before): its header word
+            // is mapped.
+            && unsafe { mem::load(obj.addr) } == header;
+        if !ok {
+            self.descriptor_mismatch(obj, header, registry);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn descriptor_mismatch(&self, obj: Gc<'_>, header: u64, registry: u32) -> ! {
+        if registry != self.registry {
+            panic!("field descriptor from another type registry used on this heap");
+        }
+        let types = &self.heap.inner.types;
+        let want = types.get(Header(header).type_id()).map_or("?", |t| &t.name);
+        let h = self.header_of(obj);
+        let got = types.get(h.type_id()).map_or("?", |t| &t.name);
+        panic!("field of type {want:?} used on {obj:?}, an object of type {got:?}");
+    }
+
+    /// The address of field `field` of `obj`, after checking that it exists and is
+    /// (`want_ref`) or is not a reference field.
+    #[inline(always)]
+    fn field_slot(&self, obj: Gc<'_>, field: usize, want_ref: bool) -> usize {
+        let h = self.header_of(obj);
+        let shape = self.heap.inner.types.shape(h);
+        let payload = match shape.kind {
+            ShapeKind::Fixed => shape.fields as usize,
+            ShapeKind::RefArray => h.len() as usize,
+            ShapeKind::ByteArray | ShapeKind::Invalid => byte_array_field(),
+        };
+        if field >= payload {
+            out_of_range(field, payload);
+        }
+        if shape.is_ref(h.len(), field) != want_ref {
+            wrong_kind(field, want_ref);
+        }
+        obj.addr + WORD * (1 + field)
+    }
+
+    // ---- by descriptor ----
+
+    /// The reference in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
+    #[inline]
+    pub fn get_ref<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
+        self.check_descriptor(obj, f.header, f.registry);
+        // SAFETY: the field lies inside `obj` (its type's layout, checked when `f`
+        // was made and by the header compare). Acquire: see the module docs.
+        let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+        (v != 0).then(|| Gc::new(v))
+    }
+
+    /// Stores `value` into reference field `f` of `obj`. Panics if `obj` is not of
+    /// `f`'s type or `value` is not of this heap.
+    #[inline]
+    pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
+        self.check_descriptor(obj, f.header, f.registry);
+        let v = self.checked_value(value);
+        // SAFETY: as in `get_ref`; `v` is null or an object of this heap. Release:
+        // publishes `v`'s header and fields to readers.
+        unsafe { mem::store_release(obj.addr + f.offset as usize, v as u64) };
+    }
+
+    /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
+    #[inline]
+    pub fn get_word(&self, obj: Gc<'_>, f: WordField) -> u64 {
+        self.check_descriptor(obj, f.header, f.registry);
+        // SAFETY: the field lies inside `obj` (as in `get_ref`).
+        unsafe { mem::load(obj.addr + f.offset as usize) }
+    }
+
+    /// Stores `value` into word field `f` of `obj`. Panics if `obj` is not of `f`'s
+    /// type.
+    #[inline]
+    pub fn set_word(&self, obj: Gc<'_>, f: WordField, value: u64) {
+        self.check_descriptor(obj, f.header, f.registry);
+        // SAFETY: a non-reference field inside `obj` (as in `get_ref`).
+        unsafe { mem::store(obj.addr + f.offset as usize, value) };
+    }
+
+    /// `value`'s address (0 for `None`), after checking it lies in this heap.
+    #[inline(always)]
+    fn checked_value(&self, value: Option<Gc<'_>>) -> usize {
+        match value {
+            Some(g) if !self.owns(g.addr) => foreign(g),
+            Some(g) => g.addr,
+            None => 0,
+        }
+    }
+
+    // ---- by index ----
+
+    /// The reference in field `field` of `obj` (an element, for a reference array).
+    /// Panics if it is not a reference field.
+    #[inline]
+    pub fn read_ref<'m>(&'m self, obj: Gc<'m>, field: usize) -> Option<Gc<'m>> {
+        let at = self.field_slot(obj, field, true);
+        // SAFETY: `at` is a field of a live object of this heap. Acquire: the
+        // referent's header and fields, written before it was published, are visible.
+        let v = unsafe { mem::load_acquire(at) } as usize;
+        (v != 0).then(|| Gc::new(v))
+    }
+
+    /// Stores `value` into reference field `field` of `obj`.
+    #[inline]
+    pub fn write_ref(&self, obj: Gc<'_>, field: usize, value: Option<Gc<'_>>) {
+        let at = self.field_slot(obj, field, true);
+        let v = self.checked_value(value);
+        // SAFETY: `at` is a field of a live object of this heap; `v` is null or an
+        // object of this heap. Release: publishes `v`'s header and fields to readers.
+        unsafe { mem::store_release(at, v as u64) };
+    }
+
+    /// The raw word in non-reference field `field` of `obj`.
+    #[inline]
+    pub fn read_word(&self, obj: Gc<'_>, field: usize) -> u64 {
+        let at = self.field_slot(obj, field, false);
+        // SAFETY: `at` is a field of a live object of this heap.
+        unsafe { mem::load(at) }
+    }
+
+    /// Stores a raw word into non-reference field `field` of `obj` (reference fields
+    /// refuse raw words: that would forge references).
+    #[inline]
+    pub fn write_word(&self, obj: Gc<'_>, field: usize, value: u64) {
+        let at = self.field_slot(obj, field, false);
+        // SAFETY: `at` is a non-reference field of a live object of this heap.
+        unsafe { mem::store(at, value) };
+    }
+
+    /// `obj`'s type.
+    #[inline]
+    pub fn type_of(&self, obj: Gc<'_>) -> TypeId {
+        self.header_of(obj).type_id()
+    }
+
+    /// Elements of an array (references or bytes), or fields of a fixed-size object.
+    #[inline]
+    pub fn len(&self, obj: Gc<'_>) -> usize {
+        let h = self.header_of(obj);
+        let shape = self.heap.inner.types.shape(h);
+        match shape.kind {
+            ShapeKind::Fixed => shape.fields as usize,
+            _ => h.len() as usize,
+        }
+    }
+
+    // ---- bytes ----
+
+    fn byte_range(&self, obj: Gc<'_>, offset: usize, n: usize) -> usize {
+        let h = self.header_of(obj);
+        assert!(
+            self.heap.inner.types.shape(h).kind == ShapeKind::ByteArray,
+            "{obj:?} is not a byte array"
+        );
+        let len = h.len() as usize;
+        assert!(
+            offset.checked_add(n).is_some_and(|e| e <= len),
+            "bytes {offset}+{n} out of range 0..{len}"
+        );
+        obj.addr + WORD + offset
+    }
+
+    /// Copies bytes `offset ..` of byte array `obj` into `out` (in bulk: see
+    /// [`mem::read_bytes`] for what a racing writer can do).
+    pub fn read_bytes(&self, obj: Gc<'_>, offset: usize, out: &mut [u8]) {
+        let at = self.byte_range(obj, offset, out.len());
+        // SAFETY: `[at, at + out.len())` lies inside a live byte array of this heap.
+        unsafe { mem::read_bytes(at, out) };
+    }
+
+    /// Copies `data` into byte array `obj` at `offset` (in bulk).
+    pub fn write_bytes(&self, obj: Gc<'_>, offset: usize, data: &[u8]) {
+        let at = self.byte_range(obj, offset, data.len());
+        // SAFETY: `[at, at + data.len())` lies inside a live byte array of this heap.
+        unsafe { mem::write_bytes(at, data) };
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn foreign(obj: Gc<'_>) -> ! {
+    panic!("{obj:?} does not belong to this heap")
+}
+
+#[cold]
+#[inline(never)]
+fn byte_array_field() -> ! {
+    panic!("field access on a byte array: use read_bytes/write_bytes")
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(field: usize, payload: usize) -> ! {
+    panic!("field {field} out of range: object has {payload} payload words")
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_kind(field: usize, want_ref: bool) -> ! {
+    panic!(
+        "field {field} is{} a reference field",
+        if want_ref { " not" } else { "" }
+    )
+}

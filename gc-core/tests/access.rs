@@ -1,0 +1,203 @@
+//! The checked-once access API: field descriptors (`RefField`, `WordField`) and
+//! allocation descriptors (`FixedType`), refused when made for the wrong kind of
+//! field, and refusing objects of another type or heap when used; handles without
+//! a reference count, outliving their mutator; bulk byte copies.
+
+use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn panic_message(f: impl FnOnce()) -> String {
+    let Err(payload) = catch_unwind(AssertUnwindSafe(f)) else {
+        panic!("expected a panic")
+    };
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .expect("a string panic payload")
+}
+
+#[test]
+fn descriptors_are_refused_for_the_wrong_field_kind() {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let vec = r.ref_array("vec").unwrap();
+    let bytes = r.byte_array("bytes").unwrap();
+    assert!(r.fixed_type(node).is_ok());
+    assert!(r.ref_field(node, 0).is_ok() && r.ref_field(node, 1).is_ok());
+    assert!(r.word_field(node, 2).is_ok());
+    let cases = [
+        (
+            r.ref_field(node, 2).unwrap_err(),
+            "field 2 is not a reference field",
+        ),
+        (
+            r.word_field(node, 0).unwrap_err(),
+            "field 0 is a reference field",
+        ),
+        (r.ref_field(node, 3).unwrap_err(), "field 3 out of range"),
+        (r.word_field(node, 9).unwrap_err(), "field 9 out of range"),
+        (r.fixed_type(vec).unwrap_err(), "array type"),
+        (r.ref_field(bytes, 0).unwrap_err(), "array type"),
+        (
+            r.fixed_type(flipgc_core::object::FILLER).unwrap_err(),
+            "unknown type",
+        ),
+    ];
+    for (e, want) in cases {
+        assert!(e.to_string().contains(want), "{e} lacks {want:?}");
+    }
+}
+
+#[test]
+fn descriptor_access_reads_and_writes_and_survives_collections() {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let t = r.fixed_type(node).unwrap();
+    let (left, right) = (r.ref_field(node, 0).unwrap(), r.ref_field(node, 1).unwrap());
+    let id = r.word_field(node, 2).unwrap();
+    assert_eq!(t.bytes(), 32);
+    assert_eq!(t.id(), node);
+    let heap = Heap::new(HeapConfig::new(4 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let a = m.alloc_fixed(t).unwrap();
+    m.push_fixed(t).unwrap();
+    let b = m.pop().unwrap();
+    m.set_word(b, id, 7);
+    m.set_ref(m.get(&a), right, Some(b));
+    m.set_word(m.get(&a), id, 6);
+    // Garbage below and between, so that the objects move.
+    for _ in 0..100_000 {
+        m.push_fixed(t).unwrap();
+        m.stack_truncate(0);
+    }
+    m.collect();
+    let a_now = m.get(&a);
+    assert_eq!(m.get_word(a_now, id), 6);
+    assert_eq!(m.get_ref(a_now, left), None);
+    let b_now = m.get_ref(a_now, right).unwrap();
+    assert_eq!(m.get_word(b_now, id), 7);
+    // Index and descriptor access agree.
+    assert_eq!(m.read_ref(a_now, 1), Some(b_now));
+    assert_eq!(m.read_word(b_now, 2), 7);
+    m.verify().unwrap();
+}
+
+#[test]
+fn descriptors_refuse_objects_of_another_type_or_registry() {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let cell = r.fixed("cell", 3, &[]).unwrap();
+    let left = r.ref_field(node, 0).unwrap();
+    let id = r.word_field(node, 2).unwrap();
+    let cell_t = r.fixed_type(cell).unwrap();
+    let mut other = TypeRegistry::new();
+    let onode = other.fixed("node", 3, &[0, 1]).unwrap();
+    let oleft = other.ref_field(onode, 0).unwrap();
+    let ot = other.fixed_type(onode).unwrap();
+    let heap = Heap::new(HeapConfig::new(1 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let c = m.alloc_fixed(cell_t).unwrap();
+    // A node's reference field used on a cell (whose field 0 is a word): refused,
+    // since that would hide or forge a reference.
+    let msg = panic_message(|| m.set_ref(m.get(&c), left, None));
+    assert!(
+        msg.contains("field of type \"node\"") && msg.contains("\"cell\""),
+        "{msg}"
+    );
+    let msg = panic_message(|| {
+        m.get_word(m.get(&c), id);
+    });
+    assert!(msg.contains("field of type \"node\""), "{msg}");
+    // Descriptors of another registry, even with the same layout, are refused.
+    let msg = panic_message(|| {
+        m.get_ref(m.get(&c), oleft);
+    });
+    assert!(msg.contains("another type registry"), "{msg}");
+    let e = m.alloc_fixed(ot).unwrap_err().to_string();
+    assert!(e.contains("another type registry"), "{e}");
+    // Nothing was written: the cell reads as allocated.
+    assert_eq!(m.read_word(m.get(&c), 0), 0);
+    m.verify().unwrap();
+}
+
+#[test]
+fn wide_fixed_types_keep_their_references() {
+    // References past the first 64 fields take the slow side of the shape.
+    let mut r = TypeRegistry::new();
+    let wide = r.fixed("wide", 100, &[3, 70, 99]).unwrap();
+    let leaf = r.fixed("leaf", 1, &[]).unwrap();
+    let f70 = r.ref_field(wide, 70).unwrap();
+    assert!(r.ref_field(wide, 69).is_err());
+    let heap = Heap::new(HeapConfig::new(1 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let w = m.alloc(wide, 0).unwrap();
+    let l = m.alloc(leaf, 0).unwrap();
+    m.write_word(m.get(&l), 0, 4242);
+    m.set_ref(m.get(&w), f70, Some(m.get(&l)));
+    m.write_ref(m.get(&w), 99, Some(m.get(&l)));
+    drop(l);
+    for _ in 0..10_000 {
+        drop(m.alloc(leaf, 0).unwrap());
+    }
+    m.collect();
+    let w = m.get(&w);
+    let l70 = m.get_ref(w, f70).unwrap();
+    assert_eq!(m.read_word(l70, 0), 4242);
+    assert_eq!(m.read_ref(w, 99), Some(l70));
+    assert_eq!(m.read_ref(w, 3), None);
+    m.verify().unwrap();
+}
+
+#[test]
+fn handles_outlive_their_mutator() {
+    let mut r = TypeRegistry::new();
+    let cell = r.fixed("cell", 1, &[]).unwrap();
+    let heap = Heap::new(HeapConfig::new(1 << 20), r).unwrap();
+    let m = heap.bind_mutator();
+    let mut m = m.unwrap();
+    let h = m.alloc(cell, 0).unwrap();
+    let h2 = h.clone();
+    drop(m);
+    // The handles still drop and clone safely; a new mutator refuses them.
+    let h3 = h2.clone();
+    drop(h2);
+    let m = heap.bind_mutator().unwrap();
+    let msg = panic_message(|| {
+        m.get(&h);
+    });
+    assert!(msg.contains("handle belongs to another mutator"), "{msg}");
+    drop((h, h3));
+}
+
+#[test]
+fn bulk_bytes_round_trip_at_any_offset() {
+    let mut r = TypeRegistry::new();
+    let blob = r.byte_array("blob").unwrap();
+    let heap = Heap::new(HeapConfig::new(1 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let b = m.alloc(blob, 301).unwrap();
+    let data: Vec<u8> = (0..301u32).map(|i| (i * 37 % 251) as u8).collect();
+    m.write_bytes(m.get(&b), 0, &data);
+    for (off, len) in [
+        (0, 301),
+        (1, 7),
+        (3, 200),
+        (8, 8),
+        (295, 6),
+        (300, 1),
+        (5, 0),
+    ] {
+        let mut out = vec![0u8; len];
+        m.read_bytes(m.get(&b), off, &mut out);
+        assert_eq!(out, data[off..off + len], "read {off}+{len}");
+    }
+    m.write_bytes(m.get(&b), 5, &[0xff; 11]);
+    let mut all = vec![0u8; 301];
+    m.read_bytes(m.get(&b), 0, &mut all);
+    let mut want = data.clone();
+    want[5..16].fill(0xff);
+    assert_eq!(all, want);
+    let msg = panic_message(|| m.write_bytes(m.get(&b), 300, &[1, 2]));
+    assert!(msg.contains("out of range"), "{msg}");
+}
