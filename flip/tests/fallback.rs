@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use flipgc_flip::{FlipConfig, FlipError, Flipper, SourceState, Strategy, StrategyChoice};
+use flipgc_heap::sys::Errno;
 use flipgc_heap::{Level, Thp};
 
 #[test]
@@ -17,7 +18,7 @@ fn injected_mremap_failure_falls_back_to_copy() {
         let mut src = source(len, Thp::NoHuge, 99);
         let mut dst = span_at(len, dst_offset(level));
         let cfg = FlipConfig {
-            inject_mremap_errno: Some(libc::ENOMEM),
+            inject_mremap_errno: Some(Errno::ENOMEM as i32),
             ..FlipConfig::default()
         };
         let r = Flipper::new(cfg).unwrap().flip(&mut src, &mut dst).unwrap();

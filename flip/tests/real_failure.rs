@@ -2,7 +2,7 @@
 //!
 //! The kernel refuses a move with ENOMEM when the process is at `vm.max_map_count`
 //! (Linux 6.18 still moves at a few mappings below it). This test fragments a
-//! scratch reservation of its own into tens of thousands of mappings to get there,
+//! scratch mapping of its own into tens of thousands of mappings to get there,
 //! process-locally, then flips. It is alone in its own test binary (process) because
 //! other tests mapping memory meanwhile would fail.
 //!
@@ -14,7 +14,11 @@ mod common;
 
 use common::*;
 use flipgc_flip::{FlipConfig, Flipper, SourceState, Strategy};
-use flipgc_heap::{Reservation, Thp};
+use flipgc_heap::Thp;
+use memmap2::{MmapMut, MmapOptions};
+use nix::errno::Errno;
+use nix::sys::mman::{mprotect, ProtFlags};
+use std::ptr::NonNull;
 
 fn map_count() -> usize {
     std::fs::read_to_string("/proc/self/maps")
@@ -23,31 +27,35 @@ fn map_count() -> usize {
         .count()
 }
 
-/// Splits a fresh reservation into mappings until the kernel refuses one more
+/// Splits a fresh scratch mapping into mappings until the kernel refuses one more
 /// split (ENOMEM): the process is then at `vm.max_map_count`.
-fn fragment_to_the_limit(max: usize) -> Reservation {
+fn fragment_to_the_limit(max: usize) -> MmapMut {
     let pages = 2 * max.saturating_sub(map_count()) + 8;
-    let res = Reservation::new(pages * PAGE, PAGE).unwrap();
-    let protect = |page: usize, prot: i32| -> bool {
-        // SAFETY: the page is inside our own PROT_NONE reservation that nothing uses;
+    // Read-write but never touched, and MAP_NORESERVE: it costs no memory.
+    let scratch = MmapOptions::new()
+        .len(pages * PAGE)
+        .no_reserve_swap()
+        .map_anon()
+        .unwrap();
+    let base = scratch.as_ptr() as usize;
+    let protect = |page: usize, prot: ProtFlags| -> bool {
+        let at = NonNull::new((base + page * PAGE) as *mut std::ffi::c_void).unwrap();
+        // SAFETY: the page is inside our own scratch mapping that nothing uses;
         // changing its protection only splits the mapping.
-        let rc =
-            unsafe { libc::mprotect((res.base() + page * PAGE) as *mut libc::c_void, PAGE, prot) };
-        let err = std::io::Error::last_os_error();
-        assert!(
-            rc == 0 || err.raw_os_error() == Some(libc::ENOMEM),
-            "mprotect: {err}"
-        );
-        rc == 0
+        match unsafe { mprotect(at, PAGE, prot) } {
+            Ok(()) => true,
+            Err(Errno::ENOMEM) => false,
+            Err(e) => panic!("mprotect: {e}"),
+        }
     };
-    // A read-only page inside the reservation adds two mappings ...
+    // A read-only page inside the read-write mapping adds two mappings ...
     let mut page = 1;
-    while page + 2 < pages && protect(page, libc::PROT_READ) {
+    while page + 2 < pages && protect(page, ProtFlags::PROT_READ) {
         page += 2;
     }
-    // ... and a read-write page right after a read-only one adds one.
-    protect(page - 1, libc::PROT_READ | libc::PROT_WRITE);
-    res
+    // ... and an inaccessible page right after a read-only one adds one.
+    protect(page - 1, ProtFlags::PROT_NONE);
+    scratch
 }
 
 #[test]

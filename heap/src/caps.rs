@@ -4,7 +4,6 @@
 //! never guessed from the kernel version. Probed once and cached.
 
 use crate::geometry::Geometry;
-use crate::reservation::Reservation;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -157,21 +156,14 @@ impl fmt::Display for Capabilities {
 }
 
 fn kernel_release() -> String {
-    // SAFETY: utsname is plain old data; uname fills it.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: `u` is a valid, writable utsname.
-    if unsafe { libc::uname(&mut u) } != 0 {
-        return "unknown".into();
+    match nix::sys::utsname::uname() {
+        Ok(u) => format!(
+            "{} {}",
+            u.sysname().to_string_lossy(),
+            u.release().to_string_lossy()
+        ),
+        Err(_) => "unknown".into(),
     }
-    let field = |b: &[libc::c_char]| {
-        let bytes: Vec<u8> = b
-            .iter()
-            .take_while(|c| **c != 0)
-            .map(|c| *c as u8)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    format!("{} {}", field(&u.sysname), field(&u.release))
 }
 
 /// Parses the bracketed word of a sysfs THP file (`always [madvise] never`).
@@ -199,30 +191,27 @@ fn thp_mode() -> ThpMode {
 fn probe_mremap(dontunmap: bool) -> bool {
     #[cfg(target_os = "linux")]
     {
-        use crate::sys;
-        let page = sys::page_size();
-        let rw = libc::PROT_READ | libc::PROT_WRITE;
-        // SAFETY: no MAP_FIXED: fresh pages at kernel-chosen addresses.
-        let (Ok(src), Ok(dst)) = (unsafe { sys::mmap_anon(0, page, rw, 0) }, unsafe {
-            sys::mmap_anon(0, page, rw, 0)
-        }) else {
+        let page = crate::sys::page_size();
+        let (Ok(mut src), Ok(dst)) = (
+            memmap2::MmapMut::map_anon(page),
+            memmap2::MmapMut::map_anon(page),
+        ) else {
             return false;
         };
-        let (src_p, dst_p) = ((src + 7) as *mut u8, (dst + 7) as *mut u8);
-        // SAFETY: `src` is a fresh read-write page of ours.
-        unsafe { src_p.write_volatile(0x5a) };
-        // SAFETY: both pages are ours alone and distinct.
-        let moved = unsafe { sys::mremap_fixed(src, dst, page, dontunmap) }.is_ok();
+        src[7] = 0x5a;
+        let (src_p, dst_p) = (src.as_mut_ptr(), dst.as_ptr());
+        // SAFETY: both pages are ours alone, distinct, and not borrowed during the call.
+        let moved =
+            unsafe { crate::sys::mremap_fixed(src_p as usize, dst_p as usize, page, dontunmap) }
+                .is_ok();
+        // Volatile reads: the kernel changed these bytes behind the mappings' backs.
         // SAFETY: `dst` is mapped (moved into, or untouched on failure).
-        let arrived = moved && unsafe { dst_p.read_volatile() } == 0x5a;
-        // SAFETY: with DONTUNMAP or after a failure the source page is still ours.
-        let emptied = !dontunmap || !moved || unsafe { src_p.read_volatile() } == 0;
-        // SAFETY: unmap only what is still ours: after a plain move `src` is not.
-        unsafe {
-            let _ = sys::munmap(dst, page);
-            if dontunmap || !moved {
-                let _ = sys::munmap(src, page);
-            }
+        let arrived = moved && unsafe { dst_p.add(7).read_volatile() } == 0x5a;
+        // SAFETY: with DONTUNMAP or after a failure the source page is still mapped.
+        let emptied = !dontunmap || !moved || unsafe { src_p.add(7).read_volatile() } == 0;
+        if moved && !dontunmap {
+            // The kernel unmapped the source page: it is no longer ours to unmap.
+            std::mem::forget(src);
         }
         arrived && emptied
     }
@@ -233,18 +222,12 @@ fn probe_mremap(dontunmap: bool) -> bool {
     }
 }
 
+/// `MADV_POPULATE_WRITE` on a scratch page of the kernel's choosing.
 fn probe_populate() -> bool {
     #[cfg(target_os = "linux")]
     {
-        let page = crate::sys::page_size();
-        let Ok(res) = Reservation::new(page, page) else {
-            return false;
-        };
-        let Ok(span) = res.commit(0, page) else {
-            return false;
-        };
-        // SAFETY: the range is the scratch span just committed; populate changes no bytes.
-        unsafe { crate::sys::madvise(span.addr(), page, libc::MADV_POPULATE_WRITE) }.is_ok()
+        memmap2::MmapMut::map_anon(crate::sys::page_size())
+            .is_ok_and(|m| m.advise(memmap2::Advice::PopulateWrite).is_ok())
     }
     #[cfg(not(target_os = "linux"))]
     false
@@ -252,7 +235,8 @@ fn probe_populate() -> bool {
 
 #[cfg(target_os = "linux")]
 fn probe_userfaultfd() -> Userfaultfd {
-    let (fd, via) = match crate::uffd::open_fd(libc::O_CLOEXEC | libc::O_NONBLOCK) {
+    use nix::fcntl::OFlag;
+    let (fd, via) = match crate::uffd::open_fd(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK) {
         Ok(x) => x,
         Err(errors) => {
             return Userfaultfd {
@@ -270,7 +254,7 @@ fn probe_userfaultfd() -> Userfaultfd {
         },
         Err(e) => Userfaultfd {
             opened_via: None,
-            error: Some(format!("UFFDIO_API: {e}")),
+            error: Some(format!("UFFDIO_API: {}", std::io::Error::from(e))),
             features: 0,
         },
     }

@@ -53,12 +53,18 @@ impl HeapError {
         }
     }
 
-    pub(crate) fn os(op: &'static str, addr: usize, len: usize, source: io::Error) -> Self {
+    /// An [`HeapError::Os`] from an `io::Error` or a nix [`crate::sys::Errno`].
+    pub(crate) fn os(
+        op: &'static str,
+        addr: usize,
+        len: usize,
+        source: impl Into<io::Error>,
+    ) -> Self {
         HeapError::Os {
             op,
             addr,
             len,
-            source,
+            source: source.into(),
         }
     }
 }
@@ -66,16 +72,16 @@ impl HeapError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sys::Errno;
 
     #[test]
     fn os_errors_keep_errno_and_context() {
-        let e = HeapError::os(
-            "mremap",
-            0x4000,
-            8192,
-            io::Error::from_raw_os_error(libc::EINVAL),
+        let e = HeapError::os("mremap", 0x4000, 8192, Errno::EINVAL);
+        assert_eq!(e.errno(), Some(Errno::EINVAL as i32));
+        assert!(
+            e.to_string().contains("Invalid argument (os error 22)"),
+            "{e}"
         );
-        assert_eq!(e.errno(), Some(libc::EINVAL));
         let msg = e.to_string();
         assert!(
             msg.contains("mremap") && msg.contains("0x4000") && msg.contains("8192"),

@@ -14,6 +14,7 @@
 //! - [`Userfault`]: userfaultfd (MISSING-mode registration, batched `UFFDIO_COPY`,
 //!   fault events), the kernel side of concurrent compaction.
 //! - [`HeapError`]: the one error type, errno kept.
+//! - [`sys`]: the memory-management system calls, through nix's typed wrappers.
 
 mod caps;
 mod error;

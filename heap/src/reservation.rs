@@ -11,7 +11,7 @@
 
 use crate::error::HeapError;
 use crate::span::{Span, Thp};
-use crate::sys;
+use crate::sys::{self, MapFlags, ProtFlags};
 use std::sync::Arc;
 use std::sync::Mutex;
 
@@ -57,9 +57,9 @@ impl Reservation {
                 what: "reservation length",
                 detail: format!("{len} bytes aligned to {align} overflows the address space"),
             })?;
-        let flags = libc::MAP_NORESERVE;
+        let flags = MapFlags::MAP_NORESERVE;
         // SAFETY: no MAP_FIXED: the kernel picks a free range, nothing is clobbered.
-        let raw = unsafe { sys::mmap_anon(0, raw_len, libc::PROT_NONE, flags) }
+        let raw = unsafe { sys::mmap_anon(0, raw_len, ProtFlags::PROT_NONE, flags) }
             .map_err(|e| HeapError::os("mmap reserve", 0, raw_len, e))?;
         let base = raw.next_multiple_of(align);
         let head = base - raw;
@@ -191,10 +191,10 @@ impl Inner {
     /// Returns a span's range to `PROT_NONE` (freeing its memory) and forgets it.
     pub(crate) fn decommit(&self, offset: usize, len: usize) {
         let addr = self.base + offset;
-        let flags = libc::MAP_FIXED | libc::MAP_NORESERVE;
+        let flags = MapFlags::MAP_FIXED | MapFlags::MAP_NORESERVE;
         // SAFETY: called only from Span::drop: the span owned this range exclusively
         // and is going away, so nothing references it.
-        let _ = unsafe { sys::mmap_anon(addr, len, libc::PROT_NONE, flags) };
+        let _ = unsafe { sys::mmap_anon(addr, len, ProtFlags::PROT_NONE, flags) };
         let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
         spans.retain(|&(o, l)| (o, l) != (offset, len));
     }
@@ -213,8 +213,8 @@ impl Drop for Inner {
 /// # Safety
 /// The caller owns the range and nothing references it.
 pub(crate) unsafe fn map_rw(addr: usize, len: usize) -> Result<(), HeapError> {
-    let prot = libc::PROT_READ | libc::PROT_WRITE;
-    let flags = libc::MAP_FIXED | libc::MAP_NORESERVE;
+    let prot = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
+    let flags = MapFlags::MAP_FIXED | MapFlags::MAP_NORESERVE;
     // SAFETY: forwarded from the caller.
     unsafe { sys::mmap_anon(addr, len, prot, flags) }
         .map(|_| ())
@@ -225,8 +225,8 @@ pub(crate) unsafe fn map_rw(addr: usize, len: usize) -> Result<(), HeapError> {
 /// (`MAP_FIXED_NOREPLACE`); `EEXIST` otherwise.
 #[cfg(target_os = "linux")]
 pub(crate) fn map_rw_noreplace(addr: usize, len: usize) -> Result<(), HeapError> {
-    let prot = libc::PROT_READ | libc::PROT_WRITE;
-    let flags = libc::MAP_FIXED_NOREPLACE | libc::MAP_NORESERVE;
+    let prot = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
+    let flags = MapFlags::MAP_FIXED_NOREPLACE | MapFlags::MAP_NORESERVE;
     // SAFETY: NOREPLACE never replaces an existing mapping.
     let got = unsafe { sys::mmap_anon(addr, len, prot, flags) }
         .map_err(|e| HeapError::os("mmap commit (noreplace)", addr, len, e))?;

@@ -9,7 +9,7 @@
 
 use crate::error::HeapError;
 use crate::reservation::{map_rw, map_rw_noreplace, Inner};
-use crate::sys;
+use crate::sys::{self, MmapAdvise};
 use std::sync::Arc;
 
 /// Transparent-huge-page advice for a span.
@@ -107,9 +107,9 @@ impl Span {
         {
             // SAFETY: the range is inside this span (checked); POPULATE_WRITE does not
             // change contents.
-            match unsafe { sys::madvise(addr, len, libc::MADV_POPULATE_WRITE) } {
+            match unsafe { sys::madvise(addr, len, MmapAdvise::MADV_POPULATE_WRITE) } {
                 Ok(()) => return Ok(PopulateMethod::Madvise),
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+                Err(sys::Errno::EINVAL) => {}
                 Err(e) => return Err(HeapError::os("madvise(POPULATE_WRITE)", addr, len, e)),
             }
         }
@@ -129,7 +129,7 @@ impl Span {
     pub fn release(&mut self, offset: usize, len: usize) -> Result<(), HeapError> {
         let addr = self.sub_range("release", offset, len)?;
         // SAFETY: the range is inside this span, borrowed mutably: nothing else reads it.
-        unsafe { sys::madvise(addr, len, libc::MADV_DONTNEED) }
+        unsafe { sys::madvise(addr, len, MmapAdvise::MADV_DONTNEED) }
             .map_err(|e| HeapError::os("madvise(DONTNEED)", addr, len, e))
     }
 
@@ -223,6 +223,7 @@ impl Span {
     /// the hole, which cannot be reclaimed soundly, so the process aborts.
     #[cfg(target_os = "linux")]
     fn restore_after_failed_move(&mut self, cause: &std::io::Error) {
+        const EEXIST: i32 = sys::Errno::EEXIST as i32;
         let (addr, len) = (self.addr(), self.len);
         match map_rw_noreplace(addr, len) {
             Ok(()) => {
@@ -230,7 +231,7 @@ impl Span {
                     let _ = apply_thp(addr, len, self.thp);
                 }
             }
-            Err(e) if e.errno() == Some(libc::EEXIST) && sys::fully_mapped(addr, len) => {}
+            Err(e) if e.errno() == Some(EEXIST) && sys::fully_mapped(addr, len) => {}
             Err(e) => abort_lost_range("destination", addr, len, &format!("{e} (after {cause})")),
         }
     }
@@ -277,8 +278,8 @@ fn apply_thp(addr: usize, len: usize, thp: Thp) -> Result<(), HeapError> {
     #[cfg(target_os = "linux")]
     let advice = match thp {
         Thp::Default => return Ok(()),
-        Thp::Huge => libc::MADV_HUGEPAGE,
-        Thp::NoHuge => libc::MADV_NOHUGEPAGE,
+        Thp::Huge => MmapAdvise::MADV_HUGEPAGE,
+        Thp::NoHuge => MmapAdvise::MADV_NOHUGEPAGE,
     };
     #[cfg(not(target_os = "linux"))]
     let advice = match thp {

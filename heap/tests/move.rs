@@ -187,29 +187,17 @@ fn foreign_mmap_inside_moving_reservation(budget_ms: u128) -> (u64, usize) {
         let (stop, landed) = (Arc::clone(&stop), Arc::clone(&landed));
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
-                // SAFETY: a fresh anonymous mapping at a kernel-chosen address
-                // replaces nothing.
-                let p = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        len,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                        -1,
-                        0,
-                    )
-                };
-                assert_ne!(p, libc::MAP_FAILED);
-                let addr = p as usize;
+                // A fresh anonymous mapping at a kernel-chosen address.
+                let m = memmap2::MmapMut::map_anon(len).expect("mmap");
+                let addr = m.as_ptr() as usize;
                 if addr < hi && lo < addr + len {
                     // Inside the reservation: it is (or is about to be) a span's
                     // memory, so do not unmap it; report and stop.
+                    std::mem::forget(m);
                     landed.store(addr, Ordering::Relaxed);
                     stop.store(true, Ordering::Relaxed);
-                } else {
-                    // SAFETY: `p` is this thread's own, unused mapping.
-                    unsafe { libc::munmap(p, len) };
                 }
+                // Otherwise dropping `m` unmaps this thread's own, unused mapping.
             }
         })
     };

@@ -7,6 +7,7 @@
 mod common;
 
 use common::*;
+use flipgc_heap::sys::Errno;
 use flipgc_heap::{Geometry, HeapError, Reservation};
 
 /// Asserts `r` failed with `HeapError::Invalid` about `what` and that the message
@@ -107,7 +108,7 @@ fn new_refuses_length_plus_alignment_overflow() {
     // With page alignment nothing is added to `len`, so there is no overflow to
     // report; the kernel must still refuse a range larger than the address space.
     let e = Reservation::new(len, page()).expect_err("a 2^64-byte reservation succeeded");
-    assert_eq!(e.errno(), Some(libc::ENOMEM), "{e:?}");
+    assert_eq!(e.errno(), Some(Errno::ENOMEM as i32), "{e:?}");
 }
 
 #[test]

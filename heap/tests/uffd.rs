@@ -4,6 +4,7 @@
 
 #![cfg(target_os = "linux")]
 
+use flipgc_heap::sys::Errno;
 use flipgc_heap::{Capabilities, CopyError, Reservation, Userfault};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -57,19 +58,21 @@ fn a_fault_sleeps_until_the_page_is_copied_in_and_copies_never_replace() {
     assert_eq!(span.as_slice()[12 * page + 5], 0);
     // Moving pages in (no copy): from a private buffer into registered, empty pages.
     if u.can_move() {
-        let src = Reservation::new(2 * page, page).unwrap();
-        let mut sspan = src.commit(0, 2 * page).unwrap();
-        sspan.as_mut_slice().fill(0x5a);
-        // SAFETY: nothing else touches `sspan` until it is dropped.
-        unsafe { u.move_pages(base + 13 * page, sspan.addr(), 2 * page) }.unwrap();
+        let mut scratch = memmap2::MmapMut::map_anon(2 * page).unwrap();
+        scratch.fill(0x5a);
+        let from = scratch.as_ptr() as usize;
+        // SAFETY: nothing else touches `scratch` until it is dropped.
+        unsafe { u.move_pages(base + 13 * page, from, 2 * page) }.unwrap();
         assert_eq!(span.as_slice()[13 * page + 9], 0x5a);
         assert_eq!(span.as_slice()[15 * page - 1], 0x5a, "both pages moved");
-        assert_eq!(sspan.as_slice()[7], 0, "the source is left empty");
+        // SAFETY: still mapped; volatile since the kernel emptied it behind `scratch`.
+        let left = unsafe { scratch.as_ptr().add(7).read_volatile() };
+        assert_eq!(left, 0, "the source is left empty");
         // Onto a page that exists: refused with EEXIST, nothing moved.
-        sspan.as_mut_slice()[0] = 1;
+        scratch[0] = 1;
         // SAFETY: as above.
-        let e = unsafe { u.move_pages(base + 13 * page, sspan.addr(), page) };
-        assert_eq!(e, Err((0, libc::EEXIST)));
+        let e = unsafe { u.move_pages(base + 13 * page, from, page) };
+        assert_eq!(e, Err((0, Errno::EEXIST as i32)));
     }
     u.unregister(base, 16 * page).unwrap();
     // Unregistered: an untouched page faults in normally, as zeros.
