@@ -14,8 +14,8 @@
 //! a reference into a word field, forges or hides references. So these checks are
 //! not debug-only; they fail with a panic that names the misuse.
 //!
-//! Reference stores are release stores and reference loads acquire loads (the
-//! memory model in `mem.rs`). The store of a `Gc` needs no header load of the
+//! Reference stores go through the write barrier (`barrier.rs`) first, and are
+//! release stores; reference loads are acquire loads (the memory model in `mem.rs`). The store of a `Gc` needs no header load of the
 //! stored value: the range check is enough, since a `Gc` is always an object.
 
 use crate::mem::{self, WORD};
@@ -100,9 +100,11 @@ impl Mutator {
     pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
         self.check_descriptor(obj, f.header, f.registry);
         let v = self.checked_value(value);
+        let slot = obj.addr + f.offset as usize;
+        self.pre_write(slot);
         // SAFETY: as in `get_ref`; `v` is null or an object of this heap. Release:
         // publishes `v`'s header and fields to readers.
-        unsafe { mem::store_release(obj.addr + f.offset as usize, v as u64) };
+        unsafe { mem::store_release(slot, v as u64) };
     }
 
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
@@ -150,6 +152,7 @@ impl Mutator {
     pub fn write_ref(&self, obj: Gc<'_>, field: usize, value: Option<Gc<'_>>) {
         let at = self.field_slot(obj, field, true);
         let v = self.checked_value(value);
+        self.pre_write(at);
         // SAFETY: `at` is a field of a live object of this heap; `v` is null or an
         // object of this heap. Release: publishes `v`'s header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };

@@ -51,7 +51,9 @@ pub enum GcTrigger {
     /// When an allocation does not fit in the moving space.
     #[default]
     WhenFull,
-    /// Also after this many bytes have been allocated since the last collection.
+    /// Also after this many bytes have been allocated since the last collection:
+    /// the allocating thread then runs a cycle and waits for its flip, as
+    /// `Mutator::collect` does (deterministic; for tests and tuning).
     AfterBytes(usize),
 }
 
@@ -59,13 +61,17 @@ pub enum GcTrigger {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CyclePoint {
-    /// After the mark pause, before the concurrent plan: mutators run, and what they
-    /// allocate now is black (live by definition, moved by a constant slide).
+    /// After the mark-start pause (and the root scans of mutators that had not
+    /// resumed), before the markers start: mutators run with the barrier on.
+    Marking,
+    /// After marking, before the concurrent plan: mutators run, and what they
+    /// allocated since the mark-start pause is black (live by definition, moved by a
+    /// constant slide).
     Planning,
 }
 
 /// A callback run by the collector at fixed [`CyclePoint`]s of each concurrent cycle,
-/// on the coordinating thread (counted as stopped, so other mutators run meanwhile).
+/// on the GC driver thread, with the mutators running.
 /// For tests that need a mutation to land in a given phase: the hook can wait until
 /// another thread has made it. It must not use a mutator of its own heap.
 #[derive(Clone)]
@@ -119,6 +125,16 @@ pub struct HeapConfig {
     /// kernel allows (userfaultfd opens) and the flip mode moves pages (not `Copy`);
     /// otherwise, or when off, compaction runs inside one pause (`"full"`).
     pub concurrent_compaction: bool,
+    /// Mark concurrently: a short mark-start pause, marking on the GC workers while
+    /// mutators run (with a snapshot-at-the-beginning write barrier), and a short,
+    /// time-bounded mark-end pause; then the flip pause, with compaction concurrent
+    /// where `concurrent_compaction` is possible, else inside the flip pause. Off:
+    /// every collection is one stop-the-world pause (`"full"`), the reference path.
+    pub concurrent_marking: bool,
+    /// Test-only: turns the write barrier's logging off, which makes concurrent
+    /// marking unsound. Exists to show that the tests catch a missing barrier.
+    #[doc(hidden)]
+    pub satb_barrier: bool,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -164,6 +180,8 @@ impl HeapConfig {
             cycle_hook: None,
             recycle_from_space: true,
             concurrent_compaction: true,
+            concurrent_marking: true,
+            satb_barrier: true,
         }
     }
 

@@ -9,10 +9,13 @@ use crate::object::TypeRegistry;
 use crate::pauselog::PauseLog;
 use crate::roots::GlobalTable;
 use crate::safepoint::Safepoints;
-use crate::space::{los::Los, moving::MovingSpace};
+use crate::collect::concurrent_mark::Intake;
+use crate::collect::driver::Driver;
+use crate::space::los::{Los, LosMarks};
+use crate::space::moving::MovingSpace;
 use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
 use flipgc_heap::Capabilities;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -57,9 +60,14 @@ pub(crate) struct HeapInner {
     /// Run-time fault injection (`HeapConfig::inject`).
     pub inject: Injector,
     pub started: Instant,
-    /// Where the heap is in a collection cycle; waited on with `cycle_cv`.
+    /// Where the heap is in a collection cycle.
     pub cycle: Mutex<CyclePhase>,
-    pub cycle_cv: Condvar,
+    /// The GC driver: requests, cycle counters, the driver thread.
+    pub driver: Arc<Driver>,
+    /// Concurrent marking's work intake and the barrier flag.
+    pub intake: Arc<Intake>,
+    /// The large-object space's mark side table (used without the space's lock).
+    pub los_marks: Arc<LosMarks>,
     /// Whether cycles compact concurrently (config, flip mode and kernel allow it).
     pub concurrent: bool,
 }
@@ -72,6 +80,7 @@ impl Heap {
         let config = config.validated(&caps.geometry)?;
         let space = MovingSpace::new(&config, &caps.geometry)?;
         let los = Los::new(config.large_object_capacity, caps.geometry.page)?;
+        let los_marks = Arc::clone(los.marks());
         let strategy = match config.flip {
             crate::config::FlipMode::Copy => StrategyChoice::Copy,
             crate::config::FlipMode::Auto => StrategyChoice::Auto,
@@ -100,6 +109,7 @@ impl Heap {
             los_end: los.end(),
             space: Mutex::new(space),
             los: Mutex::new(los),
+            los_marks,
             safepoints: Safepoints::default(),
             globals: Mutex::new(GlobalTable::default()),
             log: Mutex::new(PauseLog::new()),
@@ -109,7 +119,8 @@ impl Heap {
             inject: Injector::new(config.inject),
             started: Instant::now(),
             cycle: Mutex::new(CyclePhase::Idle),
-            cycle_cv: Condvar::new(),
+            driver: Arc::default(),
+            intake: Arc::default(),
             concurrent: concurrent_allowed(&config),
             types,
             config,
@@ -176,8 +187,8 @@ impl Heap {
         self.inner.los.lock().count()
     }
 
-    /// Whether collections compact concurrently through userfaultfd (two pauses,
-    /// `"mark"` and `"flip"`), rather than inside one pause (`"full"`).
+    /// Whether collections compact concurrently through userfaultfd, after the flip
+    /// pause, rather than inside it (or inside one `"full"` pause).
     pub fn concurrent_compaction(&self) -> bool {
         self.inner.concurrent
     }
@@ -187,10 +198,7 @@ impl Heap {
     /// safepoint, so call it from a thread without a mutator or via
     /// [`crate::Mutator::blocking`].
     pub fn wait_idle(&self) {
-        let mut ph = self.inner.cycle.lock();
-        while *ph != CyclePhase::Idle {
-            self.inner.cycle_cv.wait(&mut ph);
-        }
+        self.inner.driver.wait_idle();
     }
 
     /// How many times the configured fault-injection point
@@ -202,6 +210,13 @@ impl Heap {
     /// Registered mutators.
     pub fn mutator_count(&self) -> usize {
         self.inner.safepoints.count()
+    }
+}
+
+impl Drop for HeapInner {
+    fn drop(&mut self) {
+        // The driver thread holds only a weak reference while idle: let it end.
+        self.driver.shut_down();
     }
 }
 

@@ -32,6 +32,7 @@
 //! - [`PauseLog`]: every pause, its phases and the flip.
 
 mod access;
+mod barrier;
 mod collect;
 mod config;
 mod error;
@@ -56,5 +57,6 @@ pub use heap::Heap;
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
-pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord};
+pub use collect::sanity::SanityReport;
+pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord, PAUSE_KINDS};
 pub use roots::{Global, Handle};

@@ -12,10 +12,17 @@
 //!    per heap; every `Gc` passed in is checked to lie in this heap (two compares
 //!    against bounds cached here), and every handle to belong to this mutator.
 //!
-//! The allocation buffer lives in the mutator itself, not in state shared with the
-//! collector: a mutator retires it (its tail becomes a filler) before it stops, at
-//! every GC point that can stop, so the collector never touches it.
+//! The allocation buffer and the write barrier's buffer live in the mutator itself,
+//! not in state shared with the collector: before it stops (at every GC point that
+//! can stop, and in `blocking`) a mutator retires the first (its tail becomes a
+//! filler) and hands the second to the marking intake, so the collector never
+//! touches either. When it resumes it re-reads the barrier flag.
+//!
+//! Collections run on the heap's GC driver thread (`collect/driver.rs`). A mutator
+//! asks for one and waits for it counted as stopped: with [`Mutator::collect`], or
+//! when its allocation finds the heap full.
 
+use crate::barrier::SatbBuffer;
 use crate::error::GcError;
 use crate::heap::Heap;
 use crate::mem::{self, WORD};
@@ -75,6 +82,10 @@ pub struct Mutator {
     pub(crate) shared: Arc<MutatorShared>,
     /// This thread's allocation buffer (retired before every stop).
     tlab: Tlab,
+    /// Whether the write barrier logs (concurrent marking is on); see `barrier.rs`.
+    pub(crate) marking: bool,
+    /// The write barrier's log (handed in before every stop).
+    pub(crate) satb: SatbBuffer,
     /// The moving space's base and capacity, and the large-object space's (cached
     /// from the heap, fixed for its life): `owns` is two compares.
     base: usize,
@@ -97,6 +108,9 @@ impl Mutator {
             id,
             shared,
             tlab: Tlab::default(),
+            // Registration waited out any pause: the flag is current.
+            marking: i.intake.active() && i.config.satb_barrier,
+            satb: SatbBuffer::default(),
             base: i.base,
             cap: i.end - i.base,
             los_base: i.los_base,
@@ -195,53 +209,58 @@ impl Mutator {
     #[cold]
     fn alloc_slow(&mut self, words: usize) -> Result<usize, GcError> {
         let since = std::time::Instant::now();
-        let mut waited = self.poll();
-        if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
-            if self.heap.inner.space.lock().allocated_since_gc >= n {
-                self.collect_inner();
-                waited = true;
-            }
-        }
+        let waited = self.poll();
+        self.trigger_after_bytes();
         if let Some(a) = self.refill(words) {
             if waited {
                 self.stalled(since);
             }
             return Ok(a);
         }
-        #[cfg(target_os = "linux")]
-        {
-            self.tlab.retire();
-            if crate::collect::twopause::wait_for_flip(&self.heap, self.id) {
-                // A concurrent cycle was between its pauses; its flip may have made room.
-                if let Some(a) = self.refill(words) {
-                    self.stalled(since);
-                    return Ok(a);
-                }
-            }
-        }
-        // Collect until the request fits. Other mutators may take the room a
-        // collection made before this one gets to it, so a failed refill is out of
-        // memory only when what the last collection kept leaves no room for it.
-        let capacity = self.heap.inner.config.capacity;
-        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
-            self.collect_inner();
-            let got = self.refill(words);
-            if let Some(a) = got {
+        // The space is full. A cycle in progress may free enough when it flips.
+        let inner = std::sync::Arc::clone(&self.heap.inner);
+        if let Some(n) = inner.driver.in_progress() {
+            self.blocking(|| inner.driver.wait_flipped(n));
+            if let Some(a) = self.refill(words) {
                 self.stalled(since);
                 return Ok(a);
             }
-            let kept = self.heap.inner.space.lock().kept_by_last_gc;
-            if kept + words * WORD > capacity {
+        }
+        // Collect until the request fits: each time a cycle that starts after this
+        // point (so every object unreachable now is freed by it). Other mutators may
+        // take the room it made first, so a failed refill is out of memory only when
+        // what the last cycle found live leaves no room.
+        let capacity = inner.config.capacity;
+        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
+            let n = inner.driver.request(&inner);
+            self.blocking(|| inner.driver.wait_flipped(n));
+            if let Some(a) = self.refill(words) {
+                self.stalled(since);
+                return Ok(a);
+            }
+            let live = inner.space.lock().live_by_last_gc;
+            if live + words * WORD > capacity {
                 break;
             }
         }
         self.stalled(since);
-        let space = self.heap.inner.space.lock();
+        let live = inner.space.lock().live_by_last_gc;
         Err(GcError::OutOfMemory {
             requested: words * WORD,
             capacity,
-            live: space.kept_by_last_gc,
+            live,
         })
+    }
+
+    /// With `GcTrigger::AfterBytes(n)`: once `n` bytes were allocated since the last
+    /// cycle, runs one (and waits for its flip, as `collect` does).
+    fn trigger_after_bytes(&mut self) {
+        if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
+            let due = self.heap.inner.space.lock().allocated_since_gc >= n;
+            if due {
+                self.collect();
+            }
+        }
     }
 
     /// Retires the TLAB and carves a new one (or, for objects over a quarter of a
@@ -267,42 +286,41 @@ impl Mutator {
 
     fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
         self.safepoint();
-        if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
-            let mut space = self.heap.inner.space.lock();
-            space.allocated_since_gc += words * WORD;
-            let due = space.allocated_since_gc >= n;
-            drop(space);
-            if due {
-                self.collect_inner();
-            }
+        if let crate::config::GcTrigger::AfterBytes(_) = self.heap.inner.config.trigger {
+            self.heap.inner.space.lock().allocated_since_gc += words * WORD;
+            self.trigger_after_bytes();
         }
         let bytes = words * WORD;
-        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
-            let mut los = self.heap.inner.los.lock();
-            if los.used() + bytes <= los.capacity() {
-                if let Some(addr) = los.alloc(words)? {
-                    // SAFETY: `addr` is a fresh, zeroed large object of `words` words.
-                    unsafe { mem::store(addr, header.0) };
-                    return Ok(addr);
-                }
+        let inner = std::sync::Arc::clone(&self.heap.inner);
+        let try_alloc = || -> Result<Option<usize>, GcError> {
+            let mut los = inner.los.lock();
+            if los.used() + bytes > los.capacity() {
+                return Ok(None);
             }
-            drop(los);
-            self.collect_inner();
+            let addr = los.alloc(words)?;
+            if let Some(addr) = addr {
+                // SAFETY: `addr` is a fresh, zeroed large object of `words` words.
+                unsafe { mem::store(addr, header.0) };
+            }
+            Ok(addr)
+        };
+        if let Some(addr) = try_alloc()? {
+            return Ok(addr);
+        }
+        for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
+            let n = inner.driver.request(&inner);
+            self.blocking(|| inner.driver.wait_flipped(n));
+            if let Some(addr) = try_alloc()? {
+                return Ok(addr);
+            }
             // Out of memory if even right after a collection it cannot fit (what the
             // collection kept is all that is used then, up to other mutators' news).
-            let mut los = self.heap.inner.los.lock();
-            if los.used() + bytes <= los.capacity() {
-                if let Some(addr) = los.alloc(words)? {
-                    // SAFETY: as above.
-                    unsafe { mem::store(addr, header.0) };
-                    return Ok(addr);
-                }
-            }
+            let los = inner.los.lock();
             if los.kept_by_last_gc() + bytes > los.capacity() {
                 break;
             }
         }
-        let los = self.heap.inner.los.lock();
+        let los = inner.los.lock();
         Err(GcError::OutOfMemory {
             requested: bytes,
             capacity: los.capacity(),
@@ -312,16 +330,24 @@ impl Mutator {
 
     // ---- GC points ----
 
-    /// If a collection has been requested, retires the allocation buffer and parks
-    /// until it is over; whether it parked.
+    /// Before this mutator stops: its allocation buffer's tail becomes a filler and
+    /// its barrier log goes to the marking intake, so the collector needs neither.
+    fn before_stop(&mut self) {
+        self.tlab.retire();
+        self.flush_barrier();
+    }
+
+    /// If a collection has requested a stop, parks until it is over; whether it
+    /// parked.
     #[inline]
     fn poll(&mut self) -> bool {
-        let sp = &self.heap.inner.safepoints;
-        if !sp.requested.load(Ordering::Acquire) {
+        if !self.heap.inner.safepoints.requested.load(Ordering::Acquire) {
             return false;
         }
-        self.tlab.retire();
-        sp.park_if_requested(self.id)
+        self.before_stop();
+        let parked = self.heap.inner.safepoints.park_if_requested(self.id);
+        self.resumed();
+        parked
     }
 
     /// Parks here if another thread has requested a collection.
@@ -330,39 +356,29 @@ impl Mutator {
         self.poll();
     }
 
-    /// Runs a full collection (or waits for one another thread started). With
-    /// concurrent compaction, returns after the flip pause, while pages are still
-    /// being filled (reads of unfilled pages wait for them, transparently).
+    /// Runs a full collection cycle whose snapshot is taken after this call (waiting,
+    /// counted as stopped, for the one in progress to end first), and returns once
+    /// its memory is available: after its flip pause (with concurrent compaction,
+    /// pages are still being filled then; reads of unfilled pages wait for them).
     pub fn collect(&mut self) {
-        self.collect_inner();
-    }
-
-    /// Returns whether this mutator ran the collection itself.
-    fn collect_inner(&mut self) -> bool {
-        self.tlab.retire();
-        #[cfg(target_os = "linux")]
-        if self.heap.inner.concurrent {
-            return crate::collect::twopause::collect(&self.heap, self.id);
-        }
-        let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) else {
-            return false;
-        };
-        crate::collect::cycle::collect(&self.heap, &stopped);
-        true
+        let inner = std::sync::Arc::clone(&self.heap.inner);
+        let n = inner.driver.request(&inner);
+        self.blocking(|| inner.driver.wait_flipped(n));
     }
 
     /// Runs `f` (native or blocking work) with this thread counted as stopped, so
     /// collections need not wait for it. `f` cannot touch the heap: it is `Send` and
     /// the mutator is borrowed.
     pub fn blocking<R: Send>(&mut self, f: impl FnOnce() -> R + Send) -> R {
-        struct Leave<'a>(&'a Mutator);
+        struct Leave<'a>(&'a mut Mutator);
         impl Drop for Leave<'_> {
             fn drop(&mut self) {
                 self.0.heap.inner.safepoints.leave_blocking(self.0.id);
                 self.0.shared.set_in_blocking(false);
+                self.0.resumed();
             }
         }
-        self.tlab.retire();
+        self.before_stop();
         self.shared.set_in_blocking(true);
         self.heap.inner.safepoints.enter_blocking(self.id);
         let _leave = Leave(self);
@@ -371,19 +387,22 @@ impl Mutator {
 
     /// Stops the world and runs the heap verifier.
     pub fn verify(&mut self) -> Result<crate::collect::verify::VerifyReport, String> {
-        self.tlab.retire();
-        loop {
+        self.before_stop();
+        let result = loop {
             if let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) {
-                return crate::collect::verify::verify_stopped(&self.heap, &stopped);
+                break crate::collect::verify::verify_stopped(&self.heap.inner, &stopped);
             }
-        }
+        };
+        self.resumed();
+        result
     }
 }
 
 impl Drop for Mutator {
     fn drop(&mut self) {
-        // The buffer's tail becomes a filler before we leave.
-        self.tlab.retire();
+        // The allocation buffer's tail becomes a filler, the barrier log goes to
+        // the marking intake, before we leave.
+        self.before_stop();
         self.heap.inner.safepoints.deregister(self.id);
         self.heap.unbind_thread();
         self.shared.orphan_if_handles_live(&self.shared);

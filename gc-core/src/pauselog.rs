@@ -41,11 +41,15 @@ impl FlipSummary {
     }
 }
 
+/// Every pause kind, in cycle order: `"full"` (a whole collection in one pause),
+/// and a concurrent cycle's `"mark-start"`, `"mark-end"` (one per marking round)
+/// and `"flip"`.
+pub const PAUSE_KINDS: [&str; 4] = ["full", "mark-start", "mark-end", "flip"];
+
 /// One pause.
 #[derive(Clone, Debug, Serialize)]
 pub struct PauseRecord {
-    /// `"full"`: a collection with compaction inside the pause; `"mark"` and `"flip"`:
-    /// the two pauses of a concurrent cycle.
+    /// One of [`PAUSE_KINDS`].
     pub kind: &'static str,
     /// When the pause began, since the heap was created.
     pub at_ns: u64,
@@ -104,6 +108,7 @@ pub struct PauseLog {
     alloc_stalls: Histogram<u64>,
     fault_stalls: Histogram<u64>,
     compactions: Vec<(u64, usize)>,
+    sanity: Vec<crate::collect::sanity::SanityReport>,
 }
 
 impl Default for PauseLog {
@@ -121,6 +126,7 @@ impl PauseLog {
             alloc_stalls: stall_histogram(),
             fault_stalls: stall_histogram(),
             compactions: Vec::new(),
+            sanity: Vec::new(),
         }
     }
 
@@ -149,17 +155,28 @@ impl PauseLog {
         self.compactions.push((ns, pages));
     }
 
+    /// Records what a sanity re-trace of concurrent marking found.
+    pub(crate) fn record_sanity(&mut self, r: crate::collect::sanity::SanityReport) {
+        self.sanity.push(r);
+    }
+
+    /// The sanity re-traces run (one per concurrent cycle with `verify_after_gc`):
+    /// objects reached, reached black objects, floating garbage; oldest first.
+    pub fn sanity_checks(&self) -> &[crate::collect::sanity::SanityReport] {
+        &self.sanity
+    }
+
     /// Concurrent compactions: (duration ns, pages), oldest first.
     pub fn compactions(&self) -> &[(u64, usize)] {
         &self.compactions
     }
 
-    /// Collection cycles: pauses of kind `"full"` or `"mark"` (a concurrent cycle has
-    /// a mark and a flip pause).
+    /// Collection cycles: pauses of kind `"full"` or `"mark-start"` (a concurrent
+    /// cycle has a mark-start, one or more mark-end, and a flip pause).
     pub fn collections(&self) -> usize {
         self.records
             .iter()
-            .filter(|r| r.kind == "full" || r.kind == "mark")
+            .filter(|r| r.kind == "full" || r.kind == "mark-start")
             .count()
     }
 
@@ -206,7 +223,7 @@ impl PauseLog {
 
     fn by_kind(&self) -> serde_json::Value {
         let mut m = serde_json::Map::new();
-        for kind in ["full", "mark", "flip"] {
+        for kind in PAUSE_KINDS {
             let n = self.records.iter().filter(|r| r.kind == kind).count();
             if n > 0 {
                 m.insert(
@@ -246,6 +263,8 @@ impl PauseLog {
                 "fault_stall_p99_ns": self.fault_stalls.value_at_quantile(0.99),
                 "fault_stall_max_ns": self.fault_stalls.max(),
                 "compactions": self.compactions.len(),
+                "sanity_checks": self.sanity.len(),
+                "floating_objects": self.sanity.iter().map(|r| r.floating).sum::<u64>(),
                 "compaction_max_ns": self.compactions.iter().map(|c| c.0).max().unwrap_or(0),
                 "by_kind": self.by_kind(),
             }

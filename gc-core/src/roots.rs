@@ -39,14 +39,24 @@ pub struct MutatorShared {
     /// Set when the mutator was dropped while handles lived: the last handle's drop
     /// then releases the reference the mutator left behind for them.
     orphaned: Cell<bool>,
-    /// A root forwarding left by a flip pause, not yet applied.
-    pending: parking_lot::Mutex<Option<Arc<dyn RootForward>>>,
+    /// Root work left by a pause, not yet done.
+    pending: parking_lot::Mutex<Pending>,
 }
 
-/// Rewrites old addresses to new ones (a concurrent cycle's forwarding).
-pub trait RootForward: Send + Sync {
-    /// Rewrites every non-null root in `roots`.
-    fn forward_all(&self, roots: &mut RootTable);
+/// Work on a mutator's roots that a pause leaves pending: the mutator does it
+/// itself when it resumes, or the collector does it for a mutator that has not.
+pub trait RootTask: Send + Sync {
+    /// Does the work on `roots` (exclusive access).
+    fn apply(&self, roots: &mut RootTable);
+}
+
+/// A mutator's pending root work.
+#[derive(Default)]
+struct Pending {
+    /// Rewriting the roots to new addresses (left by a flip pause).
+    forward: Option<Arc<dyn RootTask>>,
+    /// Scanning the roots for marking (left by a mark-start pause).
+    scan: Option<Arc<dyn RootTask>>,
 }
 
 // SAFETY: `roots` is accessed by one thread at a time per the access protocol in the
@@ -115,7 +125,7 @@ impl MutatorShared {
             in_blocking: AtomicBool::new(false),
             handles: Cell::new(0),
             orphaned: Cell::new(false),
-            pending: parking_lot::Mutex::new(None),
+            pending: parking_lot::Mutex::new(Pending::default()),
         }
     }
 
@@ -145,23 +155,35 @@ impl MutatorShared {
     }
 
     /// Leaves a forwarding for these roots (flip pause, world stopped).
-    pub(crate) fn set_pending(&self, f: Arc<dyn RootForward>) {
-        *self.pending.lock() = Some(f);
+    pub(crate) fn set_pending_forward(&self, f: Arc<dyn RootTask>) {
+        self.pending.lock().forward = Some(f);
     }
 
-    /// Applies the pending forwarding, if any. Called by the owning thread when it
-    /// resumes from a pause (before touching its roots), or by the collector for a
-    /// mutator that is parked or blocking, or with the world stopped.
+    /// Leaves a root scan for marking (mark-start pause, world stopped).
+    pub(crate) fn set_pending_scan(&self, f: Arc<dyn RootTask>) {
+        self.pending.lock().scan = Some(f);
+    }
+
+    /// Does the pending root work, if any: the forwarding first (a cycle's), then
+    /// the scan (the next cycle's). Called by the owning thread when it resumes from
+    /// a pause (before touching its roots), or by the collector for a mutator that
+    /// is parked or blocking, or with the world stopped.
     pub(crate) fn fix_pending(&self) {
         let mut p = self.pending.lock();
-        if let Some(f) = p.take() {
-            // Exclusive access to the roots: the owner touches them only after its
-            // own `fix_pending` on resuming, which takes the same lock, and any other
-            // caller holds this lock too; so while the forwarding is pending, only
-            // the lock holder touches them.
-            // SAFETY: as just argued.
-            let roots = unsafe { self.roots() };
-            f.forward_all(roots);
+        if p.forward.is_none() && p.scan.is_none() {
+            return;
+        }
+        // Exclusive access to the roots: the owner touches them only after its
+        // own `fix_pending` on resuming, which takes the same lock, and any other
+        // caller holds this lock too; so while work is pending, only the lock
+        // holder touches them.
+        // SAFETY: as just argued.
+        let roots = unsafe { self.roots() };
+        if let Some(f) = p.forward.take() {
+            f.apply(roots);
+        }
+        if let Some(s) = p.scan.take() {
+            s.apply(roots);
         }
     }
 
@@ -268,14 +290,35 @@ impl std::fmt::Debug for Handle {
 }
 
 /// Heap-wide root slots.
+///
+/// While a concurrent cycle marks, the globals are scanned concurrently, so every
+/// value a slot loses (overwritten or freed) is logged first (`logging`), as the
+/// write barrier does for heap fields: the marker drains `logged`.
 #[derive(Default)]
 pub struct GlobalTable {
     /// Slot values (0 in free slots).
     pub slots: Vec<u64>,
     free: Vec<usize>,
+    /// Whether overwritten values are logged (concurrent marking is on).
+    pub logging: bool,
+    /// Values overwritten or freed while logging.
+    pub logged: Vec<u64>,
 }
 
 impl GlobalTable {
+    fn log(&mut self, i: usize) {
+        let old = self.slots[i];
+        if self.logging && old != 0 {
+            self.logged.push(old);
+        }
+    }
+
+    /// Overwrites slot `i`.
+    pub(crate) fn set(&mut self, i: usize, value: u64) {
+        self.log(i);
+        self.slots[i] = value;
+    }
+
     pub(crate) fn add(&mut self, value: u64) -> usize {
         match self.free.pop() {
             Some(i) => {
@@ -290,7 +333,7 @@ impl GlobalTable {
     }
 
     pub(crate) fn remove(&mut self, i: usize) {
-        self.slots[i] = 0;
+        self.set(i, 0);
         self.free.push(i);
     }
 }
@@ -438,7 +481,7 @@ impl Mutator {
     pub fn set_global(&self, global: &Global, obj: Gc<'_>) {
         self.own_global(global);
         let v = self.checked(obj);
-        self.heap.inner.globals.lock().slots[global.slot] = v;
+        self.heap.inner.globals.lock().set(global.slot, v);
     }
 }
 

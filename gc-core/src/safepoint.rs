@@ -26,6 +26,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The id the GC driver stops the world with: no mutator has it.
+pub const DRIVER: u64 = 0;
+
 /// How long a stop waits before it warns on stderr that some mutator does not stop.
 const STOP_WARNING: Duration = Duration::from_secs(10);
 

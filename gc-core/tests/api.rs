@@ -1087,7 +1087,7 @@ fn the_pause_log_records_every_collection_and_its_phases() {
     let (r, t) = registry();
     let mut cfg = HeapConfig::new(16 << 20);
     cfg.gc_workers = 2;
-    cfg.concurrent_compaction = false;
+    cfg.concurrent_marking = false;
     let heap = Heap::new(cfg, r).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let hs: Vec<Handle> = (0..100).map(|i| node(&mut m, t, i)).collect();

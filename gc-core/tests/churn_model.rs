@@ -2,7 +2,7 @@
 //! root / load child / collect run against a plain Rust model of the object graph.
 //! After every collection the reachable graph's canonical checksum (shape, ids,
 //! contents) must equal the model's, and the verifier runs after every collection
-//! (`verify_after_gc`). Every flip path: auto at PUD (1 GiB heap), auto at PMD,
+//! (`verify_after_gc`), as does the sanity re-trace of concurrent marking. Every flip path: auto at PUD (1 GiB heap), auto at PMD,
 //! forced PMD, forced PTE, copy; from-space recycled (the default) on all of them,
 //! and released on one more; and every survivable run-time fault injection point
 //! (`flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, `uffd-open`), each of
@@ -175,6 +175,7 @@ struct Path {
     inject: Option<InjectPoint>,
     recycle: bool,
     concurrent: bool,
+    marking: bool,
 }
 
 fn run(
@@ -189,6 +190,7 @@ fn run(
         inject,
         recycle,
         concurrent,
+        ..
     } = p;
     let (types, t) = registry();
     let mut cfg = HeapConfig::new(capacity);
@@ -199,6 +201,7 @@ fn run(
     cfg.large_object_threshold = 16 << 10;
     cfg.recycle_from_space = recycle;
     cfg.concurrent_compaction = concurrent;
+    cfg.concurrent_marking = p.marking;
     cfg.inject = inject;
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();
@@ -352,14 +355,25 @@ fn run(
     );
     let log = heap.pause_log();
     prop_assert!(log.collections() >= collections);
-    // The flip path really was the one asked for, and so was the compaction path:
-    // two pauses ("mark", "flip") where the heap can compact concurrently, else one
-    // ("full"). An injected mremap failure makes every other flip copy.
+    // The flip path really was the one asked for, and so was the cycle: with
+    // concurrent marking, "mark-start", one or more "mark-end" and a "flip" per
+    // cycle, the flip compacting in place only where it must; else one "full".
+    let marking = p.marking;
     let concurrent_here = concurrent && heap.concurrent_compaction() && mode != FlipMode::Copy;
     let mremap_fails = inject == Some(InjectPoint::FlipMremap);
-    for r in log.records().iter().filter(|r| r.kind != "mark") {
-        let kind = if concurrent_here { "flip" } else { "full" };
-        prop_assert_eq!(r.kind, kind);
+    let may_fall_back = matches!(
+        inject,
+        Some(InjectPoint::FlipMremap | InjectPoint::UffdRegister | InjectPoint::UffdOpen)
+    );
+    let moving_pauses = if marking { "flip" } else { "full" };
+    for r in log.records() {
+        if !marking {
+            prop_assert_eq!(r.kind, "full");
+        }
+        if r.kind != moving_pauses {
+            prop_assert!(["mark-start", "mark-end"].contains(&r.kind), "{}", r.kind);
+            continue;
+        }
         let copied = r.flip.fallback_reason.is_some();
         prop_assert!(mremap_fails || !copied, "a flip copied without injection");
         let want = match mode {
@@ -370,16 +384,23 @@ fn run(
             FlipMode::Auto => "pmd",
         };
         prop_assert_eq!(r.flip.level, want);
-    }
-    prop_assert_eq!(
-        log.records().iter().filter(|r| r.kind == "mark").count(),
-        if concurrent_here {
-            log.collections()
-        } else {
-            0
+        let in_pause = r.phases.iter().any(|(n, _)| *n == "compact");
+        if marking && !concurrent_here {
+            prop_assert!(in_pause || r.live_bytes == 0, "{:?}", r.phases);
         }
-    );
-    heap.wait_idle();
+        if marking && concurrent_here && !may_fall_back && r.live_bytes > 0 {
+            prop_assert!(!in_pause, "a flip compacted in place: {:?}", r.phases);
+        }
+    }
+    let count_of = |kind: &str| log.records().iter().filter(|r| r.kind == kind).count();
+    if marking {
+        prop_assert_eq!(count_of("mark-start"), log.collections());
+        prop_assert_eq!(count_of("flip"), log.collections());
+        prop_assert!(count_of("mark-end") >= log.collections());
+        // The sanity re-trace ran at every cycle's end of marking.
+        prop_assert_eq!(log.sanity_checks().len(), log.collections());
+    }
+    m.blocking(|| heap.wait_idle());
     count.fetch_add(log.collections(), Ordering::Relaxed);
     fired.fetch_add(heap.injections_fired() as usize, Ordering::Relaxed);
     Ok(())
@@ -394,6 +415,7 @@ fn path(mode: FlipMode, capacity: usize) -> Path {
         inject: None,
         recycle: true,
         concurrent: true,
+        marking: true,
     }
 }
 
@@ -403,7 +425,7 @@ fn check(mode: FlipMode, capacity: usize) {
 
 fn check_stw(mode: FlipMode, capacity: usize, inject: Option<InjectPoint>) {
     check_with(Path {
-        concurrent: false,
+        marking: false,
         inject,
         ..path(mode, capacity)
     });
@@ -423,6 +445,7 @@ fn check_with(p: Path) {
         inject,
         recycle,
         concurrent,
+        marking,
     } = p;
     let count = AtomicUsize::new(0);
     let fired = AtomicUsize::new(0);
@@ -440,7 +463,11 @@ fn check_with(p: Path) {
         "{} {}{}{}{}: {n} verified collections",
         mode.name(),
         flipgc_heap::fmt_bytes(capacity),
-        if concurrent { "" } else { " in-pause" },
+        match (marking, concurrent) {
+            (false, _) => " one-pause",
+            (true, false) => " compaction in the flip pause",
+            (true, true) => "",
+        },
         if recycle {
             ""
         } else {
@@ -513,6 +540,14 @@ fn churn_injected_uffd_move() {
 #[test]
 fn churn_injected_uffd_open() {
     check_injected(InjectPoint::UffdOpen);
+}
+
+#[test]
+fn churn_auto_pmd_compaction_in_the_flip_pause() {
+    check_with(Path {
+        concurrent: false,
+        ..path(FlipMode::Auto, 4 << 20)
+    });
 }
 
 #[test]

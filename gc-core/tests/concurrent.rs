@@ -2,7 +2,8 @@
 //! the heap verifier: many threads faulting on one page; mutators writing into pages
 //! while their neighbours are installed; allocation during compaction (black
 //! allocation included); a collection requested during compaction; and the
-//! in-pause fallback giving the same graph as the concurrent path.
+//! compaction inside the flip pause, and the one-pause cycle, giving the same graph
+//! as the concurrent path.
 //! Skipped (with a message) where the host has no userfaultfd.
 
 use flipgc_core::{Global, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
@@ -98,7 +99,7 @@ fn many_threads_faulting_on_one_page_all_see_it_filled_once() {
     m.collect();
     m.blocking(|| flipped.wait());
     for r in readers {
-        assert_eq!(r.join().unwrap(), (0, 0));
+        assert_eq!(m.blocking(move || r.join().unwrap()), (0, 0));
     }
     assert_eq!(walk(&m, 0), before);
     m.blocking(|| heap.wait_idle());
@@ -162,7 +163,7 @@ fn writers_race_the_background_fill_and_allocation_goes_on() {
     }
     build_list(&mut m, node, 10_000);
     assert_eq!(walk(&m, 0), before);
-    let (n, _) = writer.join().unwrap();
+    let (n, _) = m.blocking(move || writer.join().unwrap());
     assert_eq!(n, 20_000);
     m.collect(); // waits for the first compaction, then a whole new cycle
     m.collect();
@@ -189,8 +190,15 @@ fn a_collection_requested_during_compaction_waits_for_it() {
     assert_eq!(log.collections(), 5);
     // Cycles never overlap: each mark pause starts after the previous compaction.
     assert_eq!(log.compactions().len(), 5);
-    let kinds: Vec<&str> = log.records().iter().map(|r| r.kind).collect();
-    assert_eq!(kinds, ["mark", "flip"].repeat(5));
+    let kinds: Vec<&str> = log
+        .records()
+        .iter()
+        .map(|r| r.kind)
+        .filter(|k| *k != "mark-end")
+        .collect();
+    assert_eq!(kinds, ["mark-start", "flip"].repeat(5));
+    let ends = log.records().iter().filter(|r| r.kind == "mark-end").count();
+    assert!(ends >= 5, "{ends} mark-end pauses");
 }
 
 #[test]
@@ -198,7 +206,13 @@ fn the_in_pause_fallback_gives_the_same_graph() {
     let Some((conc, node)) = heap(64 << 20, true) else {
         return;
     };
-    let (stw, _) = heap(64 << 20, false).unwrap();
+    let (in_flip, _) = heap(64 << 20, false).unwrap();
+    let (r, _) = registry();
+    let mut cfg = HeapConfig::new(64 << 20);
+    cfg.gc_workers = 2;
+    cfg.verify_after_gc = true;
+    cfg.concurrent_marking = false;
+    let stw = Heap::new(cfg, r).unwrap();
     let run = |heap: &Heap| {
         let mut m = heap.bind_mutator().unwrap();
         build_list(&mut m, node, 100_000);
@@ -214,8 +228,23 @@ fn the_in_pause_fallback_gives_the_same_graph() {
         (sums, heap.used_bytes())
     };
     let a = run(&conc);
-    let b = run(&stw);
-    assert_eq!(a, b, "concurrent and in-pause compaction disagree");
-    assert!(conc.pause_log().records().iter().any(|r| r.kind == "flip"));
+    let b = run(&in_flip);
+    let c = run(&stw);
+    assert_eq!(a, b, "concurrent and flip-pause compaction disagree");
+    assert_eq!(a, c, "the concurrent cycle and the one-pause cycle disagree");
+    let compacts_in_pause =
+        |r: &flipgc_core::PauseRecord| r.phases.iter().any(|(n, _)| *n == "compact");
+    let flips = |h: &Heap| -> Vec<bool> {
+        let log = h.pause_log();
+        let f: Vec<bool> = log
+            .records()
+            .iter()
+            .filter(|r| r.kind == "flip")
+            .map(compacts_in_pause)
+            .collect();
+        f
+    };
+    assert!(flips(&conc).iter().all(|c| !c) && !flips(&conc).is_empty());
+    assert!(flips(&in_flip).iter().all(|c| *c) && !flips(&in_flip).is_empty());
     assert!(stw.pause_log().records().iter().all(|r| r.kind == "full"));
 }

@@ -94,7 +94,7 @@ fn black_objects_survive_the_fallback(point: InjectPoint) {
     m.collect();
     check_chain(&m, &old, 10_000);
     check_tx.send(()).unwrap();
-    b.join().expect("the black chain survived");
+    m.blocking(move || b.join()).expect("the black chain survived");
     let log = heap.pause_log();
     let flip = log.records().iter().find(|r| r.kind == "flip").unwrap();
     assert!(
@@ -253,7 +253,7 @@ fn compacting_workload(point: InjectPoint) {
         // Touch the live chain: faults on unfilled pages reach the fault server.
         check_chain(&m, &live, 50_000);
     }
-    heap.wait_idle();
+    m.blocking(|| heap.wait_idle());
 }
 
 /// A GC thread that panics ends the process at once, with a message naming the

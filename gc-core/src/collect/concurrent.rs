@@ -1,505 +1,113 @@
-//! Concurrent compaction: after the flip pause, to-space is an empty range registered
-//! with userfaultfd (MISSING mode) and mutators run. Background workers produce its
-//! pages in address order and install runs of them with one `UFFDIO_COPY` each; a
-//! fault-serving thread produces first any page a mutator touches (the mutator sleeps
-//! in the kernel until then). The page-producing code is the in-pause path's
-//! ([`FillCtx::fill_page_to`]), writing into a buffer instead of into place.
+//! The concurrent cycle, phase by phase (run by the GC driver):
 //!
-//! Per-page state machine (`states`), the only way a page gets installed:
-//! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`.
-//! Invariants:
-//! 1. A page is produced and installed once: only the claimant fills it, and the
-//!    kernel refuses a second install (`EEXIST`), which would be reported as a bug.
-//! 2. No page is seen torn: the kernel maps the page only once the copy of the whole
-//!    buffer is done, and the buffer is complete before the copy starts.
-//! 3. Every mutator faulting on a page wakes after its one install: the install wakes
-//!    the waiters (`UFFDIO_COPY` without `DONTWAKE`), whoever made it (the server
-//!    does not wait for a worker's install in progress); a fault read after the page
-//!    was installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page
-//!    table before sleeping, so a fault racing with the install does not sleep.
-//! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
-//!    until every page is `FILLED`; only then are from-space's pages recycled or
-//!    released and the tables handed back.
+//! 1. **mark-start pause** (`"mark-start"`): the mark boundary, the barrier on, a
+//!    root scan left pending for every mutator (`concurrent_mark::start`).
+//! 2. **concurrent marking** on the GC workers, mutators running.
+//! 3. **mark-end pause** (`"mark-end"`): pending roots and logged references,
+//!    drained within a time budget; if more is left, back to 2. The sanity re-trace
+//!    runs here when the heap verifies after every collection. The barrier goes off.
+//! 4. **plan**, concurrent: new addresses and the per-page plan (`plan.rs`).
+//! 5. **flip pause** (`"flip"`): globals and large objects forwarded, the heap
+//!    moved, the emptied heap registered with userfaultfd (`flip.rs`).
+//! 6. **concurrent compaction** (`compaction.rs`), or nothing if the flip pause had
+//!    to produce every page itself.
+//! 7. **verification**, with `verify_after_gc`.
 //!
-//! The whole heap span is registered (registering part of it would split its
-//! mapping for good, and the next flip could no longer move it at PUD level), so
-//! mutators allocating past the compacted end fault too: the server maps zero pages
-//! there, a 2 MiB chunk per fault. It runs until the span is unregistered. At the
-//! end, from-space's pages above the allocation top move back into the heap with
-//! `UFFDIO_MOVE` (recycling: later allocations write into present pages rather than
-//! fault fresh, zeroed ones in), and the rest of from-space is mapped afresh.
-//!
-//! 5. Mutators' roots are forwarded lazily (`roots.rs`); the compaction's end applies
-//!    whatever forwarding is still pending, so no stale root outlives it.
-//!
-//! Fault stalls are measured by the serving thread, from reading the fault event to
-//! the page being installed: a lower bound of the mutator's wait (it excludes the
-//! kernel's queueing and wake-up).
+//! Mutators allocate throughout: above the mark boundary from the mark-start pause
+//! on (black allocation: live by definition, moved by one constant slide at the
+//! flip), and into to-space once the flip has made room.
 
-use super::bitmap::Bitmap;
-use super::compact::{BlackPages, FillCtx, Layout};
-use super::cycle::forward_table;
-use super::forward::Forwarding;
-use super::CyclePhase;
+use super::concurrent_mark::{self, MAX_ROUNDS};
+use super::mark::MarkCtx;
+use super::{flip, plan, sanity, CyclePhase};
+use crate::config::CyclePoint;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
-use crate::roots::{MutatorShared, RootForward, RootTable};
-use flipgc_heap::{CopyError, Userfault};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
-const UNFILLED: u8 = 0;
-const FILLING: u8 = 1;
-const FILLED: u8 = 2;
-
-/// Bytes of zero pages mapped per fault past the compacted end: a PMD's worth (one
-/// ioctl for many pages), capped at 32 MiB (arm64 with 64 KiB pages has 512 MiB PMDs).
-pub fn zero_chunk(g: &flipgc_heap::Geometry) -> usize {
-    g.pmd.unwrap_or(g.page).min(32 << 20).max(g.page)
-}
-
-/// Pages per `UFFDIO_COPY` for the background workers: 64 KiB worth, at least one
-/// page (one 4 KiB page per ioctl costs 4-9 us here, 64 KiB or more about 0.9 us
-/// per 4 KiB page).
-pub fn run_pages(page: usize) -> usize {
-    ((64 << 10) / page).max(1)
-}
-
-/// The side tables a compaction reads, moved out of the collector state for its
-/// duration and handed back by [`Compaction::finish`].
-pub struct Tables {
-    /// Header bits.
-    pub mark: Bitmap,
-    /// Live-word bits.
-    pub live: Bitmap,
-    /// Per compacted page: covering object and offset.
-    pub page_first: Vec<(usize, usize)>,
-    /// Per black page: covering object (old address), built on first use.
-    pub black: BlackPages,
-    /// Prefix sums.
-    pub fwd: Forwarding,
-}
-
-/// Builds the filling context over `t` and `l`.
-pub fn fill_ctx<'a>(inner: &'a HeapInner, t: &'a Tables, l: &Layout) -> FillCtx<'a> {
-    FillCtx {
-        types: &inner.types,
-        mark: &t.mark,
-        live: &t.live,
-        fwd: &t.fwd,
-        page_first: &t.page_first,
-        at: *l,
-        black: &t.black,
-    }
-}
-
-/// One concurrent compaction in progress.
-pub struct Compaction {
-    inner: Arc<HeapInner>,
-    tables: Tables,
-    layout: Layout,
-    /// End of the heap span (the registered range).
-    end: usize,
-    /// From-space bytes holding the old image (recycled or released at the end).
-    from_bytes: usize,
-    uffd: Userfault,
-    /// Mutators whose roots may still await forwarding (see `roots.rs`).
-    mutators: Vec<Arc<MutatorShared>>,
-    /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED`.
-    states: Box<[AtomicU8]>,
-    /// Pages `FILLED`.
-    filled: AtomicUsize,
-    /// Next page a background worker looks at.
-    next: AtomicUsize,
-    /// Tells the fault server to stop (the heap is unregistered).
-    stop: AtomicBool,
-    started: Instant,
-    /// Bytes of zero pages per fault past the compacted end ([`zero_chunk`]).
-    zero_chunk: usize,
-    /// Pages per background install ([`run_pages`]).
-    run: usize,
-}
-
-/// `n` page states, all `UNFILLED`, from zeroed memory (the allocator's zeroed
-/// pages are not touched here: this runs inside the flip pause).
-fn unfilled_states(n: usize) -> Box<[AtomicU8]> {
-    const _: () = assert!(UNFILLED == 0);
-    let zeroed: Box<[u8]> = vec![0u8; n].into_boxed_slice();
-    // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8`, so a
-    // boxed slice of one is a boxed slice of the other (same allocation layout).
-    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU8]) }
-}
-
-impl RootForward for Compaction {
-    fn forward_all(&self, roots: &mut RootTable) {
-        forward_table(roots, &fill_ctx(&self.inner, &self.tables, &self.layout));
-    }
-}
-
-impl Compaction {
-    /// A compaction of the heap span ending at `end`, already registered on `uffd`;
-    /// from-space holds the old image in its first `from_bytes`.
-    pub fn new(
-        inner: Arc<HeapInner>,
-        tables: Tables,
-        layout: Layout,
-        (end, from_bytes): (usize, usize),
-        uffd: Userfault,
-        mutators: Vec<Arc<MutatorShared>>,
-    ) -> Compaction {
-        let pages = fill_ctx(&inner, &tables, &layout).pages();
-        let geometry = flipgc_heap::Capabilities::probe().geometry;
-        Compaction {
-            zero_chunk: zero_chunk(&geometry),
-            run: run_pages(geometry.page),
-            inner,
-            tables,
-            layout,
-            end,
-            from_bytes,
-            uffd,
-            mutators,
-            states: unfilled_states(pages),
-            filled: AtomicUsize::new(0),
-            next: AtomicUsize::new(0),
-            stop: AtomicBool::new(false),
-            started: Instant::now(),
+/// Runs cycle `n`.
+pub fn run(inner: &Arc<HeapInner>, n: u64) {
+    let fatal = AbortOnUnwind::new("the mark-start pause");
+    let hook = |point| {
+        if let Some(h) = &inner.config.cycle_hook {
+            (h.0)(point);
         }
-    }
+    };
 
-    fn page_bytes(&self) -> usize {
-        self.layout.page_words * WORD
-    }
+    // 1. mark-start pause
+    let boundary = concurrent_mark::start(inner, n);
 
-    fn claim(&self, p: usize) -> bool {
-        self.states[p]
-            .compare_exchange(UNFILLED, FILLING, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// Produces claimed pages `[first, end)` into `buf` and installs them with one copy.
-    fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, buf: &mut [u64]) {
-        let page = self.page_bytes();
-        let out = buf.as_mut_ptr() as usize;
-        for p in first..end {
-            ctx.fill_page_to(p, out + (p - first) * page);
-        }
-        let dst = self.layout.base + first * page;
-        let len = (end - first) * page;
-        // Transient failures (`ENOMEM` under memory pressure, `EAGAIN` while the
-        // address space changes) are retried with a growing back-off; only a failure
-        // that lasts (about 10 s) or any other error is fatal. A failed copy
-        // installed nothing: the heap's copy wrapper resumes partial copies itself.
-        let mut backoff_us = 10u64;
-        let mut waited_us = 0u64;
-        loop {
-            let result = match self.inner.inject.call_errno(InjectPoint::UffdCopy) {
-                Some(errno) => Err(CopyError::Os(errno)),
-                // SAFETY: `buf` holds (end - first) produced pages; `dst` is
-                // page-aligned in the registered range; pages [first, end) are claimed
-                // by this thread, so nobody else installs them (invariant 1).
-                None => unsafe { self.uffd.copy(dst, out, len, true) },
-            };
-            match result {
-                Ok(()) => break,
-                Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
-                Err(CopyError::Os(e))
-                    if (e == libc::ENOMEM || e == libc::EAGAIN) && waited_us < 10_000_000 =>
-                {
-                    std::thread::sleep(std::time::Duration::from_micros(backoff_us));
-                    waited_us += backoff_us;
-                    backoff_us = (backoff_us * 2).min(10_000);
-                }
-                Err(CopyError::Os(e)) => panic!(
-                    "UFFDIO_COPY at {dst:#x}: {}",
-                    std::io::Error::from_raw_os_error(e)
-                ),
-            }
-        }
-        for s in &self.states[first..end] {
-            s.store(FILLED, Ordering::Release);
-        }
-        self.filled.fetch_add(end - first, Ordering::AcqRel);
-    }
-
-    fn done(&self) -> bool {
-        self.filled.load(Ordering::Acquire) == self.states.len()
-    }
-
-    /// A background worker: claims runs of pages in address order and installs them.
-    fn work(&self) {
-        let _fatal = AbortOnUnwind::new("concurrent compaction (a page-filling worker)");
-        let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
-        let mut buf = vec![0u64; self.run * self.layout.page_words];
-        let pages = self.states.len();
-        loop {
-            let start = self.next.fetch_add(self.run, Ordering::Relaxed);
-            if start >= pages {
-                return;
-            }
-            let end = (start + self.run).min(pages);
-            let mut p = start;
-            while p < end {
-                if !self.claim(p) {
-                    p += 1; // being (or been) filled on demand
-                    continue;
-                }
-                let first = p;
-                p += 1;
-                while p < end && self.claim(p) {
-                    p += 1;
-                }
-                self.install(&ctx, first, p, &mut buf);
-                self.inner.inject.panic_once(InjectPoint::WorkerPanic);
-            }
-        }
-    }
-
-    /// The fault server: produces first every page a mutator touches, and maps zero
-    /// pages where mutators allocate past the compacted end.
-    fn serve(&self) {
-        let _fatal = AbortOnUnwind::new("concurrent compaction (the fault server)");
-        let ctx = fill_ctx(&self.inner, &self.tables, &self.layout);
-        let mut buf = vec![0u64; self.layout.page_words];
-        let page = self.page_bytes();
-        let mut faults = Vec::new();
-        let mut stalls = Vec::new();
-        // Faults on pages a worker is installing: that install wakes the toucher;
-        // the server does not wait for it (other faults may be queued behind), but
-        // notes when it happened, for the stall.
-        let mut installing: Vec<(usize, Instant)> = Vec::new();
-        while !self.stop.load(Ordering::Acquire) {
-            self.inner.inject.panic_once(InjectPoint::ServerPanic);
-            installing.retain(|&(p, seen)| {
-                let done = self.states[p].load(Ordering::Acquire) == FILLED;
-                if done {
-                    stalls.push(seen.elapsed().as_nanos() as u64);
-                }
-                !done
-            });
-            let timeout_ms = if installing.is_empty() { 1 } else { 0 };
-            if !self.uffd.poll(timeout_ms) {
-                if !installing.is_empty() {
-                    std::thread::yield_now();
-                }
-                continue;
-            }
-            faults.clear();
-            if let Err(e) = self.uffd.read_faults(&mut faults) {
-                panic!("reading userfaultfd events: {e}");
-            }
-            let seen = Instant::now();
-            for &addr in &faults {
-                let p = (addr - self.layout.base) / page;
-                if p >= self.states.len() {
-                    self.zero_fill(addr);
-                } else if self.claim(p) {
-                    self.install(&ctx, p, p + 1, &mut buf);
-                } else if self.states[p].load(Ordering::Acquire) == FILLING {
-                    installing.push((p, seen));
-                    continue;
-                } else {
-                    // Installed before the fault was read: the toucher may already
-                    // be awake (the kernel rechecks before sleeping); make sure.
-                    let at = self.layout.base + p * page;
-                    self.uffd
-                        .wake(at, page)
-                        .expect("UFFDIO_WAKE on a registered page");
-                }
-                stalls.push(seen.elapsed().as_nanos() as u64);
-            }
-        }
-        let mut log = self.inner.log.lock();
-        for s in stalls {
-            log.record_fault_stall(s);
-        }
-    }
-
-    /// A fault past the compacted end (fresh allocation): maps zero pages over the
-    /// aligned chunk around it (one ioctl for many pages; writes then get private
-    /// pages by the kernel's ordinary copy-on-write), or over just its page if part
-    /// of the chunk exists already.
-    fn zero_fill(&self, addr: usize) {
-        let page = self.page_bytes();
-        let lo = self.layout.base + self.states.len() * page;
-        let chunk = self.zero_chunk;
-        let chunk_start = (addr & !(chunk - 1)).max(lo);
-        let chunk_end = ((addr & !(chunk - 1)) + chunk).min(self.end);
-        let at = addr & !(page - 1);
-        let whole = self.uffd.zeropage(chunk_start, chunk_end - chunk_start);
-        match whole {
-            Ok(()) => {}
-            // The span was unregistered since the fault was queued (the end of the
-            // compaction): unregistering woke the toucher, who now faults normally.
-            Err(CopyError::Os(libc::ENOENT)) => {}
-            Err(CopyError::Exists) => {
-                match self.uffd.zeropage(at, page) {
-                    Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(libc::ENOENT)) => {}
-                    Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {at:#x}: errno {e}"),
-                }
-                // Installed by somebody else (or just now): make sure the toucher
-                // wakes (an error means the span is unregistered, which woke it).
-                let _ = self.uffd.wake(at, page);
-            }
-            Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {chunk_start:#x}: errno {e}"),
-        }
-    }
-
-    /// Runs the compaction to the end (background workers and the fault server), then
-    /// finishes it. Called on a thread of its own, right after the flip pause.
-    pub fn run(self: Arc<Self>, workers: usize) {
-        let fatal = AbortOnUnwind::new("concurrent compaction");
-        std::thread::scope(|s| {
-            let named = |name: &str| std::thread::Builder::new().name(name.into());
-            named("flipgc-fault-server")
-                .spawn_scoped(s, || self.serve())
-                .expect("spawning the fault server");
-            let helpers: Vec<_> = (1..workers.max(1))
-                .map(|_| {
-                    named("flipgc-fill")
-                        .spawn_scoped(s, || self.work())
-                        .expect("spawning a fill worker")
-                })
-                .collect();
-            self.work();
-            for h in helpers {
-                // A worker's panic aborts the process (its guard) before this.
-                h.join().expect("compaction worker panicked");
-            }
-            // Pages claimed on demand may still be being installed.
-            while !self.done() {
-                std::thread::yield_now();
-            }
-            // The fault server keeps serving (zero pages past the compacted end)
-            // until the span is unregistered: a mutator or the verifier may fault
-            // there while holding the space lock this needs.
-            fatal.phase("the end of a concurrent compaction (recycling, unregistering)");
-            self.release_memory();
-            self.stop.store(true, Ordering::Release);
-        });
-        fatal.phase("the end of a concurrent compaction (handing the tables back)");
-        self.finish();
-    }
-
-    /// Every page is filled: recycles from-space's pages above the top into the
-    /// heap, unregisters the heap, and releases the rest of from-space.
-    fn release_memory(&self) {
-        let base = self.layout.base;
-        let inner = &self.inner;
-        {
-            let mut space = inner.space.lock();
-            // Recycling: the old image's pages above the allocation top go back into
-            // the heap (moved, not copied), so the next allocations write into present
-            // pages instead of faulting fresh ones in. Nobody touches memory above the
-            // top while the space lock is held.
-            let start = (space.top - base).next_multiple_of(self.zero_chunk);
-            if inner.config.recycle_from_space && start < self.from_bytes {
-                let len = self.from_bytes - start;
-                // An injected failure stops the move half way (EBUSY), as a page the
-                // kernel cannot move would.
-                let fails = inner.inject.cycle(InjectPoint::UffdMove);
-                let try_len = if fails {
-                    (len / 2).next_multiple_of(self.page_bytes())
-                } else {
-                    len
-                };
-                // SAFETY: from-space is read by nobody now (every page is filled), and
-                // its contents are not needed any more.
-                let result = unsafe {
-                    self.uffd
-                        .move_pages(base + start, self.layout.from + start, try_len)
-                };
-                let result = match result {
-                    Ok(()) if fails => Err((try_len, libc::EBUSY)),
-                    other => other,
-                };
-                let moved = match result {
-                    Ok(()) => len,
-                    Err((moved, errno)) => {
-                        tracing::debug!(moved, errno, "recycling from-space stopped early");
-                        moved
-                    }
-                };
-                if moved > 0 {
-                    space.dirty_end = space.dirty_end.max(base + start + moved);
-                }
-            }
-            self.uffd
-                .unregister(base, self.end - base)
-                .expect("unregistering the heap");
-            if self.from_bytes > 0 {
-                // A fresh mapping, not just MADV_DONTNEED: that would keep the page
-                // tables, and the next flip's mremap would spend its pause freeing
-                // them when it replaces from-space.
-                space.from.recommit().expect("recommit from-space");
-            }
-            space.from_populated = 0;
-        }
-    }
-
-    /// Hands the side tables back (cleared) and ends the cycle.
-    fn finish(self: Arc<Self>) {
-        // Roots not yet forwarded (mutators still parked since the flip): now.
-        for m in &self.mutators {
-            m.fix_pending();
-        }
-        let pages = self.states.len();
-        let elapsed = self.started.elapsed();
-        let inner = Arc::clone(&self.inner);
-        // Every pending forwarding is applied (or being applied under its lock, by a
-        // mutator or the coordinator, which then drop their reference): wait for them.
-        let mut this = self;
-        let this = loop {
-            match Arc::try_unwrap(this) {
-                Ok(c) => break c,
-                Err(again) => {
-                    this = again;
-                    std::thread::yield_now();
-                }
-            }
+    // 2-3. concurrent marking rounds, each ended by a mark-end pause
+    fatal.phase("concurrent marking");
+    hook(CyclePoint::Marking);
+    let mut st = inner.collector.lock();
+    {
+        let ctx = MarkCtx {
+            types: &inner.types,
+            base: inner.base,
+            boundary,
+            end: inner.end,
+            mark: &st.mark,
+            live: &st.live,
+            los: &inner.los_marks,
         };
-        let mut t = this.tables;
-        t.mark.clear_prefix(this.layout.top_word);
-        t.live.clear_prefix(this.layout.top_word);
-        {
-            let mut st = inner.collector.lock();
-            st.mark = t.mark;
-            st.live = t.live;
-            st.page_first = t.page_first;
+        let mut round = 1;
+        loop {
+            fatal.phase("concurrent marking");
+            concurrent_mark::round(&ctx, &inner.intake, inner.config.gc_workers);
+            fatal.phase("the mark-end pause");
+            let done = concurrent_mark::end(inner, &ctx, round, |pause| {
+                if inner.config.verify_after_gc {
+                    sanity::check_marking(inner, &pause.stopped, &ctx);
+                }
+            });
+            if done {
+                break;
+            }
+            round = (round + 1).min(MAX_ROUNDS);
         }
-        inner
-            .log
-            .lock()
-            .record_compaction(elapsed.as_nanos() as u64, pages);
-        let mut phase = inner.cycle.lock();
-        *phase = CyclePhase::Idle;
-        inner.cycle_cv.notify_all();
+    }
+
+    // 4. plan, concurrent
+    fatal.phase("the concurrent plan");
+    hook(CyclePoint::Planning);
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
+    let plan = plan::build(&inner.types, &mut st, inner.base, boundary, page / WORD);
+    drop(st);
+    let uffd = open_userfault(inner);
+
+    // 5. flip pause
+    fatal.phase("the flip pause");
+    let flipped = flip::pause(inner, n, boundary, plan, uffd);
+
+    // 6. concurrent compaction
+    #[cfg(target_os = "linux")]
+    if let flip::Flipped::Concurrent(compaction) = flipped {
+        fatal.phase("concurrent compaction");
+        compaction.run(inner.config.gc_workers);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = flipped;
+    debug_assert_eq!(*inner.cycle.lock(), CyclePhase::Idle);
+
+    // 7. verification
+    if inner.config.verify_after_gc {
+        fatal.phase("heap verification after a collection");
+        super::verify::verify_now(inner);
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use flipgc_heap::{Arch, Geometry};
-
-    #[test]
-    fn chunk_and_run_follow_the_geometry() {
-        let g = |arch, page| Geometry::for_arch(arch, page).unwrap();
-        // (geometry, zero chunk, pages per install)
-        let cases = [
-            (g(Arch::X86_64, 4096), 2 << 20, 16),
-            (g(Arch::Aarch64, 4096), 2 << 20, 16),
-            (g(Arch::Aarch64, 16 << 10), 32 << 20, 4),
-            (g(Arch::Aarch64, 64 << 10), 32 << 20, 1),
-            (g(Arch::Generic, 4096), 4096, 16),
-        ];
-        for (geo, chunk, run) in cases {
-            assert_eq!(zero_chunk(&geo), chunk, "{geo}");
-            assert!(zero_chunk(&geo).is_power_of_two() && zero_chunk(&geo) % geo.page == 0);
-            assert_eq!(run_pages(geo.page), run, "{geo}");
-        }
+/// A userfaultfd descriptor for the flip, opened outside the pause; `None` where
+/// the heap cannot compact concurrently (or the open fails, really or injected).
+fn open_userfault(inner: &HeapInner) -> Option<flipgc_heap::Userfault> {
+    if !inner.concurrent {
+        return None;
     }
+    if inner.inject.cycle(InjectPoint::UffdOpen) {
+        tracing::warn!("userfaultfd open failed (injected), compacting in the pause");
+        return None;
+    }
+    flipgc_heap::Userfault::open().ok()
 }

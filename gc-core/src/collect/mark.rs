@@ -1,6 +1,12 @@
-//! Parallel marking: a work-stealing transitive closure (crossbeam-deque) over GC
-//! workers. Marking an object in the moving space sets its mark bit and, the first
-//! time, all its words in the live-words bitmap; large objects carry a mark flag.
+//! Tracing: marking an object and scanning its references, and the parallel,
+//! work-stealing transitive closure (crossbeam-deque) that the one-pause cycle and
+//! the sanity re-trace run with the world stopped. Concurrent marking
+//! (`concurrent_mark.rs`) drives the same [`MarkCtx`] with its own loop.
+//!
+//! Marking an object in the moving space sets its mark bit and, the first time, all
+//! its words in the live-words bitmap; large objects have a lock-free side table.
+//! Objects at or above the mark boundary were allocated after the snapshot (black):
+//! live by definition, never marked nor scanned.
 //!
 //! Termination: a worker that finds no work anywhere counts itself idle; it leaves
 //! the count when work appears. Workers only go idle with an empty local deque, and
@@ -9,7 +15,7 @@
 use super::bitmap::Bitmap;
 use crate::mem::{self, WORD};
 use crate::object::{Header, TypeRegistry};
-use crate::space::los::Los;
+use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -19,27 +25,31 @@ pub struct MarkCtx<'a> {
     pub types: &'a TypeRegistry,
     /// Moving space base.
     pub base: usize,
-    /// Moving space allocation top (objects lie below).
-    pub top: usize,
+    /// The mark boundary: objects below are marked; objects from here to `end` are
+    /// black (allocated after the snapshot).
+    pub boundary: usize,
+    /// End of the moving space.
+    pub end: usize,
     /// Header bits.
     pub mark: &'a Bitmap,
     /// Live-word bits.
     pub live: &'a Bitmap,
-    /// Large objects.
-    pub los: &'a Los,
+    /// Large objects' marks.
+    pub los: &'a LosMarks,
 }
 
 impl MarkCtx<'_> {
     /// Marks the object at `addr`; true if this call marked it (it must be scanned).
     /// Panics on an address that is no object of this heap (a broken heap).
     #[inline]
-    fn mark(&self, addr: usize) -> bool {
-        if (self.base..self.top).contains(&addr) {
+    pub fn mark(&self, addr: usize) -> bool {
+        if (self.base..self.boundary).contains(&addr) {
             let w = (addr - self.base) / WORD;
             if !self.mark.set(w) {
                 return false;
             }
-            // SAFETY: `addr` is a reachable object below the top: its header is mapped.
+            // SAFETY: `addr` is a reachable object below the boundary: its header is
+            // mapped, and immutable since it was published.
             let h = Header(unsafe { mem::load(addr) });
             let words = self
                 .types
@@ -47,6 +57,8 @@ impl MarkCtx<'_> {
                 .unwrap_or_else(|| panic!("bad header {h:?} at {addr:#x}"));
             self.live.set_range(w, words);
             true
+        } else if (self.boundary..self.end).contains(&addr) {
+            false
         } else {
             self.los
                 .mark(addr)
@@ -54,14 +66,16 @@ impl MarkCtx<'_> {
         }
     }
 
-    /// Calls `f` with every non-null reference held by the object at `addr`.
+    /// Calls `f` with every non-null reference held by the object at `addr`. Fields
+    /// are read with acquire loads: mutators may be storing into them meanwhile
+    /// (concurrent marking), and a reference read must bring its referent's header.
     #[inline]
-    fn scan(&self, addr: usize, mut f: impl FnMut(usize)) {
+    pub fn scan(&self, addr: usize, mut f: impl FnMut(usize)) {
         // SAFETY: `addr` is a marked (reachable) object: header and fields are mapped.
         let h = Header(unsafe { mem::load(addr) });
         self.types.for_each_ref_field(h, |field| {
             // SAFETY: `field` is within the object (registry shape).
-            let v = unsafe { mem::load(addr + WORD * (1 + field)) } as usize;
+            let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
             if v != 0 {
                 f(v);
             }

@@ -1,26 +1,47 @@
-//! The collection pipeline, in order: [`mark`] (parallel, work-stealing) ->
-//! [`forward`] (prefix sums: every live object's new address) -> [`compact`] (the
-//! per-page plan, then every to-space page produced from from-space) -> [`cycle`]
-//! (the driver of the one-pause cycle) or [`twopause`] (mark pause, plan, flip pause)
-//! with [`concurrent`] compaction -> [`verify`].
+//! The collector. Every cycle runs on the heap's GC driver thread ([`driver`]), as
+//! one of two orchestrations, each a file that only calls the phases in order:
+//! - [`concurrent`]: mark-start pause -> concurrent marking -> mark-end pause ->
+//!   concurrent plan -> flip pause -> concurrent compaction (or compaction inside
+//!   the flip pause where the kernel cannot fill pages on demand);
+//! - [`full`]: one stop-the-world pause (the reference path).
+//!
+//! The phases, one file each: [`pause`] (stopping the world, timing, recording),
+//! [`roots`] (gathering and forwarding roots), [`mark`] (tracing),
+//! [`concurrent_mark`] (the marking pauses and rounds), [`sanity`] (the re-trace that
+//! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
+//! [`forward`]'s prefix sums), [`flip`] (moving the heap to from-space), [`fill`]
+//! (producing to-space pages), [`compaction`] (filling them concurrently through
+//! userfaultfd), [`release`] (what a cycle gives back), and [`verify`].
 
 pub mod bitmap;
-pub mod compact;
 #[cfg(target_os = "linux")]
+pub mod compaction;
 pub mod concurrent;
-pub mod cycle;
+pub mod concurrent_mark;
+pub mod driver;
+pub mod fill;
+pub mod flip;
 pub mod forward;
+pub mod full;
 pub mod mark;
-#[cfg(target_os = "linux")]
-pub mod twopause;
+pub mod pause;
+pub mod plan;
+pub mod release;
+pub mod roots;
+pub mod sanity;
 pub mod verify;
 
-/// Where the heap is in a collection cycle (see `twopause.rs`).
+use crate::heap::HeapInner;
+use std::sync::Arc;
+
+/// Where the heap is in a collection cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CyclePhase {
     /// No cycle: a collection may start.
     Idle,
-    /// Between a concurrent cycle's mark pause and its flip pause.
+    /// From the mark-start pause to the end of marking (the barrier is on).
+    Marking,
+    /// Between the end of marking and the flip pause.
     Planning,
     /// After the flip pause, until every to-space page is installed.
     Compacting,
@@ -47,5 +68,15 @@ impl CollectorState {
             live: Bitmap::new(words),
             page_first: Vec::new(),
         }
+    }
+}
+
+/// Runs cycle `n` (on the driver thread): the concurrent cycle, or the one-pause
+/// cycle where concurrent marking is off.
+pub fn run_cycle(inner: &Arc<HeapInner>, n: u64) {
+    if inner.config.concurrent_marking {
+        concurrent::run(inner, n);
+    } else {
+        full::run(inner, n);
     }
 }

@@ -8,7 +8,7 @@
 //! (invariant Z).
 
 use super::bitmap::Bitmap;
-use crate::heap::Heap;
+use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::{Header, FILLER};
 use crate::safepoint::Stopped;
@@ -26,9 +26,20 @@ pub struct VerifyReport {
     pub used_bytes: usize,
 }
 
+/// Stops the world (as the GC driver) and verifies the heap; panics if it is broken.
+pub fn verify_now(inner: &HeapInner) {
+    let stopped = loop {
+        if let Some(s) = inner.safepoints.stop_the_world(crate::safepoint::DRIVER) {
+            break s;
+        }
+    };
+    if let Err(e) = verify_stopped(inner, &stopped) {
+        panic!("heap verification failed after a collection: {e}");
+    }
+}
+
 /// Verifies the heap; the world must be stopped (`stopped` proves it).
-pub fn verify_stopped(heap: &Heap, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
-    let inner = &heap.inner;
+pub fn verify_stopped(inner: &HeapInner, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
     stopped.fix_pending_roots();
     let space = inner.space.lock();
     let los = inner.los.lock();

@@ -2,18 +2,73 @@
 //! its own page-granular span inside one reservation (so "is this address in the
 //! heap" stays a range check). Never moved; freed when a collection finds them
 //! unreachable.
+//!
+//! Mark state lives in a side table with one byte per page of the reservation
+//! ([`LosMarks`]): `FREE` where no object starts, else `UNMARKED` or `MARKED`. Markers
+//! read and set it without the space's lock, so large objects can be allocated
+//! while marking runs concurrently (born `MARKED` then: black allocation).
 
 use crate::error::GcError;
 use flipgc_heap::{Reservation, Span};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+const FREE: u8 = 0;
+const UNMARKED: u8 = 1;
+const MARKED: u8 = 2;
+
+/// Per page of the large-object space: whether an object starts there, and its mark.
+pub struct LosMarks {
+    base: usize,
+    page: usize,
+    states: Box<[AtomicU8]>,
+}
+
+impl LosMarks {
+    fn new(base: usize, len: usize, page: usize) -> LosMarks {
+        LosMarks {
+            base,
+            page,
+            states: (0..len / page).map(|_| AtomicU8::new(FREE)).collect(),
+        }
+    }
+
+    fn state(&self, addr: usize) -> Option<&AtomicU8> {
+        let off = addr.checked_sub(self.base)?;
+        if off % self.page != 0 {
+            return None;
+        }
+        self.states.get(off / self.page)
+    }
+
+    /// Marks the large object starting at `addr`: `Some(true)` if this call marked
+    /// it (it must be scanned), `Some(false)` if it was marked already, `None` if no
+    /// large object starts there. Lock-free; any thread.
+    #[inline]
+    pub fn mark(&self, addr: usize) -> Option<bool> {
+        let s = self.state(addr)?;
+        // Acquire: the object's header and fields, written before it was published
+        // (the state is stored with release at allocation).
+        match s.compare_exchange(UNMARKED, MARKED, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => Some(true),
+            Err(MARKED) => Some(false),
+            Err(_) => None,
+        }
+    }
+
+    /// Whether a large object starts at `addr` and is marked.
+    pub fn is_marked(&self, addr: usize) -> bool {
+        self.state(addr)
+            .is_some_and(|s| s.load(Ordering::Acquire) == MARKED)
+    }
+}
 
 /// One large object.
 pub struct LargeObject {
     span: Span,
     /// Object size in words (header included).
     pub words: usize,
-    marked: AtomicBool,
 }
 
 /// The large-object space.
@@ -25,11 +80,13 @@ pub struct Los {
     /// Free page-granular ranges `(offset, len)` by offset.
     free: BTreeMap<usize, usize>,
     used: usize,
-    /// Black allocation: set between a concurrent cycle's mark pause and its flip
-    /// pause, so objects allocated then are born marked (live by definition).
+    /// Black allocation: set from a concurrent cycle's mark-start pause until its
+    /// sweep, so objects allocated then are born marked (live by definition).
     pub black: bool,
     /// Bytes in use right after the last sweep.
     kept: usize,
+    /// The mark side table, shared with the markers.
+    marks: Arc<LosMarks>,
 }
 
 impl Los {
@@ -38,7 +95,9 @@ impl Los {
         let cap = capacity.next_multiple_of(page).max(page);
         let res = Reservation::new(cap, page)?;
         let free = BTreeMap::from([(0, cap)]);
+        let marks = Arc::new(LosMarks::new(res.base(), cap, page));
         Ok(Los {
+            marks,
             res,
             page,
             objects: BTreeMap::new(),
@@ -88,16 +147,18 @@ impl Los {
             }
         };
         let addr = span.addr();
-        self.objects.insert(
-            addr,
-            LargeObject {
-                span,
-                words,
-                marked: AtomicBool::new(self.black),
-            },
-        );
+        self.objects.insert(addr, LargeObject { span, words });
+        let state = if self.black { MARKED } else { UNMARKED };
+        // Release: a marker that finds the object (through a reference published
+        // later) sees its state; its header is published by the allocating thread.
+        self.marks.state(addr).expect("an object start").store(state, Ordering::Release);
         self.used += len;
         Ok(Some(addr))
+    }
+
+    /// The mark side table (for markers, which use it without this space's lock).
+    pub fn marks(&self) -> &Arc<LosMarks> {
+        &self.marks
     }
 
     /// The object starting at `addr`, if any.
@@ -105,25 +166,26 @@ impl Los {
         self.objects.get(&addr)
     }
 
-    /// Marks the object at `addr`; true if it was unmarked. `None` if no large
-    /// object starts there.
-    pub fn mark(&self, addr: usize) -> Option<bool> {
-        self.objects
-            .get(&addr)
-            .map(|o| !o.marked.swap(true, Ordering::Relaxed))
+    /// Whether the object at `addr` is marked (valid between marking and the sweep).
+    pub fn is_marked(&self, addr: usize) -> bool {
+        self.marks.is_marked(addr)
     }
 
     /// Frees every unmarked object and clears the marks of the rest. Returns
-    /// `(objects freed, bytes freed)`.
+    /// `(objects freed, bytes freed)`. No marking may be in progress.
     pub fn sweep(&mut self) -> (usize, usize) {
         let dead: Vec<usize> = self
             .objects
-            .iter()
-            .filter(|(_, o)| !o.marked.load(Ordering::Relaxed))
-            .map(|(a, _)| *a)
+            .keys()
+            .copied()
+            .filter(|a| !self.marks.is_marked(*a))
             .collect();
         let mut bytes = 0;
         for addr in &dead {
+            self.marks
+                .state(*addr)
+                .expect("an object start")
+                .store(FREE, Ordering::Relaxed);
             let obj = self.objects.remove(addr).expect("listed above");
             let (off, len) = (obj.span.offset(), obj.span.len());
             drop(obj); // the span returns to PROT_NONE
@@ -132,9 +194,10 @@ impl Los {
         }
         self.used -= bytes;
         self.kept = self.used;
-        self.objects
-            .values()
-            .for_each(|o| o.marked.store(false, Ordering::Relaxed));
+        for addr in self.objects.keys() {
+            let s = self.marks.state(*addr).expect("an object start");
+            s.store(UNMARKED, Ordering::Relaxed);
+        }
         (dead.len(), bytes)
     }
 
@@ -170,13 +233,6 @@ impl Los {
     }
 }
 
-impl LargeObject {
-    /// Whether the last marking reached this object (valid between mark and sweep).
-    pub fn is_marked(&self) -> bool {
-        self.marked.load(Ordering::Relaxed)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,12 +244,13 @@ mod tests {
         let b = los.alloc(10).unwrap().unwrap();
         assert_eq!(los.used(), 3 * 4096);
         assert!(a >= los.base() && b < los.end());
-        assert_eq!(los.mark(b), Some(true));
-        assert_eq!(los.mark(b), Some(false));
-        assert_eq!(los.mark(b + 8), None);
+        assert_eq!(los.marks().mark(b), Some(true));
+        assert_eq!(los.marks().mark(b), Some(false));
+        assert_eq!(los.marks().mark(b + 8), None);
         assert_eq!(los.sweep(), (1, 2 * 4096));
         assert!(los.get(a).is_none() && los.get(b).is_some());
-        assert!(!los.get(b).unwrap().is_marked());
+        assert!(!los.is_marked(b));
+        assert_eq!(los.marks().mark(a), None, "freed: no object starts there now");
         // Space runs out, and freed ranges merge and are reused.
         assert!(los.alloc(8 * 1024).unwrap().is_none());
         assert_eq!(los.sweep(), (1, 4096));

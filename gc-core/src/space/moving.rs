@@ -40,8 +40,12 @@ pub struct MovingSpace {
     pub top: usize,
     /// Bytes handed out since the last collection.
     pub allocated_since_gc: usize,
-    /// Bytes below the top right after the last collection (what it kept).
+    /// Bytes below the top right after the last collection (what it kept: the live
+    /// data it moved, and what was allocated while it marked).
     pub kept_by_last_gc: usize,
+    /// Bytes the last collection found live (marked; allocation during its marking
+    /// not included): what out-of-memory decisions go by.
+    pub live_by_last_gc: usize,
     /// Memory in `[top, dirty_end)` may hold garbage (recycled pages); see invariant Z.
     pub dirty_end: usize,
 }
@@ -103,6 +107,7 @@ impl MovingSpace {
             _scratch_res: scratch_res,
             allocated_since_gc: 0,
             kept_by_last_gc: 0,
+            live_by_last_gc: 0,
         })
     }
 

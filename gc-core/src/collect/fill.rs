@@ -1,4 +1,4 @@
-//! Compaction: the per-page plan, and producing to-space pages from from-space.
+//! Page filling: producing to-space pages from from-space.
 //!
 //! After the flip, the old heap image is in from-space (read-only from here on) and
 //! the heap range is to-space. Live objects keep their order and slide down, so
@@ -15,49 +15,17 @@
 //! page`, with its references forwarded. [`BlackPages`] gives, per such page, the
 //! object covering its first word: one walk of the black objects' headers in
 //! from-space, done by the first page fill that needs it (not in the flip pause).
+//!
+//! The per-page plan (`page_first`) comes from `plan.rs`.
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
+use super::release::Tables;
+use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::{Header, TypeRegistry};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-
-/// Builds `page_first`: for each to-space page (`page_words` words), the from-space
-/// word index of the object covering its first word and the offset into it.
-/// Returns the number of live objects in the moving space.
-pub fn plan_pages(
-    mark: &Bitmap,
-    types: &TypeRegistry,
-    base: usize,
-    top_word: usize,
-    page_words: usize,
-    live_words: usize,
-    out: &mut Vec<(usize, usize)>,
-) -> usize {
-    out.clear();
-    out.resize(live_words.div_ceil(page_words), (0, 0));
-    let mut new: usize = 0; // to-space word index of the current object
-    let mut objects = 0;
-    mark.for_each_set(0, top_word, |w| {
-        // SAFETY: marked objects are below the top, their headers mapped (the plan
-        // runs before the flip, on the heap itself).
-        let h = Header(unsafe { mem::load(base + w * WORD) });
-        let size = types
-            .object_words(h)
-            .expect("marked object has a valid header");
-        // Pages whose first word falls in [new, new + size).
-        let mut p = new.div_ceil(page_words);
-        while p * page_words < new + size {
-            out[p] = (w, p * page_words - new);
-            p += 1;
-        }
-        new += size;
-        objects += 1;
-    });
-    debug_assert_eq!(new, live_words);
-    objects
-}
 
 /// Where compaction reads and writes (addresses are absolute).
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +46,43 @@ pub struct Layout {
     pub flip_top: usize,
     /// How far black objects move down (a multiple of the page size).
     pub slide: usize,
+}
+
+/// What page filling reads, owned for the time of a compaction: the side tables,
+/// the prefix sums, and the black pages' table (built on first use).
+pub struct FillTables {
+    tables: Tables,
+    fwd: Forwarding,
+    black: BlackPages,
+}
+
+impl FillTables {
+    /// The tables of a plan.
+    pub fn new(tables: Tables, fwd: Forwarding) -> FillTables {
+        FillTables {
+            tables,
+            fwd,
+            black: BlackPages::default(),
+        }
+    }
+
+    /// The filling context over these tables and `layout`.
+    pub fn ctx<'a>(&'a self, inner: &'a HeapInner, layout: &Layout) -> FillCtx<'a> {
+        FillCtx {
+            types: &inner.types,
+            mark: &self.tables.mark,
+            live: &self.tables.live,
+            fwd: &self.fwd,
+            page_first: &self.tables.page_first,
+            at: *layout,
+            black: &self.black,
+        }
+    }
+
+    /// The side tables, to hand back.
+    pub fn into_tables(self) -> Tables {
+        self.tables
+    }
 }
 
 /// The side tables and layout compaction fills pages from.

@@ -1,0 +1,73 @@
+//! The write barrier: snapshot-at-the-beginning (Yuasa's deletion barrier). While
+//! concurrent marking runs, every store that overwrites a reference field first
+//! logs the value it overwrites, so that no object reachable in the mark-start
+//! snapshot can hide from the markers (`collect/concurrent_mark.rs`, invariant 2).
+//!
+//! - **Fast path** ([`Mutator::pre_write`]): one load of a mutator-local flag and a
+//!   predicted branch. The flag changes only while the world is stopped (mark-start
+//!   and the final mark-end pause), and a mutator re-reads it whenever it leaves a
+//!   stop ([`Mutator::resumed`]), before it can store again.
+//! - **Slow path** ([`Mutator::log_overwritten`]): loads the old value (acquire: the
+//!   marker will read its header) and appends it to a buffer owned by the mutator; a
+//!   full buffer is handed to the marking intake without stopping.
+//! - **Before every stop** ([`Mutator::flush_barrier`]) the partial buffer is handed
+//!   in too, so the mark-end pause finds every logged value in the intake.
+//!
+//! Stores into objects allocated during marking need no logging (the old value is
+//! null), and the roots (handles, the root stack) need none: each mutator's roots
+//! are scanned as they were at the snapshot, before it runs again.
+
+use crate::mem;
+use crate::mutator::Mutator;
+use std::cell::UnsafeCell;
+
+/// Overwritten references a mutator logs before handing them in.
+const BUFFER: usize = 1024;
+
+/// A mutator's buffer of logged references.
+#[derive(Default)]
+pub(crate) struct SatbBuffer(UnsafeCell<Vec<usize>>);
+
+impl Mutator {
+    /// The barrier before a store into the reference field at `slot`.
+    #[inline(always)]
+    pub(crate) fn pre_write(&self, slot: usize) {
+        if self.marking {
+            self.log_overwritten(slot);
+        }
+    }
+
+    /// Logs the reference in `slot`, if any.
+    #[inline(never)]
+    fn log_overwritten(&self, slot: usize) {
+        // SAFETY: `slot` is a reference field of a live object of this heap (the
+        // caller checked it for the store that follows).
+        let old = unsafe { mem::load_acquire(slot) } as usize;
+        if old == 0 {
+            return;
+        }
+        // SAFETY: a `Mutator` is neither `Send` nor `Sync`, so this runs on its own
+        // thread, and nothing here re-enters the barrier: the buffer is borrowed
+        // nowhere else.
+        let buf = unsafe { &mut *self.satb.0.get() };
+        buf.push(old);
+        if buf.len() >= BUFFER {
+            let full = std::mem::replace(buf, Vec::with_capacity(BUFFER));
+            self.heap.inner.intake.push(full);
+        }
+    }
+
+    /// Hands the logged references in (before this mutator stops).
+    pub(crate) fn flush_barrier(&mut self) {
+        let buf = self.satb.0.get_mut();
+        if !buf.is_empty() {
+            self.heap.inner.intake.push(std::mem::take(buf));
+        }
+    }
+
+    /// Re-reads the barrier flag, after leaving a stop (where it may have changed).
+    pub(crate) fn resumed(&mut self) {
+        let inner = &self.heap.inner;
+        self.marking = inner.intake.active() && inner.config.satb_barrier;
+    }
+}

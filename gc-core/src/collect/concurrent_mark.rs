@@ -1,0 +1,310 @@
+//! Concurrent marking: the mark-start pause, concurrent rounds on the GC workers,
+//! and the time-bounded mark-end pause.
+//!
+//! Snapshot at the beginning (Yuasa): the mark-start pause takes a logical snapshot
+//! of the object graph. Everything reachable in the snapshot gets marked; everything
+//! allocated after it is black (above the mark boundary, or born marked in the
+//! large-object space). Why no object can be missed, the invariants:
+//! 1. **Roots.** Each mutator's roots are scanned before it runs again after the
+//!    mark-start pause (a pending [`RootScan`], run by the mutator as it resumes or
+//!    by the driver for one still stopped), so the scan sees its roots as they were
+//!    in the snapshot. The globals are scanned by the driver after the pause, and
+//!    every value a global loses meanwhile is logged (`GlobalTable::logging`).
+//! 2. **Deletions.** While marking, every store that overwrites a reference (heap
+//!    fields, large objects' fields) first logs the old value in the mutator's
+//!    buffer (`barrier.rs`). So every object reachable in the snapshot either stays
+//!    reachable through snapshot edges the markers will follow, or was logged when
+//!    its last such edge was cut.
+//! 3. **Hand-off.** A mutator hands its buffer to the [`Intake`] when it fills and
+//!    before it stops (every GC point, `blocking`), so at the mark-end pause, with
+//!    every mutator stopped, every logged value is in the intake. Mutex release and
+//!    acquire order the buffer's contents (and the headers its writers loaded with
+//!    acquire) before the marker reads them.
+//! 4. **Termination.** The mark-end pause applies any root scan still pending,
+//!    drains the globals' log, and drains the intake and the grey objects. Marking
+//!    is complete when both are empty with every mutator stopped: nothing can add
+//!    to them until the barrier is off. If the drain does not finish within its
+//!    budget, the rest goes back to the intake and another concurrent round runs
+//!    (as ZGC's time-bounded marking termination); after [`MAX_ROUNDS`] rounds the
+//!    pause drains to the end, whatever it takes.
+//! 5. **New objects** need no barrier for their initial stores (the old value is
+//!    null), and are never scanned: whatever they come to reference was reachable in
+//!    the snapshot (so marked by 1-2) or allocated later (black).
+
+use super::mark::MarkCtx;
+use super::pause::{Details, Pause};
+use super::roots::RootScan;
+use super::CyclePhase;
+use crate::fatal::AbortOnUnwind;
+use crate::heap::HeapInner;
+use crate::mem::WORD;
+use crossbeam_deque::{Injector, Stealer, Worker};
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long the mark-end pause may drain before it gives up and lets another
+/// concurrent round run.
+pub const DRAIN_BUDGET: Duration = Duration::from_micros(100);
+
+/// Concurrent rounds after which the mark-end pause drains to the end regardless.
+pub const MAX_ROUNDS: u32 = 16;
+
+/// Where marking work arrives from mutators and root scans: batches of addresses
+/// (objects to mark), and whether the barrier is on.
+#[derive(Default)]
+pub struct Intake {
+    /// Set in the mark-start pause, cleared in the final mark-end pause: mutators
+    /// read it when they resume from a pause (their barrier flag).
+    active: AtomicBool,
+    batches: Mutex<Vec<Vec<usize>>>,
+    /// Number of batches (read without the lock by idle markers).
+    len: AtomicUsize,
+}
+
+impl Intake {
+    /// Whether concurrent marking is on (the write barrier must log).
+    pub fn active(&self) -> bool {
+        self.active.load(Ordering::Acquire)
+    }
+
+    /// Hands in a batch of addresses to mark (any thread).
+    pub fn push(&self, batch: Vec<usize>) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut b = self.batches.lock();
+        b.push(batch);
+        self.len.store(b.len(), Ordering::Release);
+    }
+
+    fn pop(&self) -> Option<Vec<usize>> {
+        if self.len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut b = self.batches.lock();
+        let batch = b.pop();
+        self.len.store(b.len(), Ordering::Release);
+        batch
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len.load(Ordering::Acquire) == 0
+    }
+}
+
+/// The mark-start pause of cycle `n`: sets the mark boundary (the top, padded to a
+/// page: everything above is black), turns the barrier on, leaves every mutator a
+/// root scan. Then, with the world running again, scans the roots of mutators that
+/// have not resumed, and the globals. Returns the boundary.
+pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
+    let mut p = Pause::stop(inner, "mark-start");
+    p.phase("boundary");
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
+    let boundary = {
+        let mut space = inner.space.lock();
+        let (top, end) = (space.top, space.end());
+        let boundary = top.next_multiple_of(page).min(end);
+        if boundary > top {
+            // SAFETY: `[top, boundary)` is free moving space (the space lock is held,
+            // the world is stopped): nobody else can carve or touch it.
+            unsafe { crate::space::tlab::write_filler(top, (boundary - top) / WORD) };
+            space.top = boundary;
+        }
+        boundary
+    };
+    inner.los.lock().black = true;
+    p.phase("barrier");
+    inner.globals.lock().logging = true;
+    inner.intake.active.store(true, Ordering::Release);
+    let scan = Arc::new(RootScan(Arc::clone(&inner.intake)));
+    for m in &p.stopped.mutators {
+        m.set_pending_scan(Arc::clone(&scan) as Arc<dyn crate::roots::RootTask>);
+    }
+    let mutators = p.stopped.mutators.clone();
+    *inner.cycle.lock() = CyclePhase::Marking;
+    inner.driver.started(n);
+    p.end(Details::default());
+
+    // Outside the pause: the roots of mutators still stopped (those resuming scan
+    // their own first), then the globals.
+    for m in &mutators {
+        m.fix_pending();
+    }
+    let globals: Vec<usize> = inner
+        .globals
+        .lock()
+        .slots
+        .iter()
+        .filter(|v| **v != 0)
+        .map(|v| *v as usize)
+        .collect();
+    inner.intake.push(globals);
+    boundary
+}
+
+/// One concurrent round: `workers` threads mark from the intake until it and every
+/// deque are empty at once (mutators may add more later: the mark-end pause
+/// collects it).
+pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, workers: usize) {
+    let injector: Injector<usize> = Injector::new();
+    let locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
+    let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
+    let idle = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for (i, local) in locals.into_iter().enumerate() {
+            let (injector, stealers, idle) = (&injector, &stealers, &idle);
+            std::thread::Builder::new()
+                .name("flipgc-mark".into())
+                .spawn_scoped(s, move || {
+                    let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
+                    mark_worker(ctx, intake, i, &local, injector, stealers, idle, workers);
+                })
+                .expect("spawning a marking worker");
+        }
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn mark_worker(
+    ctx: &MarkCtx<'_>,
+    intake: &Intake,
+    me: usize,
+    local: &Worker<usize>,
+    injector: &Injector<usize>,
+    stealers: &[Stealer<usize>],
+    idle: &AtomicUsize,
+    workers: usize,
+) {
+    let find = || {
+        local.pop().or_else(|| {
+            std::iter::repeat_with(|| {
+                injector.steal_batch_and_pop(local).or_else(|| {
+                    stealers
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != me)
+                        .map(|(_, s)| s.steal())
+                        .collect()
+                })
+            })
+            .find(|s| !s.is_retry())
+            .and_then(|s| s.success())
+        })
+    };
+    loop {
+        if let Some(obj) = find() {
+            ctx.scan(obj, |child| {
+                if ctx.mark(child) {
+                    local.push(child);
+                }
+            });
+            continue;
+        }
+        if let Some(batch) = intake.pop() {
+            for a in batch {
+                if ctx.mark(a) {
+                    local.push(a);
+                }
+            }
+            continue;
+        }
+        idle.fetch_add(1, Ordering::SeqCst);
+        let mut spins = 0u32;
+        loop {
+            let work = !intake.is_empty()
+                || !injector.is_empty()
+                || stealers.iter().any(|s| !s.is_empty());
+            if work {
+                idle.fetch_sub(1, Ordering::SeqCst);
+                break;
+            }
+            if idle.load(Ordering::SeqCst) == workers {
+                return;
+            }
+            // Idle markers must not take the CPU from mutators (2 cores here).
+            spins += 1;
+            if spins < 16 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+}
+
+/// Drains the intake and the grey objects on this thread; with a `deadline`, stops
+/// at it and hands what is left back to the intake. Whether it drained everything.
+fn drain(ctx: &MarkCtx<'_>, intake: &Intake, deadline: Option<Instant>) -> bool {
+    let mut grey: Vec<usize> = Vec::new();
+    let mut steps = 0u32;
+    loop {
+        steps += 1;
+        if steps % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            intake.push(grey);
+            return false;
+        }
+        if let Some(obj) = grey.pop() {
+            ctx.scan(obj, |child| {
+                if ctx.mark(child) {
+                    grey.push(child);
+                }
+            });
+        } else if let Some(batch) = intake.pop() {
+            for a in batch {
+                if ctx.mark(a) {
+                    grey.push(a);
+                }
+            }
+        } else {
+            return true;
+        }
+    }
+}
+
+/// The mark-end pause after concurrent round `round`: applies pending root scans,
+/// takes the globals' log, and drains what is left, within [`DRAIN_BUDGET`] unless
+/// this is round [`MAX_ROUNDS`]. If it finished: runs `finished` (the sanity
+/// re-trace, with the world still stopped), turns the barrier off and returns true;
+/// else returns false (another concurrent round follows).
+pub fn end(
+    inner: &HeapInner,
+    ctx: &MarkCtx<'_>,
+    round: u32,
+    finished: impl FnOnce(&Pause<'_>),
+) -> bool {
+    let mut p = Pause::stop(inner, "mark-end");
+    p.phase("roots");
+    // Mutators that stayed stopped since the mark-start pause have scans pending.
+    p.stopped.fix_pending_roots();
+    let logged = std::mem::take(&mut inner.globals.lock().logged);
+    inner.intake.push(logged.into_iter().map(|v| v as usize).collect());
+    p.phase("drain");
+    let deadline = (round < MAX_ROUNDS).then(|| Instant::now() + DRAIN_BUDGET);
+    if !drain(ctx, &inner.intake, deadline) {
+        p.end(Details::default());
+        return false;
+    }
+    // Globals can be dropped by threads that are not mutators, even now: drain what
+    // they logged meanwhile until nothing more arrives, and turn their logging off
+    // under the same lock, so that no deletion slips in between.
+    loop {
+        let mut g = inner.globals.lock();
+        if g.logged.is_empty() {
+            g.logging = false;
+            break;
+        }
+        let logged = std::mem::take(&mut g.logged);
+        drop(g);
+        inner.intake.push(logged.into_iter().map(|v| v as usize).collect());
+        drain(ctx, &inner.intake, None);
+    }
+    p.phase("check");
+    finished(&p);
+    p.phase("barrier-off");
+    inner.intake.active.store(false, Ordering::Release);
+    *inner.cycle.lock() = CyclePhase::Planning;
+    p.end(Details::default());
+    true
+}

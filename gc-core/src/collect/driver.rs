@@ -1,0 +1,131 @@
+//! The GC driver: one thread per heap that runs every collection cycle, so that a
+//! mutator asking for one is not the one running it (with concurrent marking, a
+//! cycle spans marking, planning and compaction: the asker keeps running if it has
+//! memory, and waits only if it has none).
+//!
+//! Cycles are numbered from 1. A request asks for the first cycle that *starts*
+//! after it (its snapshot is taken after the request); the driver runs cycles
+//! while some are requested and not yet started. Waiters wait on three counters:
+//! - `started`: cycles whose first pause has happened (their snapshot is taken);
+//! - `flipped`: cycles whose memory is available again (the flip pause, or the one
+//!   pause of a full cycle, is over);
+//! - `done`: cycles completely over (compaction finished, tables handed back).
+//!
+//! The thread is spawned at the first request and holds only a weak reference to
+//! the heap while idle: dropping the heap's last handle shuts it down.
+//!
+//! Hand-off: every counter change and every request happens under `state`'s lock,
+//! and waiters wait on its condition variable, so a waiter that sees a counter also
+//! sees everything the cycle did before bumping it (lock release and acquire).
+
+use crate::heap::HeapInner;
+use parking_lot::{Condvar, Mutex};
+use std::sync::{Arc, Weak};
+
+#[derive(Default)]
+struct State {
+    requested: u64,
+    started: u64,
+    flipped: u64,
+    done: u64,
+    spawned: bool,
+    shutdown: bool,
+}
+
+/// The driver's state, shared by the heap and the driver thread.
+#[derive(Default)]
+pub struct Driver {
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+impl Driver {
+    /// Requests a cycle that starts after this call (spawning the driver thread the
+    /// first time); returns its number.
+    pub fn request(&self, heap: &Arc<HeapInner>) -> u64 {
+        let mut st = self.state.lock();
+        let n = st.started + 1;
+        if st.requested < n {
+            st.requested = n;
+        }
+        if !st.spawned {
+            st.spawned = true;
+            let weak = Arc::downgrade(heap);
+            let driver = Arc::clone(&heap.driver);
+            std::thread::Builder::new()
+                .name("flipgc-driver".into())
+                .spawn(move || driver.run(weak))
+                .expect("spawning the GC driver thread");
+        }
+        self.cv.notify_all();
+        n
+    }
+
+    /// The cycle in progress (started, not yet done), if any.
+    pub fn in_progress(&self) -> Option<u64> {
+        let st = self.state.lock();
+        (st.started > st.done).then_some(st.started)
+    }
+
+    /// Waits until cycle `n` has made its memory available (its flip is over).
+    pub fn wait_flipped(&self, n: u64) {
+        let mut st = self.state.lock();
+        while st.flipped < n {
+            self.cv.wait(&mut st);
+        }
+    }
+
+    /// Waits until no cycle is in progress or requested.
+    pub fn wait_idle(&self) {
+        let mut st = self.state.lock();
+        while st.done < st.requested {
+            self.cv.wait(&mut st);
+        }
+    }
+
+    /// The driver: cycle `n` took its snapshot.
+    pub fn started(&self, n: u64) {
+        self.bump(|st| st.started = n);
+    }
+
+    /// The driver: cycle `n`'s memory is available.
+    pub fn flipped(&self, n: u64) {
+        self.bump(|st| st.flipped = n);
+    }
+
+    fn bump(&self, f: impl FnOnce(&mut State)) {
+        let mut st = self.state.lock();
+        f(&mut st);
+        self.cv.notify_all();
+    }
+
+    /// Stops the driver thread once it is idle (the heap is being dropped).
+    pub fn shut_down(&self) {
+        self.bump(|st| st.shutdown = true);
+    }
+
+    /// The driver thread: runs requested cycles until the heap is gone.
+    fn run(&self, heap: Weak<HeapInner>) {
+        loop {
+            let n = {
+                let mut st = self.state.lock();
+                while st.requested <= st.started && !st.shutdown {
+                    self.cv.wait(&mut st);
+                }
+                if st.shutdown {
+                    return;
+                }
+                st.started + 1
+            };
+            let Some(inner) = heap.upgrade() else { return };
+            super::run_cycle(&inner, n);
+            // Cycles bump every counter; make sure of it even on paths that skip
+            // some (and wake every waiter).
+            self.bump(|st| {
+                st.started = st.started.max(n);
+                st.flipped = st.flipped.max(n);
+                st.done = st.done.max(n);
+            });
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The flip: moving the heap's pages to from-space, with one `mremap` at the best
+//! level (or a copy where the kernel cannot), and the concurrent cycle's flip pause
+//! around it.
+//!
+//! **Recycling** (the one-pause cycle): from-space's present pages, the previous heap
+//! image, are parked in a scratch span before the flip and moved into the emptied
+//! heap after it, so compaction writes into present pages instead of faulting
+//! (page faults are expensive here). Both are `MREMAP_DONTUNMAP` moves at the flip's
+//! own level. The concurrent cycle recycles at the end of its compaction instead
+//! (`compaction.rs`).
+
+use super::fill::Layout;
+use super::pause::{Details, Pause};
+use super::plan::Plan;
+use super::release::{self, Tables};
+use super::{roots, CyclePhase};
+use crate::heap::HeapInner;
+use crate::inject::InjectPoint;
+use crate::mem::WORD;
+use crate::pauselog::FlipSummary;
+use crate::space::moving::MovingSpace;
+use flipgc_flip::{FlipReport, SourceState};
+use std::sync::Arc;
+
+/// Moves `src`'s pages into `dst` (both spans of the moving space); false if the
+/// kernel refused (the caller then does without recycling this time).
+fn park(src: &mut flipgc_heap::Span, dst: &mut flipgc_heap::Span) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        src.move_to(dst).is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (src, dst);
+        false
+    }
+}
+
+/// What a recycling flip did.
+pub struct Moved {
+    /// The flip engine's report.
+    pub report: FlipReport,
+    /// How far the heap may hold present, non-zero pages after the flip (bytes).
+    pub heap_dirty: usize,
+    /// How far from-space holds present pages after the flip (bytes).
+    pub from_populated: usize,
+}
+
+/// The one-pause cycle's flip: moves the used heap (`used` bytes) to from-space,
+/// recycling from-space's pages into the heap where possible. The world is stopped.
+pub fn move_recycling(inner: &HeapInner, moving: &mut MovingSpace, used: usize) -> Moved {
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
+    let base = moving.base();
+    let used_pages = used.next_multiple_of(page);
+    // How far the heap may hold present, non-zero pages (objects, or recycled garbage
+    // not yet carved again), and the same for from-space.
+    let heap_extent = ((base + used).max(moving.dirty_end) - base).next_multiple_of(page);
+    let prev_from = moving.from_populated;
+    // A copying flip writes into from-space's present pages as they are: parking
+    // them would leave it to fault fresh pages in for the whole copy.
+    let parked = inner.config.recycle_from_space
+        && inner.config.flip != crate::config::FlipMode::Copy
+        && prev_from > 0
+        && park(&mut moving.from, &mut moving.scratch);
+    let report = inner
+        .flipper_for_this_flip()
+        .flip_used(&mut moving.heap, &mut moving.from, used)
+        .expect("flipping two equal, disjoint spans");
+    let moved = report.source != SourceState::Intact;
+    let recycled = parked && moved && park(&mut moving.scratch, &mut moving.heap);
+    if parked && !recycled {
+        moving
+            .scratch
+            .release(0, prev_from)
+            .expect("release scratch");
+    }
+    // A move takes the heap's pages to from-space (and brings the parked ones into
+    // the heap); a copy leaves the heap as it was and writes the used prefix into
+    // from-space (emptied by the park, or as it was).
+    let (heap_dirty, from_populated) = match (moved, recycled, parked) {
+        (true, true, _) => (prev_from, heap_extent),
+        (true, false, _) => (0, heap_extent),
+        (false, _, true) => (heap_extent, used_pages),
+        (false, _, false) => (heap_extent, prev_from.max(used_pages)),
+    };
+    Moved {
+        report,
+        heap_dirty,
+        from_populated,
+    }
+}
+
+/// A concurrent cycle after its flip pause.
+pub enum Flipped {
+    /// Pages are filled concurrently: run the compaction.
+    #[cfg(target_os = "linux")]
+    Concurrent(Arc<super::compaction::Compaction>),
+    /// Every page was produced inside the pause; the cycle is over.
+    InPause,
+}
+
+/// Cycle `n`'s flip pause, after the plan of the marked region below `boundary`:
+/// forwards the globals and the large objects' fields, sweeps dead large objects,
+/// moves the heap (objects allocated since the mark-start pause, above `boundary`,
+/// move down by one constant slide), registers the emptied heap with userfaultfd
+/// (`uffd`, opened during the plan), and leaves every mutator its root forwarding.
+/// Where the heap cannot be filled on demand (the flip copied, no live data, no
+/// userfaultfd, registration failed), it produces every page itself and forwards
+/// every root, and the cycle ends here.
+pub fn pause(
+    inner: &Arc<HeapInner>,
+    n: u64,
+    boundary: usize,
+    plan: Plan,
+    uffd: Option<flipgc_heap::Userfault>,
+) -> Flipped {
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
+    let mut p = Pause::stop(inner, "flip");
+    p.phase("roots");
+    let mut space = inner.space.lock();
+    let mut los = inner.los.lock();
+    let mut st = inner.collector.lock();
+    let mut globals = inner.globals.lock();
+    let base = space.base();
+    let flip_top = space.top;
+    let compacted_end = base + st.page_first.len() * page;
+    let black = flip_top > boundary;
+    let tables = Tables::take(&mut st);
+    let layout = Layout {
+        base,
+        from: inner.from_base,
+        top_word: plan.top_word,
+        live_words: plan.live_words,
+        page_words: page / WORD,
+        boundary,
+        flip_top,
+        slide: if black { boundary - compacted_end } else { 0 },
+    };
+    let tables = super::fill::FillTables::new(tables, plan.fwd);
+    let (pages, new_top) = {
+        let fill = tables.ctx(inner, &layout);
+        // Mutators' own roots are forwarded after the pause, unless the compaction
+        // ends up inside it.
+        roots::forward_shared(inner, &mut globals, &los, &fill);
+        (fill.pages(), fill.new_top())
+    };
+    los.black = false;
+    let (_, los_freed) = los.sweep();
+
+    p.phase("flip");
+    let moving = &mut *space;
+    let used = flip_top - base;
+    let heap_extent = (flip_top.max(moving.dirty_end) - base).next_multiple_of(page);
+    let report = inner
+        .flipper_for_this_flip()
+        .flip_used(&mut moving.heap, &mut moving.from, used)
+        .expect("flipping two equal, disjoint spans");
+    let moved = report.source != SourceState::Intact;
+
+    p.phase("register");
+    let registered = match uffd {
+        Some(u) if moved && pages > 0 && inner.concurrent => register(inner, u, base, moving),
+        _ => None,
+    };
+    // The move emptied the whole span: above the new top it reads as zeros, unless
+    // the in-pause fallback below leaves the old image there (the heap was copied).
+    let dirty_end = if registered.is_some() {
+        new_top
+    } else {
+        base + heap_extent
+    };
+    let live_bytes = plan.live_words * WORD;
+    release::reset_space(moving, new_top, live_bytes, dirty_end);
+    let details = Details {
+        live: (new_top - base, plan.live_objects),
+        los: (los.used(), los_freed),
+        flip: Some(FlipSummary::of(&report)),
+    };
+
+    #[cfg(target_os = "linux")]
+    if let Some(uffd) = registered {
+        let mutators = p.stopped.mutators.clone();
+        let compaction = Arc::new(super::compaction::Compaction::new(
+            Arc::clone(inner),
+            tables,
+            layout,
+            (inner.end, heap_extent),
+            uffd,
+            mutators.clone(),
+        ));
+        for m in &mutators {
+            m.set_pending_forward(Arc::clone(&compaction) as Arc<dyn crate::roots::RootTask>);
+        }
+        *inner.cycle.lock() = CyclePhase::Compacting;
+        drop((space, los, st, globals));
+        inner.driver.flipped(n);
+        p.end(details);
+        // Roots of mutators that have not resumed yet (parked or blocking):
+        // forwarded here, outside the pause; resuming ones do their own.
+        for m in &mutators {
+            m.fix_pending();
+        }
+        return Flipped::Concurrent(compaction);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = registered;
+
+    // In-pause fallback: every root and every page now, in place.
+    p.phase("compact");
+    {
+        let fill = tables.ctx(inner, &layout);
+        for m in &p.stopped.mutators {
+            // SAFETY: the world is stopped: the collector owns every mutator's roots.
+            roots::forward_table(unsafe { m.roots() }, &fill);
+        }
+        fill.fill_all(inner.config.gc_workers);
+    }
+    p.phase("release");
+    let populated = moving.from_populated.max(used.next_multiple_of(page));
+    release::from_space(moving, inner.config.recycle_from_space, populated);
+    tables.into_tables().hand_back(&mut st, layout.top_word);
+    *inner.cycle.lock() = CyclePhase::Idle;
+    drop((space, los, st, globals));
+    inner.driver.flipped(n);
+    p.end(details);
+    Flipped::InPause
+}
+
+/// Registers the emptied heap span with userfaultfd (MISSING mode), unless
+/// registration fails (really, or injected): then `None`, and the flip pause
+/// compacts in place.
+fn register(
+    inner: &HeapInner,
+    u: flipgc_heap::Userfault,
+    base: usize,
+    moving: &MovingSpace,
+) -> Option<flipgc_heap::Userfault> {
+    // The whole span, not just the pages compaction produces: registering part of
+    // it would split its mapping for good (the parts never merge again), and the
+    // next flip could then no longer move it at PUD level.
+    let result = if inner.inject.cycle(InjectPoint::UffdRegister) {
+        Err("injected failure".to_string())
+    } else {
+        u.register_missing(base, moving.heap.len())
+            .map_err(|e| e.to_string())
+    };
+    match result {
+        Ok(()) => Some(u),
+        Err(e) => {
+            tracing::warn!("userfaultfd registration failed, compacting in the pause: {e}");
+            None
+        }
+    }
+}

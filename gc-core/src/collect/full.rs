@@ -1,0 +1,96 @@
+//! The one-pause cycle (`"full"`), phase by phase, with the world stopped throughout
+//! (run by the GC driver): the reference path, where `concurrent_marking` is off.
+//!
+//! stop -> mark (parallel, from every root) -> plan (prefix sums, per-page table)
+//! -> roots (rewritten to new addresses, large objects' fields too) -> flip (heap
+//! pages to from-space, recycling from-space's) -> compact (every to-space page
+//! produced from from-space, in parallel) -> release (dead large objects freed,
+//! from-space kept or released, the top reset, the tables handed back) -> verify.
+
+use super::fill::{FillTables, Layout};
+use super::mark::{mark, MarkCtx};
+use super::pause::{Details, Pause};
+use super::release::{self, Tables};
+use super::{flip, plan, roots};
+use crate::fatal::AbortOnUnwind;
+use crate::heap::HeapInner;
+use crate::mem::WORD;
+use crate::pauselog::FlipSummary;
+use std::sync::Arc;
+
+/// Runs cycle `n`.
+pub fn run(inner: &Arc<HeapInner>, n: u64) {
+    let fatal = AbortOnUnwind::new("a full collection pause");
+    let mut p = Pause::stop(inner, "full");
+    p.phase("stop");
+    inner.driver.started(n);
+    let page = flipgc_heap::Capabilities::probe().geometry.page;
+    let mut space = inner.space.lock();
+    let mut los = inner.los.lock();
+    let mut st = inner.collector.lock();
+    let mut globals = inner.globals.lock();
+    let (base, top) = (space.base(), space.top);
+
+    p.phase("mark");
+    let roots = roots::gather(&p.stopped, &globals);
+    let ctx = MarkCtx {
+        types: &inner.types,
+        base,
+        boundary: top,
+        end: top,
+        mark: &st.mark,
+        live: &st.live,
+        los: &inner.los_marks,
+    };
+    mark(&ctx, &roots, inner.config.gc_workers);
+
+    p.phase("plan");
+    let plan = plan::build(&inner.types, &mut st, base, top, page / WORD);
+
+    p.phase("roots");
+    let layout = Layout {
+        base,
+        from: inner.from_base,
+        top_word: plan.top_word,
+        live_words: plan.live_words,
+        page_words: page / WORD,
+        boundary: inner.end,
+        flip_top: inner.end,
+        slide: 0,
+    };
+    let (live_words, live_objects) = (plan.live_words, plan.live_objects);
+    let tables = FillTables::new(Tables::take(&mut st), plan.fwd);
+    let fill = tables.ctx(inner, &layout);
+    roots::forward_all(inner, &p.stopped, &mut globals, &los, &fill);
+
+    p.phase("flip");
+    let moved = flip::move_recycling(inner, &mut space, top - base);
+
+    p.phase("compact");
+    fill.fill_all(inner.config.gc_workers);
+    drop(fill);
+
+    p.phase("release");
+    let new_top = base + live_words * WORD;
+    release::reset_space(&mut space, new_top, live_words * WORD, base + moved.heap_dirty);
+    release::from_space(
+        &mut space,
+        inner.config.recycle_from_space,
+        moved.from_populated,
+    );
+    let (_, los_freed) = los.sweep();
+    tables.into_tables().hand_back(&mut st, plan.top_word);
+    let details = Details {
+        live: (live_words * WORD, live_objects),
+        los: (los.used(), los_freed),
+        flip: Some(FlipSummary::of(&moved.report)),
+    };
+    drop((space, los, st, globals));
+    inner.driver.flipped(n);
+    p.end(details);
+
+    if inner.config.verify_after_gc {
+        fatal.phase("heap verification after a collection");
+        super::verify::verify_now(inner);
+    }
+}

@@ -1,0 +1,92 @@
+//! A stop-the-world pause, as the GC driver runs it: stop every mutator, time each
+//! phase (each also a `tracing` span), record the pause in the pause log, resume.
+//! Every pause kind uses it: `"full"`, `"mark-start"`, `"mark-end"`, `"flip"`.
+
+use crate::heap::HeapInner;
+use crate::pauselog::{FlipSummary, PauseRecord};
+use crate::safepoint::{Stopped, DRIVER};
+use std::time::Instant;
+
+/// A pause in progress: the world is stopped until [`Pause::end`].
+pub struct Pause<'a> {
+    inner: &'a HeapInner,
+    kind: &'static str,
+    /// Proof that the world is stopped, and every mutator's shared state.
+    pub stopped: Stopped<'a>,
+    start: Instant,
+    last: Instant,
+    current: Option<(&'static str, tracing::span::EnteredSpan)>,
+    phases: Vec<(&'static str, u64)>,
+    _span: tracing::span::EnteredSpan,
+}
+
+/// What a pause records besides its timing.
+#[derive(Default)]
+pub struct Details {
+    /// Live bytes and objects in the moving space after the collection.
+    pub live: (usize, usize),
+    /// Bytes held by live large objects, and large-object bytes freed.
+    pub los: (usize, usize),
+    /// The heap's move, for pauses that flip.
+    pub flip: Option<FlipSummary>,
+}
+
+impl<'a> Pause<'a> {
+    /// Stops the world for a pause of `kind` (waiting out a stop some mutator holds,
+    /// the verifier's). The time to safepoint counts in the pause.
+    pub fn stop(inner: &'a HeapInner, kind: &'static str) -> Pause<'a> {
+        let span = tracing::info_span!("pause", kind).entered();
+        let stopped = loop {
+            if let Some(s) = inner.safepoints.stop_the_world(DRIVER) {
+                break s;
+            }
+        };
+        let now = Instant::now();
+        Pause {
+            inner,
+            kind,
+            stopped,
+            start: now,
+            last: now,
+            current: None,
+            phases: Vec::with_capacity(8),
+            _span: span,
+        }
+    }
+
+    /// Ends the current phase (if any) and starts phase `name`.
+    pub fn phase(&mut self, name: &'static str) {
+        self.end_phase();
+        self.current = Some((name, tracing::info_span!("phase", name).entered()));
+    }
+
+    fn end_phase(&mut self) {
+        if let Some((name, span)) = self.current.take() {
+            let now = Instant::now();
+            self.phases.push((name, (now - self.last).as_nanos() as u64));
+            self.last = now;
+            drop(span);
+        }
+    }
+
+    /// Ends the pause: records it, then resumes the world (mutators apply their
+    /// pending root work as they resume).
+    pub fn end(mut self, d: Details) {
+        self.end_phase();
+        let ttsp = self.stopped.time_to_safepoint;
+        let record = PauseRecord {
+            kind: self.kind,
+            at_ns: (self.start - self.inner.started).as_nanos() as u64,
+            total_ns: (ttsp + self.start.elapsed()).as_nanos() as u64,
+            ttsp_ns: ttsp.as_nanos() as u64,
+            phases: std::mem::take(&mut self.phases),
+            live_bytes: d.live.0 as u64,
+            live_objects: d.live.1 as u64,
+            large_object_bytes: d.los.0 as u64,
+            large_object_freed_bytes: d.los.1 as u64,
+            flip: d.flip.unwrap_or_else(FlipSummary::none),
+        };
+        tracing::debug!(kind = self.kind, total_ns = record.total_ns, "pause done");
+        self.inner.log.lock().record(record);
+    }
+}

@@ -1,0 +1,65 @@
+//! What a cycle gives back: the moving space's new top and bookkeeping, from-space's
+//! memory (kept populated for the next cycle, or released), and the side tables,
+//! cleared, to the collector state.
+
+use super::bitmap::Bitmap;
+use super::CollectorState;
+use crate::space::moving::MovingSpace;
+
+/// The side tables a cycle works with, out of the collector state meanwhile.
+pub struct Tables {
+    /// Header bits.
+    pub mark: Bitmap,
+    /// Live-word bits.
+    pub live: Bitmap,
+    /// Per compacted page: covering object and offset.
+    pub page_first: Vec<(usize, usize)>,
+}
+
+impl Tables {
+    /// Takes the tables out of `st` (leaving empty ones).
+    pub fn take(st: &mut CollectorState) -> Tables {
+        Tables {
+            mark: std::mem::replace(&mut st.mark, Bitmap::new(0)),
+            live: std::mem::replace(&mut st.live, Bitmap::new(0)),
+            page_first: std::mem::take(&mut st.page_first),
+        }
+    }
+
+    /// Clears the bits of the first `top_word` words and puts the tables back.
+    pub fn hand_back(mut self, st: &mut CollectorState, top_word: usize) {
+        self.mark.clear_prefix(top_word);
+        self.live.clear_prefix(top_word);
+        st.mark = self.mark;
+        st.live = self.live;
+        st.page_first = self.page_first;
+    }
+}
+
+/// The moving space after a collection: objects end at `new_top`, of which
+/// `live_bytes` were found live by marking (the rest was allocated during it), and
+/// memory up to `dirty_end` may hold garbage (invariant Z).
+pub fn reset_space(space: &mut MovingSpace, new_top: usize, live_bytes: usize, dirty_end: usize) {
+    let base = space.base();
+    space.top = new_top;
+    space.dirty_end = dirty_end.max(new_top).min(space.end());
+    space.allocated_since_gc = 0;
+    space.kept_by_last_gc = new_top - base;
+    space.live_by_last_gc = live_bytes;
+}
+
+/// From-space after a compaction in the pause: its first `populated` bytes are
+/// present pages; kept for the next cycle (recycling) or released.
+pub fn from_space(space: &mut MovingSpace, recycle: bool, populated: usize) {
+    if recycle {
+        space.from_populated = populated;
+    } else {
+        if populated > 0 {
+            space
+                .from
+                .release(0, populated)
+                .expect("release from-space");
+        }
+        space.from_populated = 0;
+    }
+}

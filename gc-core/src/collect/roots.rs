@@ -1,0 +1,97 @@
+//! Roots, from the collector's side: gathering them for marking and rewriting them
+//! to new addresses after a plan.
+//!
+//! - **Gathering.** The one-pause cycle and the sanity re-trace gather every root
+//!   with the world stopped ([`gather`]). A concurrent cycle does not: its mark-start
+//!   pause leaves each mutator a pending [`RootScan`], which the mutator runs on its
+//!   own thread as it resumes (or the driver, right after the pause, for mutators
+//!   still parked or blocking), pushing its roots into the marking intake; the
+//!   globals are scanned concurrently by the driver, with their overwrites logged.
+//! - **Forwarding.** The one-pause cycle rewrites every root in its pause; a
+//!   concurrent cycle rewrites the globals and the large objects' fields in its
+//!   flip pause ([`forward_shared`]) and leaves each mutator its own, pending.
+
+use super::concurrent_mark::Intake;
+use super::fill::FillCtx;
+use crate::heap::HeapInner;
+use crate::mem::{self, WORD};
+use crate::roots::{GlobalTable, RootTable, RootTask};
+use crate::safepoint::Stopped;
+use crate::space::los::Los;
+use std::sync::Arc;
+
+/// Every root (mutators' roots and the globals), non-null. The world must be
+/// stopped (`stopped` proves it); pending root work is applied first.
+pub fn gather(stopped: &Stopped<'_>, globals: &GlobalTable) -> Vec<usize> {
+    stopped.fix_pending_roots();
+    let mut roots = Vec::new();
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        unsafe { m.roots() }.for_each_mut(|r| roots.push(*r as usize));
+    }
+    roots.extend(globals.slots.iter().map(|r| *r as usize));
+    roots.retain(|r| *r != 0);
+    roots
+}
+
+/// A concurrent cycle's root scan, left pending for each mutator by the mark-start
+/// pause: pushes the mutator's roots into the marking intake.
+pub struct RootScan(pub Arc<Intake>);
+
+impl RootTask for RootScan {
+    fn apply(&self, roots: &mut RootTable) {
+        let mut batch = Vec::new();
+        roots.for_each_mut(|r| {
+            if *r != 0 {
+                batch.push(*r as usize);
+            }
+        });
+        self.0.push(batch);
+    }
+}
+
+/// Rewrites every root (mutators', globals) and every reference field of a live
+/// large object to the new addresses. The world must be stopped.
+pub fn forward_all(
+    inner: &HeapInner,
+    stopped: &Stopped<'_>,
+    globals: &mut GlobalTable,
+    los: &Los,
+    fill: &FillCtx<'_>,
+) {
+    for m in &stopped.mutators {
+        // SAFETY: the world is stopped: the collector owns every mutator's roots.
+        forward_table(unsafe { m.roots() }, fill);
+    }
+    forward_shared(inner, globals, los, fill);
+}
+
+/// Rewrites one mutator's roots.
+pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
+    roots.for_each_mut(|r| {
+        if *r != 0 {
+            *r = fill.forward(*r as usize) as u64;
+        }
+    });
+}
+
+/// Rewrites the globals and every reference field of a live large object. The world
+/// must be stopped.
+pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, fill: &FillCtx<'_>) {
+    let forward = |r: &mut u64| {
+        if *r != 0 {
+            *r = fill.forward(*r as usize) as u64;
+        }
+    };
+    globals.slots.iter_mut().for_each(forward);
+    // Large objects do not move, but their references into the moving space must.
+    for (addr, _) in los.iter().filter(|(a, _)| los.is_marked(*a)) {
+        // SAFETY: a live large object's header is mapped; the world is stopped.
+        let h = crate::object::Header(unsafe { mem::load(addr) });
+        inner.types.for_each_ref_field(h, |f| {
+            let slot = addr + WORD * (1 + f);
+            // SAFETY: `slot` is a field of the large object (its type's layout).
+            unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
+        });
+    }
+}
