@@ -67,6 +67,20 @@ impl Session {
         Ok(last)
     }
 
+    /// Limits the procedure calls (of every thread of the program) that later
+    /// evaluations may make in total, or lifts the limit (`None`). Once the budget
+    /// is spent, evaluation fails with [`crate::ErrorKind::StepLimit`]. Every loop
+    /// runs through calls (there are no backward jumps), so this bounds the running
+    /// time of any program up to the work one builtin does. Threads already running
+    /// keep the calls they took (at most a thousand each).
+    pub fn set_max_steps(&mut self, limit: Option<u64>) {
+        *crate::shared::lock(&self.vm.shared.fuel) = crate::shared::Fuel {
+            limit,
+            left: limit.unwrap_or(0),
+        };
+        self.vm.fuel = 0;
+    }
+
     /// The heap.
     pub fn heap(&self) -> &Heap {
         &self.vm.shared.heap

@@ -60,6 +60,15 @@ pub enum ThreadSlot {
     Joining,
 }
 
+/// The program's step budget: procedure calls left, shared by its threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fuel {
+    /// The budget set with [`crate::Session::set_max_steps`] (`None`: unlimited).
+    pub limit: Option<u64>,
+    /// Calls not yet handed out to a thread.
+    pub left: u64,
+}
+
 /// State shared by all threads running one program.
 pub struct Shared {
     /// The heap.
@@ -76,6 +85,8 @@ pub struct Shared {
     pub threads: Mutex<Vec<ThreadSlot>>,
     /// Program output.
     pub out: Mutex<Box<dyn Write + Send>>,
+    /// The step budget.
+    pub fuel: Mutex<Fuel>,
 }
 
 impl Shared {
@@ -93,6 +104,7 @@ impl Shared {
             protos: RwLock::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
             out: Mutex::new(out),
+            fuel: Mutex::new(Fuel::default()),
         })
     }
 

@@ -177,3 +177,84 @@ fn binary_runs_programs_and_reports_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("syn.scm:2:17: syntax error"), "{err}");
 }
+
+/// A session on a fresh 16 MiB heap with a step budget, writing to `cap`.
+fn limited_session(
+    limit: Option<u64>,
+    cap: &common::Capture,
+) -> (flipgc_core::Heap, flipgc_toyvm::Session) {
+    use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+    let mut reg = TypeRegistry::new();
+    let types = flipgc_toyvm::register_types(&mut reg).unwrap();
+    let heap = Heap::new(HeapConfig::new(16 << 20), reg).unwrap();
+    let mut s = flipgc_toyvm::Session::new(&heap, &types, Box::new(cap.clone())).unwrap();
+    s.set_max_steps(limit);
+    (heap, s)
+}
+
+#[test]
+fn step_limit_ends_endless_programs() {
+    let cap = common::Capture::default();
+    // The define form, the top-level thunk, then 101 calls of f: 103 calls.
+    let src = "(define (f n) (if (= n 0) 'done (f (- n 1)))) (write (f 100))";
+    let (_h, mut s) = limited_session(Some(103), &cap);
+    s.eval("t.scm", src).unwrap();
+    assert_eq!(cap.text(), "done");
+    let (_h, mut s) = limited_session(Some(102), &cap);
+    let e = s.eval("t.scm", src).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::StepLimit, "{e}");
+    assert!(
+        e.to_string().contains("more than 102 procedure calls"),
+        "{e}"
+    );
+
+    // Endless loops, in tail position, through apply, and in a spawned thread.
+    for src in [
+        "(let loop () (loop))",
+        "(define (f) (apply f '())) (f)",
+        "(do () (#f))",
+        "(join (spawn (lambda () (let loop ((i 0)) (loop (+ i 1))))))",
+        "(spawn (lambda () (let loop () (loop)))) (let loop () (loop))",
+    ] {
+        let (_h, mut s) = limited_session(Some(100_000), &cap);
+        let e = s.eval("t.scm", src).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::StepLimit, "{src}: {e}");
+    }
+    // Unlimited again.
+    let (_h, mut s) = limited_session(Some(10), &cap);
+    s.set_max_steps(None);
+    s.eval(
+        "t.scm",
+        "(define (f n) (if (> n 0) (f (- n 1)))) (f 100000)",
+    )
+    .unwrap();
+}
+
+#[test]
+fn binary_max_steps() {
+    let p = program("endless.scm", "(display \"start\") (let loop () (loop))");
+    let out = toyvm(&[&p, "--max-steps", "5000"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "start");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("step limit exceeded"), "{err}");
+    for bad in ["-1", "lots", ""] {
+        let out = toyvm(&[&p, "--max-steps", bad]);
+        assert_eq!(out.status.code(), Some(2), "--max-steps {bad:?}");
+    }
+}
+
+#[test]
+fn binary_invalid_utf8_is_a_located_syntax_error() {
+    let dir = std::env::temp_dir().join(format!("toyvm-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("latin1.scm");
+    std::fs::write(&path, b"(display 1)\n(display \"caf\xe9\")\n").unwrap();
+    let out = toyvm(&[path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("latin1.scm:2:14: syntax error: invalid UTF-8"),
+        "{err}"
+    );
+}

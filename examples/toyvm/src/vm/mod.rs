@@ -35,6 +35,8 @@ pub const INT_CACHE: usize = 4;
 pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
 /// Most nested (non-tail) calls before "stack overflow".
 pub const MAX_FRAMES: usize = 200_000;
+/// Calls a thread takes from the shared step budget at a time.
+const FUEL_CHUNK: u64 = 1024;
 /// Initial constant-table capacity.
 const CONSTS_INITIAL: usize = 256;
 
@@ -72,6 +74,9 @@ pub struct Vm {
     /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
     /// the heap on every global access costs a checked field access).
     consts_len: usize,
+    /// Calls this thread may still make before taking more from the shared step
+    /// budget ([`Vm::refuel`]).
+    pub(crate) fuel: u64,
 }
 
 impl Vm {
@@ -87,6 +92,7 @@ impl Vm {
             frames: Vec::new(),
             out: String::new(),
             consts_len: 0,
+            fuel: 0,
         };
         vm.init()?;
         Ok(vm)
@@ -125,6 +131,27 @@ impl Vm {
             self.m.push(Some(g));
         }
         self.consts_len = len;
+    }
+
+    /// Takes more calls from the shared step budget (all of them if it is
+    /// unlimited); a [`ErrorKind::StepLimit`] error once it is spent.
+    #[cold]
+    pub(crate) fn refuel(&mut self) -> Result<(), VmError> {
+        let mut fuel = lock(&self.shared.fuel);
+        let Some(limit) = fuel.limit else {
+            self.fuel = u64::MAX;
+            return Ok(());
+        };
+        let take = fuel.left.min(FUEL_CHUNK);
+        if take == 0 {
+            return Err(VmError::new(
+                ErrorKind::StepLimit,
+                format!("more than {limit} procedure calls"),
+            ));
+        }
+        fuel.left -= take;
+        self.fuel = take;
+        Ok(())
     }
 
     /// Sets the output buffer aside for the shared writer.

@@ -47,6 +47,10 @@ impl Vm {
     /// A closure gets its frame (returns its prototype); a builtin runs at once and
     /// leaves its result at `fpos` (returns `None`).
     fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
+        if self.fuel == 0 {
+            self.refuel()?;
+        }
+        self.fuel -= 1;
         loop {
             let Some(g) = self.at(fpos) else {
                 return Err(VmError::runtime(
