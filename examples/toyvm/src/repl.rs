@@ -1,6 +1,7 @@
 //! The interactive loop: line editing and history (rustyline), multi-line input
 //! (a form left open continues on the next line), errors reported and survived,
-//! `(exit)` honoured.
+//! `(exit)` honoured. Output that does not end with a newline gets one before the
+//! next prompt (the prompt would otherwise overwrite it).
 
 use crate::{ErrorKind, Session};
 use rustyline::error::ReadlineError;
@@ -15,6 +16,7 @@ pub fn run(session: &mut Session, history: Option<&std::path::Path>) -> Result<u
     let mut pending = String::new();
     let mut status = 0;
     loop {
+        session.end_line();
         let prompt = if pending.is_empty() {
             "toyvm> "
         } else {
@@ -39,6 +41,7 @@ pub fn run(session: &mut Session, history: Option<&std::path::Path>) -> Result<u
         }
         let _ = editor.add_history_entry(pending.trim_end());
         pending.clear();
+        session.end_line();
         match r {
             Err(e) => match e.kind {
                 ErrorKind::Exit(code) => {

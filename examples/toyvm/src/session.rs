@@ -90,4 +90,20 @@ impl Session {
     pub fn flush(&mut self) {
         self.vm.flush();
     }
+
+    /// Flushes buffered output and, if it did not end with a newline, writes one
+    /// (the REPL calls this before it prints a value, an error or its prompt, so
+    /// that `(display "abc")` is not hidden by the prompt).
+    pub fn end_line(&mut self) {
+        self.vm.flush();
+        let shared = &self.vm.shared;
+        if shared
+            .line_open
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            let mut w = crate::shared::lock(&shared.out);
+            let _ = w.write_all(b"\n");
+            let _ = w.flush();
+        }
+    }
 }

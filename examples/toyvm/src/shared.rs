@@ -11,6 +11,7 @@ use crate::types::VmTypes;
 use flipgc_core::{Global, Heap};
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
@@ -87,6 +88,8 @@ pub struct Shared {
     pub out: Mutex<Box<dyn Write + Send>>,
     /// The step budget.
     pub fuel: Mutex<Fuel>,
+    /// Whether the output written so far ends inside a line (not after a newline).
+    pub line_open: AtomicBool,
 }
 
 impl Shared {
@@ -105,6 +108,7 @@ impl Shared {
             threads: Mutex::new(Vec::new()),
             out: Mutex::new(out),
             fuel: Mutex::new(Fuel::default()),
+            line_open: AtomicBool::new(false),
         })
     }
 

@@ -165,6 +165,10 @@ impl Vm {
             let mut w = lock(&shared.out);
             let _ = w.write_all(text.as_bytes());
             let _ = w.flush();
+            let open = !text.ends_with('\n');
+            shared
+                .line_open
+                .store(open, std::sync::atomic::Ordering::Relaxed);
         });
     }
 
