@@ -1,0 +1,34 @@
+//! Regressions: one test per bug the fuzzer (`toyvm-fuzz`, `tests/fuzz.rs`)
+//! found, each with the reduced program. Each used to crash (a signal or a
+//! panic) or hang; each must now end with output or a clean error.
+
+mod common;
+
+use common::{error_of, output_of};
+use flipgc_toyvm::ErrorKind;
+
+fn nested_error(src: &str) {
+    let e = error_of(src);
+    assert!(matches!(e.kind, ErrorKind::Syntax { .. }), "{e}");
+    assert!(e.message.contains("nested deeper than"), "{e}");
+}
+
+/// Case 391 of seed 1 (0x96ac7199d9e823a9): `case` with 100,000 clauses became
+/// 100,000 nested `if`s, and the code generator overflowed the host stack
+/// (SIGABRT). `let*` with as many bindings did the same. Both now count
+/// towards the compiler's nesting limit.
+#[test]
+fn long_case_and_let_star_are_limited_not_fatal() {
+    let arms: String = (0..100_000).map(|i| format!("(({i}) {i})")).collect();
+    nested_error(&format!("(display (case 7 {arms}))"));
+    let binds: String = (0..100_000).map(|i| format!("(v{i} {i})")).collect();
+    nested_error(&format!("(display (let* ({binds}) v0))"));
+    // Within the limit they work.
+    let arms: String = (0..700).map(|i| format!("(({i}) {i})")).collect();
+    assert_eq!(output_of(&format!("(display (case 699 {arms}))")), "699");
+    let binds: String = (0..700).map(|i| format!("(v{i} {i})")).collect();
+    assert_eq!(
+        output_of(&format!("(display (let* ({binds}) v699))")),
+        "699"
+    );
+}
