@@ -1006,7 +1006,8 @@ impl Gen<'_> {
         };
         let mut s = String::from("\"");
         for _ in 0..n {
-            s.push_str(*self.rng.pick(STRING_PIECES));
+            let piece = self.rng.pick(STRING_PIECES);
+            s.push_str(piece);
         }
         s.push('"');
         s
