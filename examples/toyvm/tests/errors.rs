@@ -258,3 +258,73 @@ fn binary_invalid_utf8_is_a_located_syntax_error() {
         "{err}"
     );
 }
+
+#[test]
+fn circular_lists_are_errors_where_a_list_is_required() {
+    let cyc = "(define c (list 1 2 3)) (set-cdr! (cddr c) c) ";
+    for (call, who) in [
+        ("(length c)", "length"),
+        ("(apply + c)", "apply"),
+        ("(append c '(4))", "append"),
+        ("(reverse c)", "reverse"),
+        ("(list->vector c)", "list->vector"),
+        ("(list->string c)", "list->string"),
+        ("(memq 9 c)", "memv"),
+        ("(member 9 c)", "member"),
+    ] {
+        runtime(
+            &format!("{cyc}{call}"),
+            &format!("{who}: expected a proper list, got #0=(1 2 3 . #0#)"),
+        );
+    }
+    runtime(
+        "(define a (list '(1 . 2))) (set-cdr! a a) (assoc 9 a)",
+        "assoc: expected a proper list, got #0=((1 . 2) . #0#)",
+    );
+    runtime(
+        "(length '(1 2 . 3))",
+        "length: expected a proper list, got (1 2 . 3)",
+    );
+    runtime("(length 5)", "length: expected a proper list, got 5");
+    // A circular irritant in a message is printed with labels (and cut short).
+    runtime(
+        &format!("{cyc}(+ c 1)"),
+        "+: expected a number, got #0=(1 2 3 . #0#)",
+    );
+    // write-simple has no labels: a cycle fails once the output is too large,
+    // and nothing of it is written.
+    let o = run_with(
+        &format!("{cyc}(display \"a\") (write-simple c)"),
+        16 << 20,
+        "auto",
+        false,
+    );
+    assert!(o.result.unwrap_err().message.contains("too large"));
+    assert_eq!(o.output, "a");
+}
+
+#[test]
+fn exit_statuses() {
+    for (src, status) in [
+        ("(display \"bye\") (exit) (display \"not reached\")", 0),
+        ("(display \"bye\") (exit #t)", 0),
+        ("(display \"bye\") (exit #f)", 1),
+        ("(display \"bye\") (exit 7)", 7),
+        ("(display \"bye\") (exit 'other)", 1),
+        ("(display \"bye\") (exit 256)", 0),
+        ("(display \"bye\") (join (spawn (lambda () (exit 5))))", 5),
+    ] {
+        let p = program("exit.scm", src);
+        let out = toyvm(&[&p]);
+        assert_eq!(out.status.code(), Some(status), "{src}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "bye", "{src}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{src}");
+    }
+    let e = error_of("(exit 3)");
+    assert_eq!(e.kind, ErrorKind::Exit(3));
+    runtime("(exit 1 2)", "exit: expected 0 to 1 arguments, got 2");
+    runtime(
+        "(make-vector)",
+        "make-vector: expected 1 to 2 arguments, got 0",
+    );
+}

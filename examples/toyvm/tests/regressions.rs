@@ -32,3 +32,32 @@ fn long_case_and_let_star_are_limited_not_fatal() {
         "699"
     );
 }
+
+/// Case 22 of seed 1 (0x18f34f888d731fda): `equal?` on two structures with
+/// 2^60 paths through 60 shared pairs never finished (a hang). `equal?` now
+/// switches to a union-find walk, linear in the pairs, which also ends on
+/// cycles.
+#[test]
+fn equal_on_exponentially_shared_structure() {
+    assert_eq!(
+        output_of(
+            "(define (dag n) (if (= n 0) '(x) (let ((d (dag (- n 1)))) (cons d d)))) (write (equal? (dag 60) (dag 60)))"
+        ),
+        "#t"
+    );
+}
+
+/// `(apply + 5)`: the error for an improper argument list read a stack slot
+/// past the top (an index-out-of-bounds panic in the root stack); with a
+/// non-empty improper list it named the wrong value. A circular list made
+/// `apply` push for ever. The list is now checked first.
+#[test]
+fn apply_with_improper_or_circular_lists() {
+    let e = error_of("(apply + 5)");
+    assert_eq!(e.message, "apply: expected a proper list, got 5");
+    let e = error_of("(apply + 1 '(2 . 3))");
+    assert_eq!(e.message, "apply: expected a proper list, got (2 . 3)");
+    let e = error_of("(define c (list 1)) (set-cdr! c c) (apply + c)");
+    assert_eq!(e.message, "apply: expected a proper list, got #0=(1 . #0#)");
+    assert_eq!(output_of("(write (apply + 1 2 '(3)))"), "6");
+}

@@ -48,6 +48,17 @@ pub(crate) struct Frame {
     pub fp: u32,
 }
 
+/// What [`Vm::list_shape`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListShape {
+    /// A proper list of this many elements.
+    Proper(usize),
+    /// Pairs ending in something other than `()` (or not a pair at all).
+    Improper,
+    /// Pairs whose cdrs come back round.
+    Circular,
+}
+
 /// A number read from the stack.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
@@ -378,6 +389,38 @@ impl Vm {
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
     }
 
+    /// The shape of the list `v`: proper (with its length), improper (ending in
+    /// something other than `()`), or circular (found with Floyd's two cursors,
+    /// so in time linear in the list's length and without allocating).
+    pub fn list_shape(&self, v: Option<Gc<'_>>) -> ListShape {
+        let (mut slow, mut fast) = (v, v);
+        let mut n = 0;
+        loop {
+            for _ in 0..2 {
+                match fast {
+                    None => return ListShape::Proper(n),
+                    Some(p) if self.m.type_of(p) == self.t.pair => fast = self.m.read_ref(p, 1),
+                    Some(_) => return ListShape::Improper,
+                }
+                n += 1;
+            }
+            // `slow` is half as far along: a pair `fast` has already passed.
+            slow = slow.and_then(|p| self.m.read_ref(p, 1));
+            if fast.is_some() && fast == slow {
+                return ListShape::Circular;
+            }
+        }
+    }
+
+    /// The length of the proper list at stack entry `i`, or a type error naming
+    /// `who` (for an improper or circular list).
+    pub fn proper_list(&self, i: usize, who: &str) -> Result<usize, VmError> {
+        match self.list_shape(self.at(i)) {
+            ListShape::Proper(n) => Ok(n),
+            _ => Err(self.type_error(who, "a proper list", i)),
+        }
+    }
+
     /// Whether stack entry `i` is a procedure.
     pub fn is_procedure(&self, i: usize) -> bool {
         self.is(i, self.t.closure) || self.is(i, self.t.prim)
@@ -386,9 +429,8 @@ impl Vm {
     /// The written (or displayed) form of `v`, with long output truncated.
     pub fn repr(&self, v: Option<Gc<'_>>, write: bool) -> String {
         let mut s = String::new();
-        if self.print(v, write, &mut s).is_err() {
-            s.push_str("...");
-        }
+        // Stop early: only the first 200 bytes are kept.
+        let _ = self.print_with(v, write, print::Labels::Cycles, &mut s, 200);
         if s.len() > 200 {
             let mut cut = 200;
             while !s.is_char_boundary(cut) {
