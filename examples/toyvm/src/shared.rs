@@ -84,6 +84,9 @@ pub struct Shared {
     pub protos: RwLock<Vec<Arc<Proto>>>,
     /// Spawned threads, by index.
     pub threads: Mutex<Vec<ThreadSlot>>,
+    /// Which thread each joining spawned thread waits for (by index), to refuse
+    /// a join that would close a cycle (a deadlock).
+    pub waiting: Mutex<HashMap<usize, usize>>,
     /// Program output.
     pub out: Mutex<Box<dyn Write + Send>>,
     /// The step budget.
@@ -106,6 +109,7 @@ impl Shared {
             symbols: RwLock::new(Interner::default()),
             protos: RwLock::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
+            waiting: Mutex::new(HashMap::new()),
             out: Mutex::new(out),
             fuel: Mutex::new(Fuel::default()),
             line_open: AtomicBool::new(false),

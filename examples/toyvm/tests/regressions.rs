@@ -61,3 +61,34 @@ fn apply_with_improper_or_circular_lists() {
     assert_eq!(e.message, "apply: expected a proper list, got #0=(1 . #0#)");
     assert_eq!(output_of("(write (apply + 1 2 '(3)))"), "6");
 }
+
+/// Two threads joining each other waited for ever (the fuzzer's watchdog
+/// reported the program's threads still running); a thread joining itself
+/// panicked inside the host's join ("Resource deadlock avoided"). Both are
+/// now errors.
+#[test]
+fn joins_that_would_deadlock_are_errors() {
+    let e = error_of(
+        "(define t1 #f) (define t2 #f)
+         (set! t1 (spawn (lambda () (let w () (if (not t2) (w))) (join t2))))
+         (set! t2 (spawn (lambda () (let w () (if (not t1) (w))) (join t1))))
+         (join t1)",
+    );
+    assert!(e.message.contains("join: deadlock"), "{e}");
+    let e = error_of(
+        "(define t #f) (define go #f)
+         (set! t (spawn (lambda () (let w () (if (not go) (w))) (join t))))
+         (set! go #t) (join t)",
+    );
+    assert!(
+        e.message.contains("join: a thread cannot join itself"),
+        "{e}"
+    );
+    // A chain of joins is fine.
+    assert_eq!(
+        output_of(
+            "(define a (spawn (lambda () 1))) (define b (spawn (lambda () (+ 1 (join a))))) (write (+ (join b) (join a)))"
+        ),
+        "3"
+    );
+}

@@ -88,6 +88,8 @@ pub struct Vm {
     /// Calls this thread may still make before taking more from the shared step
     /// budget ([`Vm::refuel`]).
     pub(crate) fuel: u64,
+    /// This thread's index among the spawned threads (`None` on the main thread).
+    pub(crate) thread: Option<usize>,
 }
 
 impl Vm {
@@ -104,6 +106,7 @@ impl Vm {
             out: String::new(),
             consts_len: 0,
             fuel: 0,
+            thread: None,
         };
         vm.init()?;
         Ok(vm)
