@@ -24,9 +24,9 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     }
 }
 
-/// `make-string`: `k` copies of `char` (a space if absent). The heap object
-/// is allocated first, so a length the heap cannot hold is out of memory
-/// before any host memory is used.
+/// `make-string`: `k` copies of `char` (a space if absent), at most 4 GiB of
+/// UTF-8. The heap object is allocated first, so a length the heap cannot hold
+/// is out of memory before any host memory is used.
 pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let k = vm.index(base, "make-string")?;
     let c = if argc == 2 {
@@ -38,10 +38,7 @@ pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError>
     };
     let mut utf8 = [0; 4];
     let unit = c.encode_utf8(&mut utf8).as_bytes();
-    let Some(bytes) = k
-        .checked_mul(unit.len())
-        .filter(|&b| b <= isize::MAX as usize)
-    else {
+    let Some(bytes) = k.checked_mul(unit.len()).filter(|&b| b <= 1 << 32) else {
         return Err(VmError::runtime(format!(
             "make-string: length {k} too large"
         )));
