@@ -70,6 +70,10 @@ struct Args {
     /// Print a progress line every this many cases (0: never).
     #[arg(long, default_value_t = 100_000)]
     progress: u64,
+    /// Also print each in-process case whose outcome has this label (for
+    /// example "host error"), with its message.
+    #[arg(long, value_name = "LABEL")]
+    show: Option<String>,
 }
 
 fn parse_flip(s: &str) -> Result<FlipMode, String> {
@@ -260,6 +264,15 @@ fn in_process_run(args: &Args, limits: &Limits) -> ExitCode {
         watch.started_ms.store(0, Ordering::SeqCst);
         let took = t0.elapsed();
         let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
+        if args.show.as_deref() == Some(verdict.label().as_str()) {
+            let msg = match &verdict {
+                Verdict::Clean(Err(e)) => e.to_string(),
+                Verdict::Panic(m) | Verdict::Stuck(m) => m.clone(),
+                Verdict::Clean(Ok(())) => String::new(),
+            };
+            let msg: String = msg.chars().take(300).collect();
+            println!("case {index} seed {seed:#x}: {msg}");
+        }
         t.add(index, &case, verdict.label(), took);
         if !verdict.is_clean() {
             let saved = args.out.join(format!("fail-{seed:#x}.scm"));
