@@ -43,9 +43,15 @@ impl Default for Limits {
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
+thread_local! {
+    /// Whether this thread is running a case (in [`run_case`]).
+    static IN_CASE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Installs (once) a panic hook that counts panics on every thread and keeps the
-/// last one's message, instead of printing them. Set `TOYVM_FUZZ_PANIC_TRACE` to
-/// have the previous hook print them as well.
+/// last one's message. Panics of cases (on a thread inside [`run_case`], or on a
+/// thread the VM spawned) are not printed unless `TOYVM_FUZZ_PANIC_TRACE` is set;
+/// others go to the previous hook as before.
 pub fn install_panic_counter() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -54,9 +60,11 @@ pub fn install_panic_counter() {
         std::panic::set_hook(Box::new(move |info| {
             PANICS.fetch_add(1, Ordering::SeqCst);
             let thread = std::thread::current();
-            let msg = format!("thread '{}': {info}", thread.name().unwrap_or("?"));
+            let name = thread.name().unwrap_or("?");
+            let msg = format!("thread '{name}': {info}");
             *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(msg);
-            if trace {
+            let of_case = IN_CASE.with(|c| c.get()) || name == "toyvm-thread";
+            if trace || !of_case {
                 previous(info);
             }
         }));
@@ -80,7 +88,9 @@ pub fn take_panic_message() -> Option<String> {
 pub fn run_case(bytes: &[u8], limits: &Limits) -> Verdict {
     install_panic_counter();
     let before = panic_count();
+    IN_CASE.with(|c| c.set(true));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_inner(bytes, limits)));
+    IN_CASE.with(|c| c.set(false));
     let verdict = match r {
         Ok(Ok(result)) => Verdict::Clean(result),
         Ok(Err(stuck)) => Verdict::Stuck(stuck),
