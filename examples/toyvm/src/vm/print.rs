@@ -293,7 +293,7 @@ impl Vm {
 
     /// `equal?`: structural equality of pairs, vectors and strings, else `eqv?`.
     /// Terminates on circular and shared structure (R7RS): a plain walk first,
-    /// then, past [`EQUAL_FAST_STEPS`] pairs and vectors, a walk that treats two
+    /// then, past 100,000 pairs and vectors, a walk that treats two
     /// pairs (or vectors) it has already begun to compare, directly or through
     /// others, as equal (union-find over the pairs compared, as in Adams and
     /// Dybvig's algorithm). Neither can overflow the host stack.
