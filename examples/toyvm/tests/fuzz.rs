@@ -3,7 +3,7 @@
 //! one must end cleanly (output or an error; no panic, signal, hang or stuck
 //! thread).
 
-use flipgc_toyvm::fuzz::{self, Kind, Limits, Verdict};
+use flipgc_toyvm::fuzz::{self, Case, Feed, Limits, Verdict};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -14,10 +14,17 @@ const CASES: u64 = 2000;
 /// Cases run through the binary.
 const BINARY_CASES: u64 = 40;
 
-fn describe(index: u64, seed: u64, kind: Kind, what: &str) -> String {
+fn describe(index: u64, case: &Case, what: &str) -> String {
+    let lines = match case.feed {
+        Feed::File => "",
+        Feed::Lines => " --lines",
+    };
     format!(
-        "case {index} (seed {seed:#x}, {}): {what}\n  replay: cargo run -p flipgc-toyvm --bin toyvm-fuzz -- --print {seed:#x} > case.scm",
-        kind.name()
+        "case {index} (seed {:#x}, {}, fed as {:?}): {what}\n  replay: cargo run -p flipgc-toyvm --bin toyvm-fuzz -- --print {:#x} > case.scm; cargo run -p flipgc-toyvm --bin toyvm-fuzz -- --replay case.scm{lines}",
+        case.seed,
+        case.kind.name(),
+        case.feed,
+        case.seed,
     )
 }
 
@@ -33,10 +40,10 @@ fn generated_cases_end_cleanly_in_process() {
             for index in 0..CASES {
                 let seed = fuzz::case_seed(SEED, index);
                 let case = fuzz::generate(seed);
-                let verdict = fuzz::run_case(&case.bytes, &limits);
+                let verdict = fuzz::run_case(&case, &limits);
                 *outcomes.entry(verdict.label()).or_default() += 1;
                 if let Verdict::Panic(m) | Verdict::Stuck(m) = &verdict {
-                    failures.push(describe(index, seed, case.kind, m));
+                    failures.push(describe(index, &case, m));
                 }
             }
             (failures, outcomes)
@@ -78,14 +85,9 @@ fn generated_cases_end_cleanly_through_the_binary() {
         let case = fuzz::generate(seed);
         std::fs::write(&file, &case.bytes).unwrap();
         let (verdict, stderr) =
-            fuzz::run_binary(toyvm, &file, &limits, Duration::from_secs(60)).unwrap();
+            fuzz::run_binary(toyvm, &file, case.feed, &limits, Duration::from_secs(60)).unwrap();
         if !verdict.is_clean(fuzz::may_exit(&case.bytes), &stderr) {
-            failures.push(describe(
-                index,
-                seed,
-                case.kind,
-                &format!("{verdict:?} {stderr}"),
-            ));
+            failures.push(describe(index, &case, &format!("{verdict:?} {stderr}")));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -11,7 +11,7 @@
 
 use clap::Parser;
 use flipgc_core::FlipMode;
-use flipgc_toyvm::fuzz::{self, BinaryVerdict, Case, Kind, Limits, Verdict};
+use flipgc_toyvm::fuzz::{self, BinaryVerdict, Case, Feed, Kind, Limits, Verdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,6 +67,9 @@ struct Args {
     /// Run this file once in process and report how it ended.
     #[arg(long)]
     replay: Option<PathBuf>,
+    /// With --replay: feed the file as REPL input, line by line.
+    #[arg(long)]
+    lines: bool,
     /// Print a progress line every this many cases (0: never).
     #[arg(long, default_value_t = 100_000)]
     progress: u64,
@@ -103,7 +106,8 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(path) = &args.replay {
-        return replay(path, &limits);
+        let feed = if args.lines { Feed::Lines } else { Feed::File };
+        return replay(path, feed, &limits);
     }
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!("toyvm-fuzz: cannot create {}: {e}", args.out.display());
@@ -116,7 +120,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn replay(path: &Path, limits: &Limits) -> ExitCode {
+fn replay(path: &Path, feed: Feed, limits: &Limits) -> ExitCode {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -125,7 +129,7 @@ fn replay(path: &Path, limits: &Limits) -> ExitCode {
         }
     };
     let start = Instant::now();
-    let verdict = fuzz::run_case(&bytes, limits);
+    let verdict = fuzz::run_source(&bytes, feed, limits);
     let detail = match &verdict {
         Verdict::Clean(Ok(())) => String::new(),
         Verdict::Clean(Err(e)) => e.to_string(),
@@ -141,6 +145,14 @@ fn replay(path: &Path, limits: &Limits) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// ", as REPL input" for cases fed line by line (replay them with --lines).
+fn lines_note(case: &Case) -> &'static str {
+    match case.feed {
+        Feed::File => "",
+        Feed::Lines => ", as REPL input",
     }
 }
 
@@ -244,9 +256,10 @@ fn in_process_run(args: &Args, limits: &Limits) -> ExitCode {
             std::fs::write(
                 &current_info,
                 format!(
-                    "run seed {} case {index} seed {seed:#x} kind {}\n",
+                    "run seed {} case {index} seed {seed:#x} kind {}{}\n",
                     args.seed,
-                    case.kind.name()
+                    case.kind.name(),
+                    lines_note(&case)
                 ),
             )
         }) {
@@ -260,7 +273,7 @@ fn in_process_run(args: &Args, limits: &Limits) -> ExitCode {
             (watch.epoch.elapsed().as_millis() as u64).max(1),
             Ordering::SeqCst,
         );
-        let verdict = fuzz::run_case(&case.bytes, limits);
+        let verdict = fuzz::run_case(&case, limits);
         watch.started_ms.store(0, Ordering::SeqCst);
         let took = t0.elapsed();
         let mut t = tally.lock().unwrap_or_else(|e| e.into_inner());
@@ -282,8 +295,9 @@ fn in_process_run(args: &Args, limits: &Limits) -> ExitCode {
                 Verdict::Clean(_) => String::new(),
             };
             let line = format!(
-                "case {index} seed {seed:#x} ({}): {}: {msg} [{}]",
+                "case {index} seed {seed:#x} ({}{}): {}: {msg} [{}]",
                 case.kind.name(),
+                lines_note(&case),
                 verdict.label(),
                 saved.display()
             );
@@ -348,13 +362,14 @@ fn binary_run(args: &Args, limits: &Limits) -> ExitCode {
                         std::process::exit(2);
                     }
                     let t0 = Instant::now();
-                    let (verdict, stderr) = match fuzz::run_binary(toyvm, &file, limits, timeout) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            eprintln!("toyvm-fuzz: cannot run {}: {e}", toyvm.display());
-                            std::process::exit(2);
-                        }
-                    };
+                    let (verdict, stderr) =
+                        match fuzz::run_binary(toyvm, &file, case.feed, limits, timeout) {
+                            Ok(r) => r,
+                            Err(e) => {
+                                eprintln!("toyvm-fuzz: cannot run {}: {e}", toyvm.display());
+                                std::process::exit(2);
+                            }
+                        };
                     let label = match verdict {
                         BinaryVerdict::Exited(c) => format!("exit {c}"),
                         BinaryVerdict::Signal(s) => format!("SIGNAL {s}"),
@@ -368,8 +383,9 @@ fn binary_run(args: &Args, limits: &Limits) -> ExitCode {
                         let _ = std::fs::write(&saved, &case.bytes);
                         let err: String = stderr.chars().take(300).collect();
                         let line = format!(
-                            "case {index} seed {seed:#x} ({}): {label}: {} [{}]",
+                            "case {index} seed {seed:#x} ({}{}): {label}: {} [{}]",
                             case.kind.name(),
+                            lines_note(&case),
                             err.replace('\n', " "),
                             saved.display()
                         );

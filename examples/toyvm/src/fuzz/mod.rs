@@ -1,5 +1,6 @@
 //! A fuzzer for the VM: random cases ([`generate`]) and a way to run them in
-//! process ([`run_case`]) or through the `toyvm` binary ([`run_binary`]).
+//! process ([`run_case`]) or through the `toyvm` binary ([`run_binary`]), as a
+//! program file or as REPL input ([`Feed`]).
 //!
 //! A case is source bytes of one of five [`Kind`]s: a program from a grammar of the
 //! language (special forms, builtins, user procedures, literals of every syntax,
@@ -16,8 +17,8 @@ mod program;
 mod run;
 
 pub use run::{
-    install_panic_counter, may_exit, panic_count, run_binary, run_case, take_panic_message,
-    BinaryVerdict, Limits,
+    install_panic_counter, may_exit, panic_count, run_binary, run_case, run_source,
+    take_panic_message, BinaryVerdict, Limits,
 };
 
 use crate::VmError;
@@ -126,6 +127,16 @@ impl Kind {
     }
 }
 
+/// How a case's source reaches the VM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feed {
+    /// As a program file: read whole, run form by form, stop at the first error.
+    File,
+    /// As REPL input: line by line, a form left open continuing on the next
+    /// line, errors reported and the session going on.
+    Lines,
+}
+
 /// One fuzz case.
 #[derive(Clone, Debug)]
 pub struct Case {
@@ -133,6 +144,8 @@ pub struct Case {
     pub seed: u64,
     /// Its kind.
     pub kind: Kind,
+    /// How it is fed to the VM.
+    pub feed: Feed,
     /// The source.
     pub bytes: Vec<u8>,
 }
@@ -151,7 +164,17 @@ pub fn generate(seed: u64) -> Case {
         Kind::Soup => soup(&mut rng).into_bytes(),
         Kind::Bytes => random_bytes(&mut rng),
     };
-    Case { seed, kind, bytes }
+    let feed = if rng.chance(25) {
+        Feed::Lines
+    } else {
+        Feed::File
+    };
+    Case {
+        seed,
+        kind,
+        feed,
+        bytes,
+    }
 }
 
 /// Truncates, splices or scribbles on `src` one to four times.

@@ -1133,7 +1133,22 @@ impl Gen<'_> {
             // Threads.
             7 => {
                 let body = self.expr(3);
-                match self.rng.below(6) {
+                match self.rng.below(11) {
+                    6 => "(define ts (map (lambda (i) (spawn (lambda () (let loop ((j 0) (l '())) (if (< j 3000) (loop (+ j 1) (cons (make-vector 8 j) l)) (length l)))))) '(1 2 3))) (gc) (write (map join ts))".into(),
+                    7 => "(define t (spawn (lambda () (gc) (display \"in thread\") (gc) 'done))) (gc) (write (join t))".into(),
+                    8 => self
+                        .rng
+                        .pick(&[
+                            "(join (spawn (lambda () (car 1))))",
+                            "(join (spawn (lambda () (define (f n) (+ 1 (f n))) (f 0))))",
+                            "(join (spawn (lambda () (let loop ((l '())) (loop (cons (make-vector 100) l))))))",
+                            "(join (spawn (lambda () (let loop () (loop)))))",
+                            "(join (spawn (lambda () (exit 2))))",
+                            "(join (spawn car))",
+                            "(join (spawn (lambda (x) x)))",
+                        ])
+                        .to_string(),
+                    9 => format!("(define t (spawn (lambda () {body}))) (define u (spawn (lambda () (join t)))) (write (join u)) (write (join t))"),
                     0 => format!("(write (join (spawn (lambda () {body}))))"),
                     1 => format!("(define t (spawn (lambda () {body}))) (write (list (join t) (join t)))"),
                     2 => "(define t (spawn (lambda () (let loop ((i 0)) (if (< i 100) (loop (+ i 1)))) (join t)))) (join t)".into(),
@@ -1217,6 +1232,19 @@ impl Gen<'_> {
                     "(define display 1) (display 2)",
                     "(set! map car) (write (map 1 2))",
                     "(define (length l) -1) (write (length '(1 2)))",
+                    // Local names that shadow special forms and builtins.
+                    "(write (let ((if car)) (if '(1 2))))",
+                    "(write ((lambda (quote) (quote 1)) -))",
+                    "(define (f define) (define 1)) (write (f -))",
+                    "(write (let ((else #f)) (cond (else 1) (#t 2))))",
+                    "(write (let ((lambda list)) (lambda 1 2)))",
+                    "(write (let loop ((loop 3)) loop))",
+                    "(write (let ((car cdr) (x '(1 2))) (car x)))",
+                    "(define (g) (set! g 5) g) (write (g)) (write g)",
+                    "(write (do ((do 0 (+ do 1))) ((= do 3) do)))",
+                    "(write ((lambda () (define x 1) (set! x (+ x 1)) (define y x) y)))",
+                    "(write ((lambda () (begin (define x 1)) x)))",
+                    "(write (letrec ((a b) (b 1)) a))",
                 ])
                 .to_string(),
             // Exponentially shared structure (a DAG), printed and compared.

@@ -2,7 +2,7 @@
 //! and counted on every thread), or through the `toyvm` binary (its exit status
 //! checked, a timeout enforced).
 
-use super::Verdict;
+use super::{Case, Feed, Verdict};
 use crate::{register_types, ErrorKind, Session, VmError};
 use flipgc_core::{FlipMode, Heap, HeapConfig, TypeRegistry};
 use std::io::Read;
@@ -81,15 +81,23 @@ pub fn take_panic_message() -> Option<String> {
     LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
-/// Runs `bytes` as a program named `case.scm` on a fresh heap, as `toyvm` would
-/// (bytes that are not UTF-8 are a syntax error), with output discarded. A panic
-/// on this thread or on any thread the program starts, or threads still running
-/// after [`Limits::thread_grace`], is a failure.
-pub fn run_case(bytes: &[u8], limits: &Limits) -> Verdict {
+/// Runs `case` in process: see [`run_source`].
+pub fn run_case(case: &Case, limits: &Limits) -> Verdict {
+    run_source(&case.bytes, case.feed, limits)
+}
+
+/// Runs `bytes` on a fresh heap, as `toyvm` would run it as a program file named
+/// `case.scm` or as REPL input (`feed`), with output discarded. Bytes that are
+/// not UTF-8 are a syntax error. A panic on this thread or on any thread the
+/// program starts, or threads still running after [`Limits::thread_grace`], is a
+/// failure.
+pub fn run_source(bytes: &[u8], feed: Feed, limits: &Limits) -> Verdict {
     install_panic_counter();
     let before = panic_count();
     IN_CASE.with(|c| c.set(true));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_inner(bytes, limits)));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_inner(bytes, feed, limits)
+    }));
     IN_CASE.with(|c| c.set(false));
     let verdict = match r {
         Ok(Ok(result)) => Verdict::Clean(result),
@@ -111,7 +119,7 @@ pub fn run_case(bytes: &[u8], limits: &Limits) -> Verdict {
     verdict
 }
 
-fn run_inner(bytes: &[u8], limits: &Limits) -> Result<Result<(), VmError>, String> {
+fn run_inner(bytes: &[u8], feed: Feed, limits: &Limits) -> Result<Result<(), VmError>, String> {
     let mut registry = TypeRegistry::new();
     let types = register_types(&mut registry).expect("the VM's types register");
     let mut config = HeapConfig::new(limits.heap);
@@ -123,9 +131,10 @@ fn run_inner(bytes: &[u8], limits: &Limits) -> Result<Result<(), VmError>, Strin
         Err(e) => Err(e),
         Ok(mut session) => {
             session.set_max_steps(Some(limits.max_steps));
-            let r = match crate::reader::decode(bytes) {
-                Ok(src) => session.eval("case.scm", src).map(|_| ()),
-                Err(mut e) => {
+            let r = match (crate::reader::decode(bytes), feed) {
+                (Ok(src), Feed::File) => session.eval("case.scm", src).map(|_| ()),
+                (Ok(src), Feed::Lines) => repl_lines(&mut session, src),
+                (Err(mut e), _) => {
                     e.source = "case.scm".into();
                     Err(e)
                 }
@@ -147,6 +156,32 @@ fn run_inner(bytes: &[u8], limits: &Limits) -> Result<Result<(), VmError>, Strin
         std::thread::sleep(Duration::from_millis(1));
     }
     Ok(result)
+}
+
+/// Feeds `src` to `session` as the REPL does (see `crate::repl::run`): line by
+/// line, an incomplete form continued on the next line, errors kept going past,
+/// `exit` ending it. Returns the last evaluation's result.
+fn repl_lines(session: &mut Session, src: &str) -> Result<(), VmError> {
+    let mut pending = String::new();
+    let mut last = Ok(());
+    for line in src.lines() {
+        pending.push_str(line);
+        pending.push('\n');
+        let r = session.eval("<repl>", &pending);
+        if let Err(e) = &r {
+            if e.is_incomplete() {
+                continue;
+            }
+        }
+        pending.clear();
+        session.end_line();
+        let exit = matches!(&r, Err(e) if matches!(e.kind, ErrorKind::Exit(_)));
+        last = r.map(|_| ());
+        if exit {
+            break;
+        }
+    }
+    last
 }
 
 /// How a run of the `toyvm` binary ended.
@@ -174,23 +209,34 @@ impl BinaryVerdict {
     }
 }
 
-/// Runs `toyvm FILE --heap H --max-steps S --flip F` (plus `--verify`), with
+/// Runs `toyvm FILE --heap H --max-steps S --flip F` (plus `--verify`), or for
+/// [`Feed::Lines`] the REPL (`toyvm` without a file) with `file` as its standard
+/// input and `HOME` set to `file`'s directory (for the history file), with
 /// stdout discarded; returns how it ended and the first 64 KiB of its stderr.
 pub fn run_binary(
     toyvm: &Path,
     file: &Path,
+    feed: Feed,
     limits: &Limits,
     timeout: Duration,
 ) -> std::io::Result<(BinaryVerdict, String)> {
     let mut cmd = Command::new(toyvm);
-    cmd.arg(file)
-        .arg("--heap")
+    match feed {
+        Feed::File => {
+            cmd.arg(file).stdin(Stdio::null());
+        }
+        Feed::Lines => {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            cmd.env("HOME", dir)
+                .stdin(Stdio::from(std::fs::File::open(file)?));
+        }
+    }
+    cmd.arg("--heap")
         .arg(limits.heap.to_string())
         .arg("--max-steps")
         .arg(limits.max_steps.to_string())
         .arg("--flip")
         .arg(limits.flip.name())
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if limits.verify {
