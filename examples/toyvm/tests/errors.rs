@@ -95,6 +95,21 @@ fn deep_recursion_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn deep_recursion_through_wide_frames_is_an_error() {
+    // 2,000 parameters a frame: the value stack's limit comes before the frame
+    // limit (which alone would allow 400 million values, gigabytes of memory).
+    let params: String = (0..2000).map(|i| format!(" a{i}")).collect();
+    let args = " 1".repeat(2000);
+    let e = error_of(&format!(
+        "(define (wide n{params}) (+ 1 (wide n{params}))) (wide 0{args})"
+    ));
+    assert_eq!(e.kind, ErrorKind::StackOverflow, "{e}");
+    assert!(e.message.contains("values on the stack"), "{e}");
+    let e = error_of("(define (f . a) (+ 1 (apply f a))) (f 1 2 3)");
+    assert_eq!(e.kind, ErrorKind::StackOverflow, "{e}");
+}
+
+#[test]
 fn deep_nesting_in_source_is_an_error_not_a_crash() {
     let deep = "(+ 1 ".repeat(5000) + "1" + &")".repeat(5000);
     let e = error_of(&deep);

@@ -35,6 +35,10 @@ pub const INT_CACHE: usize = 4;
 pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
 /// Most nested (non-tail) calls before "stack overflow".
 pub const MAX_FRAMES: usize = 200_000;
+/// Most values on the value stack (128 MiB) before "stack overflow": deep
+/// recursion through procedures with many parameters or locals would otherwise
+/// take all the host's memory before reaching [`MAX_FRAMES`].
+pub const MAX_STACK: usize = 1 << 24;
 /// Calls a thread takes from the shared step budget at a time.
 const FUEL_CHUNK: u64 = 1024;
 /// Initial constant-table capacity.
@@ -462,6 +466,14 @@ pub(crate) fn too_deep() -> VmError {
     VmError::new(
         ErrorKind::StackOverflow,
         format!("recursion deeper than {MAX_FRAMES} calls"),
+    )
+}
+
+/// A stack-overflow error for a value stack past [`MAX_STACK`].
+pub(crate) fn stack_full() -> VmError {
+    VmError::new(
+        ErrorKind::StackOverflow,
+        format!("more than {MAX_STACK} values on the stack"),
     )
 }
 

@@ -2,7 +2,7 @@
 //! `apply`), proper tail calls and returns. Frames live in a host vector of saved
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
-use super::{too_deep, Frame, Vm, CONSTS, MAX_FRAMES};
+use super::{stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
 use crate::builtins::{APPLY, BUILTINS};
 use crate::bytecode::Op;
 use crate::error::VmError;
@@ -67,6 +67,9 @@ impl Vm {
                     let name = p.name.clone();
                     return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
                 }
+                if fpos + argc + nslots >= MAX_STACK {
+                    return Err(stack_full());
+                }
                 if rest {
                     let from = fpos + 1 + nreq;
                     self.push_list(from, fpos + 1 + argc)?;
@@ -109,7 +112,10 @@ impl Vm {
         if argc < 2 {
             return Err(self.arity_error("apply", 2, None, argc));
         }
-        self.proper_list(fpos + argc, "apply")?;
+        let len = self.proper_list(fpos + argc, "apply")?;
+        if fpos + argc + len >= MAX_STACK {
+            return Err(stack_full());
+        }
         for i in fpos..fpos + argc {
             self.m.stack_set(i, self.at(i + 1));
         }
