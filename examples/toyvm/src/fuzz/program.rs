@@ -1097,10 +1097,18 @@ impl Gen<'_> {
                 let op = op.replace('C', &c).replace('K', &k);
                 format!("{make} (write {op})")
             }
-            // Deep non-tail recursion, around the frame limit.
+            // Deep non-tail recursion, around the frame limit; or through
+            // procedures with many parameters (the value stack's limit).
             4 => {
                 let n = self.rng.pick(&[10, 1000, 199_990, 200_010, 1_000_000]);
-                format!("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1))))) (display (deep {n}))")
+                if self.rng.chance(70) {
+                    format!("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1))))) (display (deep {n}))")
+                } else {
+                    let k = *self.rng.pick(&[10usize, 300, 3000]);
+                    let ps: String = (0..k).map(|i| format!(" a{i}")).collect();
+                    let args = " 1".repeat(k);
+                    format!("(define (wide n{ps}) (if (= n 0) 0 (+ 1 (wide (- n 1){ps})))) (display (wide {n}{args}))")
+                }
             }
             // Endless loops.
             5 => self
