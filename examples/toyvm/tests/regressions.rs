@@ -1,6 +1,7 @@
 //! Regressions: one test per bug the fuzzer (`toyvm-fuzz`, `tests/fuzz.rs`)
-//! found, each with the reduced program. Each used to crash (a signal or a
-//! panic) or hang; each must now end with output or a clean error.
+//! found, or that was found while writing it, each with the reduced program.
+//! Each used to crash (a signal or a panic) or hang; each must now end with
+//! output or a clean error.
 
 mod common;
 
