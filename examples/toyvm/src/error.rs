@@ -20,6 +20,13 @@ pub enum ErrorKind {
     OutOfMemory,
     /// The heap or the host failed (binding a mutator, spawning a thread, I/O).
     Host,
+    /// The program made more procedure calls than its step budget allows (see
+    /// [`crate::Session::set_max_steps`]).
+    StepLimit,
+    /// The program called `exit`: the status to exit with (the low 8 bits of an
+    /// integer argument, as the operating system keeps them; 0 for `#t` or no
+    /// argument, 1 for `#f` or any other value).
+    Exit(u8),
 }
 
 /// An error from reading, compiling or running a program.
@@ -99,6 +106,8 @@ impl fmt::Display for VmError {
             ErrorKind::StackOverflow => write!(f, "stack overflow: {}", self.message),
             ErrorKind::OutOfMemory => write!(f, "out of memory: {}", self.message),
             ErrorKind::Host => write!(f, "error: {}", self.message),
+            ErrorKind::StepLimit => write!(f, "step limit exceeded: {}", self.message),
+            ErrorKind::Exit(code) => write!(f, "exit with status {code}"),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod builtins;
 pub mod bytecode;
 pub mod compile;
 mod error;
+pub mod fuzz;
 pub mod reader;
 pub mod repl;
 mod session;

@@ -1,11 +1,12 @@
 //! `toyvm`: run a Scheme file, or start a REPL, on a flipgc heap.
 //!
-//! `toyvm [FILE] [--heap SIZE] [--flip auto|pud|pmd|pte|copy] [--gc-stats] [--verify]`.
-//! Exit status: 0 on success, 1 for a program error, 2 for bad usage.
+//! `toyvm [FILE] [--heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N] [--gc-stats] [--verify]`.
+//! Exit status: 0 on success, 1 for a program error, 2 for bad usage, or the
+//! status the program passed to `exit`.
 
 use clap::Parser;
 use flipgc_core::{FlipMode, Heap, HeapConfig, TypeRegistry};
-use flipgc_toyvm::{pause_summary, register_types, run_source, Session};
+use flipgc_toyvm::{pause_summary, register_types, ErrorKind, Session, VmError, VmTypes};
 use std::process::ExitCode;
 
 /// Command-line options.
@@ -26,6 +27,10 @@ struct Args {
     /// Verify the heap after every collection.
     #[arg(long)]
     verify: bool,
+    /// Stop the program with an error (exit status 1) after N procedure calls
+    /// (counting every thread's); unlimited if absent.
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {
@@ -57,23 +62,23 @@ fn main() -> ExitCode {
         }
     };
     let status = match &args.file {
-        Some(path) => match std::fs::read_to_string(path) {
+        Some(path) => match std::fs::read(path) {
             Err(e) => {
                 eprintln!("toyvm: cannot read {}: {e}", path.display());
                 ExitCode::from(2)
             }
-            Ok(src) => {
+            Ok(bytes) => {
                 let name = path.display().to_string();
-                match run_source(&heap, &types, &name, &src, Box::new(std::io::stdout())) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("{e}");
-                        ExitCode::from(1)
+                match flipgc_toyvm::reader::decode(&bytes) {
+                    Ok(src) => run_file(&heap, &types, &name, src, &args),
+                    Err(mut e) => {
+                        e.source = name;
+                        failure(&e)
                     }
                 }
             }
         },
-        None => repl(&heap, &types),
+        None => repl(&heap, &types, &args),
     };
     if args.gc_stats {
         eprintln!("{}", pause_summary(&heap.pause_log()));
@@ -81,18 +86,52 @@ fn main() -> ExitCode {
     status
 }
 
-fn repl(heap: &Heap, types: &flipgc_toyvm::VmTypes) -> ExitCode {
-    let mut session = match Session::new(heap, types, Box::new(std::io::stdout())) {
-        Ok(s) => s,
+/// The exit status for a program's error (printing it unless it is `exit`).
+fn failure(e: &VmError) -> ExitCode {
+    match e.kind {
+        ErrorKind::Exit(code) => ExitCode::from(code),
+        _ => {
+            eprintln!("{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn session(heap: &Heap, types: &VmTypes, args: &Args) -> Result<Session, ExitCode> {
+    match Session::new(heap, types, Box::new(std::io::stdout())) {
+        Ok(mut s) => {
+            s.set_max_steps(args.max_steps);
+            Ok(s)
+        }
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::from(1);
+            Err(ExitCode::from(1))
         }
+    }
+}
+
+fn run_file(heap: &Heap, types: &VmTypes, name: &str, src: &str, args: &Args) -> ExitCode {
+    let mut session = match session(heap, types, args) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let r = session.eval(name, src);
+    session.flush();
+    match r {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => failure(&e),
+    }
+}
+
+fn repl(heap: &Heap, types: &VmTypes, args: &Args) -> ExitCode {
+    let mut session = match session(heap, types, args) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     let history =
         std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".toyvm_history"));
     match flipgc_toyvm::repl::run(&mut session, history.as_deref()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("toyvm: {e}");
             ExitCode::from(1)

@@ -63,6 +63,22 @@ impl Datum {
     }
 }
 
+/// Source bytes as text, or a syntax error at the first byte that is not UTF-8.
+pub fn decode(bytes: &[u8]) -> Result<&str, VmError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // Valid up to here, so this slice is text: count its characters.
+        let col = String::from_utf8_lossy(&good[start..]).chars().count() + 1;
+        VmError::syntax(
+            u32::try_from(line).unwrap_or(u32::MAX),
+            u32::try_from(col).unwrap_or(u32::MAX),
+            "invalid UTF-8",
+        )
+    })
+}
+
 /// Reads every datum of `src`.
 pub fn read_all(src: &str) -> Result<Vec<Datum>, VmError> {
     let mut r = Reader {
@@ -498,6 +514,14 @@ mod tests {
         assert!(e.message.contains("escape"), "{e}");
         let e = read_all("#\\bogus").unwrap_err();
         assert_eq!(e.kind, crate::ErrorKind::Syntax { line: 1, col: 1 });
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        assert_eq!(decode(b"(a)").unwrap(), "(a)");
+        let e = decode(b"(a)\n  \xce\xbb \xff").unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Syntax { line: 2, col: 5 });
+        assert!(e.message.contains("UTF-8"), "{e}");
     }
 
     #[test]

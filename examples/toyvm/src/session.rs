@@ -67,6 +67,20 @@ impl Session {
         Ok(last)
     }
 
+    /// Limits the procedure calls (of every thread of the program) that later
+    /// evaluations may make in total, or lifts the limit (`None`). Once the budget
+    /// is spent, evaluation fails with [`crate::ErrorKind::StepLimit`]. Every loop
+    /// runs through calls (there are no backward jumps), so this bounds the running
+    /// time of any program up to the work one builtin does. Threads already running
+    /// keep the calls they took (at most a thousand each).
+    pub fn set_max_steps(&mut self, limit: Option<u64>) {
+        *crate::shared::lock(&self.vm.shared.fuel) = crate::shared::Fuel {
+            limit,
+            left: limit.unwrap_or(0),
+        };
+        self.vm.fuel = 0;
+    }
+
     /// The heap.
     pub fn heap(&self) -> &Heap {
         &self.vm.shared.heap
@@ -75,5 +89,21 @@ impl Session {
     /// Flushes buffered output.
     pub fn flush(&mut self) {
         self.vm.flush();
+    }
+
+    /// Flushes buffered output and, if it did not end with a newline, writes one
+    /// (the REPL calls this before it prints a value, an error or its prompt, so
+    /// that `(display "abc")` is not hidden by the prompt).
+    pub fn end_line(&mut self) {
+        self.vm.flush();
+        let shared = &self.vm.shared;
+        if shared
+            .line_open
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            let mut w = crate::shared::lock(&shared.out);
+            let _ = w.write_all(b"\n");
+            let _ = w.flush();
+        }
     }
 }

@@ -11,6 +11,7 @@ use crate::types::VmTypes;
 use flipgc_core::{Global, Heap};
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 
@@ -60,6 +61,15 @@ pub enum ThreadSlot {
     Joining,
 }
 
+/// The program's step budget: procedure calls left, shared by its threads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fuel {
+    /// The budget set with [`crate::Session::set_max_steps`] (`None`: unlimited).
+    pub limit: Option<u64>,
+    /// Calls not yet handed out to a thread.
+    pub left: u64,
+}
+
 /// State shared by all threads running one program.
 pub struct Shared {
     /// The heap.
@@ -74,8 +84,15 @@ pub struct Shared {
     pub protos: RwLock<Vec<Arc<Proto>>>,
     /// Spawned threads, by index.
     pub threads: Mutex<Vec<ThreadSlot>>,
+    /// Which thread each joining spawned thread waits for (by index), to refuse
+    /// a join that would close a cycle (a deadlock).
+    pub waiting: Mutex<HashMap<usize, usize>>,
     /// Program output.
     pub out: Mutex<Box<dyn Write + Send>>,
+    /// The step budget.
+    pub fuel: Mutex<Fuel>,
+    /// Whether the output written so far ends inside a line (not after a newline).
+    pub line_open: AtomicBool,
 }
 
 impl Shared {
@@ -92,7 +109,10 @@ impl Shared {
             symbols: RwLock::new(Interner::default()),
             protos: RwLock::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
+            waiting: Mutex::new(HashMap::new()),
             out: Mutex::new(out),
+            fuel: Mutex::new(Fuel::default()),
+            line_open: AtomicBool::new(false),
         })
     }
 

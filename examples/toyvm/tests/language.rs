@@ -277,3 +277,85 @@ fn a_session_survives_errors() {
     );
     assert_eq!(cap.text(), "hi");
 }
+
+#[test]
+fn r7rs_make_string_list_p_and_labels() {
+    value("(make-string 3 #\\x)", "\"xxx\"");
+    value("(make-string 2)", "\"  \"");
+    value("(string-length (make-string 5 #\\λ))", "5");
+    value("(string-ref (make-string 5 #\\λ) 4)", "#\\λ");
+    let cyc = "(define c (list 1 2 3)) (set-cdr! (cddr c) c) ";
+    check(
+        &format!("{cyc}(write (list (list? c) (list? '()) (list? '(1 . 2)) (list? '(1))))"),
+        "(#f #t #f #t)",
+    );
+    check(&format!("{cyc}(write c)"), "#0=(1 2 3 . #0#)");
+    check(
+        &format!("{cyc}(display (cons \"s\" c))"),
+        "(s . #0=(1 2 3 . #0#))",
+    );
+    check(
+        "(define p (list 1 2)) (set-car! (cdr p) p) (write p)",
+        "#0=(1 #0#)",
+    );
+    check(
+        "(define v (make-vector 2 0)) (vector-set! v 0 v) (vector-set! v 1 (list v)) (write v)",
+        "#0=#(#0# (#0#))",
+    );
+    // Labels only for cycles in write; for all shared structure in write-shared.
+    check("(define s (list 1)) (write (list s s))", "((1) (1))");
+    check(
+        "(define s (list 1)) (write-shared (list s s))",
+        "(#0=(1) #0#)",
+    );
+    check("(define s (list 1)) (write-simple (list s s))", "((1) (1))");
+    // Two cycles get two labels, numbered in printing order.
+    check(
+        "(define a (list 'a)) (set-cdr! a a) (define b (vector a 'b)) (vector-set! b 1 b) (write (list b a))",
+        "(#0=#(#1=(a . #1#) #0#) #1#)",
+    );
+    check(
+        &format!("{cyc}(write (list-tail c 3000000001))"),
+        "#0=(2 3 1 . #0#)",
+    );
+}
+
+#[test]
+fn equal_terminates_on_cycles_and_shared_structure() {
+    let mk = "(define (circular . items) (let ((l (apply list items))) (set-cdr! (list-tail l (- (length l) 1)) l) l)) ";
+    check(
+        &format!(
+            "{mk}(write (list (equal? (circular 1 2) (circular 1 2)) (equal? (circular 1 2) (circular 1 2 1 2)) (equal? (circular 1 2) (circular 1 3)) (equal? (circular 1) '(1 1 1))))"
+        ),
+        "(#t #t #f #f)",
+    );
+    check(
+        "(define a (vector 1 0)) (vector-set! a 1 a) (define b (vector 1 (vector 1 0))) (vector-set! (vector-ref b 1) 1 b) (write (equal? a b))",
+        "#t",
+    );
+    // 2^80 paths through 80 pairs: linear, not exponential.
+    check(
+        "(define (dag n) (if (= n 0) '(x) (let ((d (dag (- n 1)))) (cons d d)))) (write (list (equal? (dag 80) (dag 80)) (equal? (dag 80) (dag 79))))",
+        "(#t #f)",
+    );
+    // member and assoc use equal?.
+    check(
+        &format!("{mk}(write (member (circular 1) (list 1 (circular 1 1) 2)))"),
+        "(#0=(1 1 . #0#) 2)",
+    );
+}
+
+#[test]
+fn the_repl_shows_circular_values_with_labels() {
+    use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+    let mut reg = TypeRegistry::new();
+    let types = flipgc_toyvm::register_types(&mut reg).unwrap();
+    let heap = Heap::new(HeapConfig::new(8 << 20), reg).unwrap();
+    let cap = common::Capture::default();
+    let mut s = flipgc_toyvm::Session::new(&heap, &types, Box::new(cap.clone())).unwrap();
+    assert_eq!(
+        s.eval("<repl>", "(define c (list 1)) (set-cdr! c c) c")
+            .unwrap(),
+        Some("#0=(1 . #0#)".into())
+    );
+}

@@ -2,7 +2,7 @@
 //! accumulator on the root stack (a `Gc` does not survive an allocation).
 
 use crate::error::VmError;
-use crate::vm::Vm;
+use crate::vm::{ListShape, Vm};
 
 fn pair_field(vm: &mut Vm, base: usize, who: &str, path: &[usize]) -> Result<(), VmError> {
     let mut cur = vm.at(base);
@@ -79,48 +79,28 @@ pub fn list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     vm.push_list(base, base + argc)
 }
 
-/// The length of the proper list at stack entry `i`, or `None` if improper.
-fn list_len(vm: &Vm, i: usize) -> Option<usize> {
-    let mut n = 0;
-    let mut cur = vm.at(i);
-    while let Some(p) = cur {
-        if vm.m.type_of(p) != vm.t.pair {
-            return None;
-        }
-        n += 1;
-        cur = vm.m.read_ref(p, 1);
-    }
-    Some(n)
-}
-
-/// `list?` (false for improper lists).
+/// `list?`: true for proper lists (false for improper and circular ones).
 pub fn is_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = list_len(vm, base).is_some();
+    let b = matches!(vm.list_shape(vm.at(base)), ListShape::Proper(_));
     vm.push_bool(b);
     Ok(())
 }
 
-/// `length`.
+/// `length` (an error for improper and circular lists).
 pub fn length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    match list_len(vm, base) {
-        Some(n) => vm.push_int(n as i64),
-        None => Err(vm.type_error("length", "a proper list", base)),
-    }
+    let n = vm.proper_list(base, "length")?;
+    vm.push_int(n as i64)
 }
 
 /// Pushes the elements of the proper list at stack entry `i`; returns how many.
 fn push_elements(vm: &mut Vm, i: usize, who: &str) -> Result<usize, VmError> {
-    let mark = vm.m.stack_len();
+    let n = vm.proper_list(i, who)?;
     let mut cur = vm.at(i);
     while let Some(p) = cur {
-        if vm.m.type_of(p) != vm.t.pair {
-            vm.m.stack_truncate(mark);
-            return Err(vm.type_error(who, "a proper list", i));
-        }
         vm.m.push(vm.m.read_ref(p, 0));
         cur = vm.m.read_ref(p, 1);
     }
-    Ok(vm.m.stack_len() - mark)
+    Ok(n)
 }
 
 /// `append`: every argument but the last is copied.
@@ -147,6 +127,7 @@ pub fn append(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 
 /// `reverse`.
 pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.proper_list(base, "reverse")?;
     let cursor = vm.m.stack_len();
     vm.dup(base);
     let acc = cursor + 1;
@@ -167,14 +148,26 @@ pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-/// Walks `k` cdrs down the list at `base`; pushes the tail.
+/// Walks `k` cdrs down the list at `base`; pushes the tail. On a circular list
+/// whole turns round the cycle are skipped (Brent's cycle finding), so a huge
+/// `k` takes no longer than the list.
 fn tail(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
     let k = vm.index(base + 1, who)?;
     let mut cur = vm.at(base);
-    for _ in 0..k {
+    let (mut mark, mut power, mut lap) = (cur, 1usize, 0usize);
+    let mut i = 0;
+    while i < k {
         match cur {
             Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.read_ref(p, 1),
             _ => return Err(VmError::runtime(format!("{who}: index {k} out of range"))),
+        }
+        i += 1;
+        lap += 1;
+        if cur.is_some() && cur == mark {
+            // A cycle of `lap` pairs: only the remainder of the walk matters.
+            i = k - (k - i) % lap;
+        } else if lap == power {
+            (mark, power, lap) = (cur, power.saturating_mul(2), 0);
         }
     }
     vm.m.push(cur);
@@ -208,6 +201,9 @@ pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Result<(), VmError> {
     let key = vm.at(base);
     let mut cur = vm.at(base + 1);
+    // A second cursor at half speed: meeting it means the list is circular.
+    let mut slow = cur;
+    let mut half = false;
     while let Some(p) = cur {
         if vm.m.type_of(p) != vm.t.pair {
             return Err(vm.type_error(who, "a proper list", base + 1));
@@ -236,6 +232,13 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
             return Ok(());
         }
         cur = vm.m.read_ref(p, 1);
+        if half {
+            slow = slow.and_then(|s| vm.m.read_ref(s, 1));
+            if cur.is_some() && slow == cur {
+                return Err(vm.type_error(who, "a proper list", base + 1));
+            }
+        }
+        half = !half;
     }
     vm.push_bool(false);
     Ok(())

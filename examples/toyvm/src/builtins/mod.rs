@@ -107,8 +107,11 @@ table! {
     "char?" 1 1 => system::is_char;
     "display" 1 2 => system::display;
     "write" 1 2 => system::write;
+    "write-shared" 1 2 => system::write_shared;
+    "write-simple" 1 2 => system::write_simple;
     "newline" 0 1 => system::newline;
     "error" 1 _ => system::error;
+    "exit" 0 1 => system::exit;
     "gc" 0 0 => system::gc;
     "gc-stats" 0 0 => system::gc_stats;
     "spawn" 1 1 => crate::vm::spawn;
@@ -147,6 +150,7 @@ table! {
     "string-length" 1 1 => string::string_length;
     "string-ref" 2 2 => string::string_ref;
     "string-append" 0 _ => string::string_append;
+    "make-string" 1 2 => string::make_string;
     "substring" 2 3 => string::substring;
     "string=?" 1 _ => string::string_eq;
     "string<?" 1 _ => string::string_lt;

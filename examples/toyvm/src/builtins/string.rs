@@ -24,6 +24,37 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     }
 }
 
+/// `make-string`: `k` copies of `char` (a space if absent), at most 4 GiB of
+/// UTF-8. The heap object is allocated first, so a length the heap cannot hold
+/// is out of memory before any host memory is used.
+pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let k = vm.index(base, "make-string")?;
+    let c = if argc == 2 {
+        vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
+        let code = vm.m.read_word(vm.at(base + 1).expect("checked"), 0) as u32;
+        char::from_u32(code).unwrap_or('?')
+    } else {
+        ' '
+    };
+    let mut utf8 = [0; 4];
+    let unit = c.encode_utf8(&mut utf8).as_bytes();
+    let Some(bytes) = k.checked_mul(unit.len()).filter(|&b| b <= 1 << 32) else {
+        return Err(VmError::runtime(format!(
+            "make-string: length {k} too large"
+        )));
+    };
+    vm.m.alloc_push(vm.t.string, bytes)?;
+    let chunk = unit.repeat((4096 / unit.len()).min(k).max(1));
+    let s = vm.at(vm.top()).expect("fresh");
+    let mut at = 0;
+    while at < bytes {
+        let n = chunk.len().min(bytes - at);
+        vm.m.write_bytes(s, at, &chunk[..n]);
+        at += n;
+    }
+    Ok(())
+}
+
 /// `string-append`.
 pub fn string_append(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let mut out = String::new();
@@ -111,6 +142,7 @@ pub fn string_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 
 /// `list->string`.
 pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.proper_list(base, "list->string")?;
     let mut s = String::new();
     let mut cur = vm.at(base);
     while let Some(p) = cur {

@@ -1,7 +1,9 @@
-//! Equivalence and type predicates, output (`display`, `write`, `newline`),
-//! `error`, and the collector's `(gc)` and `(gc-stats)`.
+//! Equivalence and type predicates, output (`display`, `write`, `write-shared`,
+//! `write-simple`, `newline`), `error`, `exit`, and the collector's `(gc)` and
+//! `(gc-stats)`.
 
-use crate::error::VmError;
+use crate::error::{ErrorKind, VmError};
+use crate::vm::print::{Labels, MAX_PRINT};
 use crate::vm::Vm;
 
 /// `eq?` / `eqv?` (the same here: numbers and characters compare by value).
@@ -60,11 +62,15 @@ type_pred! {
     is_char => char;
 }
 
-fn output(vm: &mut Vm, base: usize, write: bool) -> Result<(), VmError> {
+fn output(vm: &mut Vm, base: usize, write: bool, labels: Labels) -> Result<(), VmError> {
     let mut s = std::mem::take(&mut vm.out);
-    let r = vm.print(vm.at(base), write, &mut s);
+    let mark = s.len();
+    let r = vm.print_with(vm.at(base), write, labels, &mut s, mark + MAX_PRINT);
+    if r.is_err() {
+        s.truncate(mark);
+    }
     vm.out = s;
-    r?;
+    r.map_err(|_| VmError::runtime("printed form too large (more than 64 MiB)"))?;
     if vm.out.len() > 1 << 16 {
         vm.flush();
     }
@@ -72,14 +78,25 @@ fn output(vm: &mut Vm, base: usize, write: bool) -> Result<(), VmError> {
     Ok(())
 }
 
-/// `display` (an optional port argument is ignored: output goes to the program's output).
+/// `display` (an optional port argument is ignored: output goes to the program's
+/// output). Cycles are shown with datum labels.
 pub fn display(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, false)
+    output(vm, base, false, Labels::Cycles)
 }
 
-/// `write`.
+/// `write`: cycles are shown with datum labels (`#0=(1 . #0#)`).
 pub fn write(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, true)
+    output(vm, base, true, Labels::Cycles)
+}
+
+/// `write-shared`: every pair and vector that appears more than once is labelled.
+pub fn write_shared(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    output(vm, base, true, Labels::Shared)
+}
+
+/// `write-simple`: no labels (a cycle fails once the output passes 64 MiB).
+pub fn write_simple(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    output(vm, base, true, Labels::None)
 }
 
 /// `newline` (flushes the output).
@@ -99,6 +116,22 @@ pub fn error(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
         msg.push_str(&vm.repr(vm.at(base + i), true));
     }
     Err(VmError::runtime(msg))
+}
+
+/// `exit`: ends the program, flushing its output. No argument or `#t` exits
+/// with status 0, an integer with that status (its low 8 bits, as the operating
+/// system keeps them), `#f` or anything else with 1. In a spawned thread it ends
+/// that thread; joining it then exits the program.
+pub fn exit(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let code = if argc == 0 || vm.is(base, vm.t.true_) {
+        0
+    } else if let Ok(i) = vm.int(base, "exit") {
+        i as u8
+    } else {
+        1
+    };
+    vm.flush();
+    Err(VmError::new(ErrorKind::Exit(code), format!("exit {code}")))
 }
 
 /// `(gc)`: a full collection now.

@@ -595,10 +595,33 @@ impl Analyzer<'_> {
             return Err(d.error("let*: expects bindings and a body"));
         }
         let pairs = self.bindings(bindings)?;
+        // Each binding nests one `let` inside the previous one.
+        self.enter_nested(d, pairs.len())?;
+        let r = self.let_star_layers(d, &pairs, body);
+        self.depth -= pairs.len();
+        r
+    }
+
+    /// Counts `n` levels of nesting that a derived form adds (the code
+    /// generator recurses once per level), refusing past [`MAX_DEPTH`].
+    fn enter_nested(&mut self, d: &Datum, n: usize) -> Result<(), VmError> {
+        if self.depth.saturating_add(n) > MAX_DEPTH {
+            return Err(d.error(format!("expression nested deeper than {MAX_DEPTH} levels")));
+        }
+        self.depth += n;
+        Ok(())
+    }
+
+    fn let_star_layers(
+        &mut self,
+        d: &Datum,
+        pairs: &[(&str, &Datum)],
+        body: &[Datum],
+    ) -> Result<Expr, VmError> {
         let mark = self.scope.len();
         let mut layers = Vec::new();
         let mut result = Ok(());
-        for (n, init) in &pairs {
+        for (n, init) in pairs {
             match self.expr(init) {
                 Ok(e) => {
                     let v = self.new_var(n);
@@ -685,6 +708,14 @@ impl Analyzer<'_> {
         let Some((key, clauses)) = args.split_first() else {
             return Err(d.error("case: expects a key and clauses"));
         };
+        // The clauses become a chain of nested `if`s.
+        self.enter_nested(d, clauses.len())?;
+        let r = self.case_clauses(key, clauses);
+        self.depth -= clauses.len();
+        r
+    }
+
+    fn case_clauses(&mut self, key: &Datum, clauses: &[Datum]) -> Result<Expr, VmError> {
         let key = self.expr(key)?;
         let k = self.new_var(" case-key");
         let eqv = crate::builtins::lookup("eqv?")

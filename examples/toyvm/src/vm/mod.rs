@@ -35,6 +35,12 @@ pub const INT_CACHE: usize = 4;
 pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
 /// Most nested (non-tail) calls before "stack overflow".
 pub const MAX_FRAMES: usize = 200_000;
+/// Most values on the value stack (128 MiB) before "stack overflow": deep
+/// recursion through procedures with many parameters or locals would otherwise
+/// take all the host's memory before reaching [`MAX_FRAMES`].
+pub const MAX_STACK: usize = 1 << 24;
+/// Calls a thread takes from the shared step budget at a time.
+const FUEL_CHUNK: u64 = 1024;
 /// Initial constant-table capacity.
 const CONSTS_INITIAL: usize = 256;
 
@@ -44,6 +50,17 @@ pub(crate) struct Frame {
     pub proto: u32,
     pub pc: u32,
     pub fp: u32,
+}
+
+/// What [`Vm::list_shape`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListShape {
+    /// A proper list of this many elements.
+    Proper(usize),
+    /// Pairs ending in something other than `()` (or not a pair at all).
+    Improper,
+    /// Pairs whose cdrs come back round.
+    Circular,
 }
 
 /// A number read from the stack.
@@ -72,6 +89,11 @@ pub struct Vm {
     /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
     /// the heap on every global access costs a checked field access).
     consts_len: usize,
+    /// Calls this thread may still make before taking more from the shared step
+    /// budget ([`Vm::refuel`]).
+    pub(crate) fuel: u64,
+    /// This thread's index among the spawned threads (`None` on the main thread).
+    pub(crate) thread: Option<usize>,
 }
 
 impl Vm {
@@ -87,6 +109,8 @@ impl Vm {
             frames: Vec::new(),
             out: String::new(),
             consts_len: 0,
+            fuel: 0,
+            thread: None,
         };
         vm.init()?;
         Ok(vm)
@@ -127,6 +151,27 @@ impl Vm {
         self.consts_len = len;
     }
 
+    /// Takes more calls from the shared step budget (all of them if it is
+    /// unlimited); a [`ErrorKind::StepLimit`] error once it is spent.
+    #[cold]
+    pub(crate) fn refuel(&mut self) -> Result<(), VmError> {
+        let mut fuel = lock(&self.shared.fuel);
+        let Some(limit) = fuel.limit else {
+            self.fuel = u64::MAX;
+            return Ok(());
+        };
+        let take = fuel.left.min(FUEL_CHUNK);
+        if take == 0 {
+            return Err(VmError::new(
+                ErrorKind::StepLimit,
+                format!("more than {limit} procedure calls"),
+            ));
+        }
+        fuel.left -= take;
+        self.fuel = take;
+        Ok(())
+    }
+
     /// Sets the output buffer aside for the shared writer.
     pub fn flush(&mut self) {
         if self.out.is_empty() {
@@ -138,6 +183,10 @@ impl Vm {
             let mut w = lock(&shared.out);
             let _ = w.write_all(text.as_bytes());
             let _ = w.flush();
+            let open = !text.ends_with('\n');
+            shared
+                .line_open
+                .store(open, std::sync::atomic::Ordering::Relaxed);
         });
     }
 
@@ -347,6 +396,38 @@ impl Vm {
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
     }
 
+    /// The shape of the list `v`: proper (with its length), improper (ending in
+    /// something other than `()`), or circular (found with Floyd's two cursors,
+    /// so in time linear in the list's length and without allocating).
+    pub fn list_shape(&self, v: Option<Gc<'_>>) -> ListShape {
+        let (mut slow, mut fast) = (v, v);
+        let mut n = 0;
+        loop {
+            for _ in 0..2 {
+                match fast {
+                    None => return ListShape::Proper(n),
+                    Some(p) if self.m.type_of(p) == self.t.pair => fast = self.m.read_ref(p, 1),
+                    Some(_) => return ListShape::Improper,
+                }
+                n += 1;
+            }
+            // `slow` is half as far along: a pair `fast` has already passed.
+            slow = slow.and_then(|p| self.m.read_ref(p, 1));
+            if fast.is_some() && fast == slow {
+                return ListShape::Circular;
+            }
+        }
+    }
+
+    /// The length of the proper list at stack entry `i`, or a type error naming
+    /// `who` (for an improper or circular list).
+    pub fn proper_list(&self, i: usize, who: &str) -> Result<usize, VmError> {
+        match self.list_shape(self.at(i)) {
+            ListShape::Proper(n) => Ok(n),
+            _ => Err(self.type_error(who, "a proper list", i)),
+        }
+    }
+
     /// Whether stack entry `i` is a procedure.
     pub fn is_procedure(&self, i: usize) -> bool {
         self.is(i, self.t.closure) || self.is(i, self.t.prim)
@@ -355,9 +436,8 @@ impl Vm {
     /// The written (or displayed) form of `v`, with long output truncated.
     pub fn repr(&self, v: Option<Gc<'_>>, write: bool) -> String {
         let mut s = String::new();
-        if self.print(v, write, &mut s).is_err() {
-            s.push_str("...");
-        }
+        // Stop early: only the first 200 bytes are kept.
+        let _ = self.print_with(v, write, print::Labels::Cycles, &mut s, 200);
         if s.len() > 200 {
             let mut cut = 200;
             while !s.is_char_boundary(cut) {
@@ -386,6 +466,14 @@ pub(crate) fn too_deep() -> VmError {
     VmError::new(
         ErrorKind::StackOverflow,
         format!("recursion deeper than {MAX_FRAMES} calls"),
+    )
+}
+
+/// A stack-overflow error for a value stack past [`MAX_STACK`].
+pub(crate) fn stack_full() -> VmError {
+    VmError::new(
+        ErrorKind::StackOverflow,
+        format!("more than {MAX_STACK} values on the stack"),
     )
 }
 

@@ -1,13 +1,39 @@
-//! Printing values (`display` and `write` forms) and comparing them (`eqv?`,
-//! `equal?`). Both walk iteratively with explicit work lists, so deep or long
-//! structures cannot overflow the host stack; neither allocates in the heap.
+//! Printing values (`display`, `write`, `write-shared`, `write-simple`) and
+//! comparing them (`eqv?`, `equal?`). Both walk iteratively with explicit work
+//! lists, so deep or long structures cannot overflow the host stack; neither
+//! allocates in the heap. Circular structures print with R7RS datum labels
+//! (`#0=(1 . #0#)`), and `equal?` terminates on them (and on shared structure,
+//! in time linear in the number of pairs and vectors).
 
 use super::Vm;
 use crate::error::VmError;
 use flipgc_core::Gc;
+use std::collections::HashMap;
 
-/// Most characters one `print` produces (circular structures would never end).
+/// Most characters one `print` produces (exponentially shared structure, or a
+/// cycle printed without labels, would otherwise take for ever).
 pub const MAX_PRINT: usize = 1 << 26;
+
+/// Pair and vector comparisons `equal?` makes before it switches to the
+/// union-find walk (which also terminates on cycles and shared structure).
+const EQUAL_FAST_STEPS: usize = 100_000;
+
+/// Which pairs and vectors get datum labels (`#n=` where first printed, `#n#`
+/// afterwards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Labels {
+    /// Those that are part of a cycle (`write`, `display`): R7RS uses no labels
+    /// when there is no cycle.
+    Cycles,
+    /// Every one that appears more than once (`write-shared`).
+    Shared,
+    /// None (`write-simple`): a cycle prints until [`MAX_PRINT`], an error.
+    None,
+}
+
+/// The printing stopped at the character limit.
+#[derive(Debug)]
+pub struct Truncated;
 
 enum Item<'g> {
     Val(Option<Gc<'g>>),
@@ -45,16 +71,89 @@ fn char_name(c: char) -> Option<&'static str> {
 }
 
 impl Vm {
-    /// Appends the printed form of `v` to `out` (`write` form if `write`).
-    /// Errors past [`MAX_PRINT`] characters.
+    /// Appends the printed form of `v` to `out` (`write` form if `write`), with
+    /// datum labels for cycles. Errors past [`MAX_PRINT`] characters (leaving
+    /// `out` as it was).
     pub fn print(&self, v: Option<Gc<'_>>, write: bool, out: &mut String) -> Result<(), VmError> {
+        let mark = out.len();
+        self.print_with(v, write, Labels::Cycles, out, mark + MAX_PRINT)
+            .map_err(|Truncated| {
+                out.truncate(mark);
+                VmError::runtime("printed form too large (more than 64 MiB)")
+            })
+    }
+
+    /// Whether `g` is a pair or a vector (the objects datum labels can name).
+    fn is_node(&self, g: Gc<'_>) -> bool {
+        let ty = self.m.type_of(g);
+        ty == self.t.pair || ty == self.t.vector
+    }
+
+    /// The pairs and vectors of `root` that need labels under `labels`: a
+    /// depth-first walk in printing order (car before cdr); a pair or vector met
+    /// again while it is still on the walk's stack closes a cycle (every cycle
+    /// has one such node, so labelling them ends every cycle when printing).
+    fn find_labels<'g>(&'g self, root: Option<Gc<'g>>, labels: Labels) -> HashMap<Gc<'g>, usize> {
+        let mut need = HashMap::new();
+        let Some(root) = root.filter(|&g| labels != Labels::None && self.is_node(g)) else {
+            return need;
+        };
+        // false: on the stack; true: finished.
+        let mut state: HashMap<Gc<'g>, bool> = HashMap::new();
+        let mut stack = vec![(root, 0usize)];
+        state.insert(root, false);
+        while let Some(top) = stack.last_mut() {
+            let (g, i) = *top;
+            let n = if self.m.type_of(g) == self.t.pair {
+                2
+            } else {
+                self.m.len(g)
+            };
+            if i == n {
+                state.insert(g, true);
+                stack.pop();
+                continue;
+            }
+            top.1 += 1;
+            let Some(c) = self.m.read_ref(g, i).filter(|&c| self.is_node(c)) else {
+                continue;
+            };
+            match state.get(&c) {
+                None => {
+                    state.insert(c, false);
+                    stack.push((c, 0));
+                }
+                Some(false) => {
+                    need.insert(c, usize::MAX);
+                }
+                Some(true) => {
+                    if labels == Labels::Shared {
+                        need.insert(c, usize::MAX);
+                    }
+                }
+            }
+        }
+        need
+    }
+
+    /// Appends the printed form of `v` to `out` with the given labels, stopping
+    /// once `out` is longer than `limit` bytes.
+    pub fn print_with(
+        &self,
+        v: Option<Gc<'_>>,
+        write: bool,
+        labels: Labels,
+        out: &mut String,
+        limit: usize,
+    ) -> Result<(), Truncated> {
         let t = &self.t;
+        // Label numbers, in printing order; usize::MAX until first printed.
+        let mut label = self.find_labels(v, labels);
+        let mut next_label = 0;
         let mut work = vec![Item::Val(v)];
         while let Some(item) = work.pop() {
-            if out.len() > MAX_PRINT {
-                return Err(VmError::runtime(
-                    "printed form too large (circular structure?)",
-                ));
+            if out.len() > limit {
+                return Err(Truncated);
             }
             let g = match item {
                 Item::Text(s) => {
@@ -66,7 +165,7 @@ impl Vm {
                     continue;
                 }
                 Item::Tail(Some(g)) => {
-                    if self.m.type_of(g) == t.pair {
+                    if self.m.type_of(g) == t.pair && !label.contains_key(&g) {
                         out.push(' ');
                         work.push(Item::Tail(self.m.read_ref(g, 1)));
                         work.push(Item::Val(self.m.read_ref(g, 0)));
@@ -83,6 +182,15 @@ impl Vm {
                 }
                 Item::Val(Some(g)) => g,
             };
+            if let Some(n) = label.get_mut(&g) {
+                if *n != usize::MAX {
+                    out.push_str(&format!("#{n}#"));
+                    continue;
+                }
+                *n = next_label;
+                out.push_str(&format!("#{next_label}="));
+                next_label += 1;
+            }
             let ty = self.m.type_of(g);
             if ty == t.pair {
                 out.push('(');
@@ -184,21 +292,55 @@ impl Vm {
     }
 
     /// `equal?`: structural equality of pairs, vectors and strings, else `eqv?`.
-    /// Circular structures may not terminate (as in many Schemes), but cannot
-    /// overflow the host stack.
+    /// Terminates on circular and shared structure (R7RS): a plain walk first,
+    /// then, past 100,000 pairs and vectors, a walk that treats two
+    /// pairs (or vectors) it has already begun to compare, directly or through
+    /// others, as equal (union-find over the pairs compared, as in Adams and
+    /// Dybvig's algorithm). Neither can overflow the host stack.
     pub fn equal(&self, a: Option<Gc<'_>>, b: Option<Gc<'_>>) -> bool {
+        match self.equal_walk(a, b, None) {
+            Some(eq) => eq,
+            None => self
+                .equal_walk(a, b, Some(&mut Classes::default()))
+                .expect("the union-find walk has no step limit"),
+        }
+    }
+
+    /// The `equal?` walk: without `classes`, `None` past [`EQUAL_FAST_STEPS`].
+    fn equal_walk<'g>(
+        &'g self,
+        a: Option<Gc<'g>>,
+        b: Option<Gc<'g>>,
+        mut classes: Option<&mut Classes<'g>>,
+    ) -> Option<bool> {
         let t = &self.t;
         let mut work = vec![(a, b)];
+        let mut steps = 0;
         while let Some((a, b)) = work.pop() {
             if self.eqv(a, b) {
                 continue;
             }
             let (Some(x), Some(y)) = (a, b) else {
-                return false;
+                return Some(false);
             };
             let ty = self.m.type_of(x);
             if ty != self.m.type_of(y) {
-                return false;
+                return Some(false);
+            }
+            if ty == t.pair || ty == t.vector {
+                match classes.as_deref_mut() {
+                    Some(c) => {
+                        if !c.union(x, y) {
+                            continue;
+                        }
+                    }
+                    None => {
+                        steps += 1;
+                        if steps > EQUAL_FAST_STEPS {
+                            return None;
+                        }
+                    }
+                }
             }
             if ty == t.pair {
                 work.push((self.m.read_ref(x, 1), self.m.read_ref(y, 1)));
@@ -206,19 +348,56 @@ impl Vm {
             } else if ty == t.vector {
                 let n = self.m.len(x);
                 if n != self.m.len(y) {
-                    return false;
+                    return Some(false);
                 }
                 for i in (0..n).rev() {
                     work.push((self.m.read_ref(x, i), self.m.read_ref(y, i)));
                 }
             } else if ty == t.string {
                 if self.read_string(x) != self.read_string(y) {
-                    return false;
+                    return Some(false);
                 }
             } else {
-                return false;
+                return Some(false);
             }
         }
+        Some(true)
+    }
+}
+
+/// Disjoint sets of objects (union-find with path halving), for `equal?`.
+#[derive(Default)]
+struct Classes<'g> {
+    index: HashMap<Gc<'g>, usize>,
+    parent: Vec<usize>,
+}
+
+impl<'g> Classes<'g> {
+    fn id(&mut self, g: Gc<'g>) -> usize {
+        let next = self.parent.len();
+        let i = *self.index.entry(g).or_insert(next);
+        if i == next {
+            self.parent.push(next);
+        }
+        i
+    }
+
+    fn find(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
+        }
+        i
+    }
+
+    /// Merges the classes of `x` and `y`; false if they were already one.
+    fn union(&mut self, x: Gc<'g>, y: Gc<'g>) -> bool {
+        let (i, j) = (self.id(x), self.id(y));
+        let (ri, rj) = (self.find(i), self.find(j));
+        if ri == rj {
+            return false;
+        }
+        self.parent[ri] = rj;
         true
     }
 }

@@ -2,7 +2,7 @@
 //! `apply`), proper tail calls and returns. Frames live in a host vector of saved
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
-use super::{too_deep, Frame, Vm, CONSTS, MAX_FRAMES};
+use super::{stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
 use crate::builtins::{APPLY, BUILTINS};
 use crate::bytecode::Op;
 use crate::error::VmError;
@@ -33,13 +33,13 @@ impl Vm {
         }
     }
 
-    fn arity_error(&self, name: &str, want: usize, rest: bool, got: usize) -> VmError {
-        let s = if want == 1 { "" } else { "s" };
-        let want = if rest {
-            format!("at least {want}")
-        } else {
-            want.to_string()
+    fn arity_error(&self, name: &str, min: usize, max: Option<usize>, got: usize) -> VmError {
+        let (want, n) = match max {
+            None => (format!("at least {min}"), min),
+            Some(max) if max == min => (min.to_string(), min),
+            Some(max) => (format!("{min} to {max}"), 2),
         };
+        let s = if n == 1 { "" } else { "s" };
         VmError::runtime(format!("{name}: expected {want} argument{s}, got {got}"))
     }
 
@@ -47,6 +47,10 @@ impl Vm {
     /// A closure gets its frame (returns its prototype); a builtin runs at once and
     /// leaves its result at `fpos` (returns `None`).
     fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
+        if self.fuel == 0 {
+            self.refuel()?;
+        }
+        self.fuel -= 1;
         loop {
             let Some(g) = self.at(fpos) else {
                 return Err(VmError::runtime(
@@ -61,7 +65,10 @@ impl Vm {
                 let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
                 if argc < nreq || (!rest && argc > nreq) {
                     let name = p.name.clone();
-                    return Err(self.arity_error(&name, nreq, rest, argc));
+                    return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
+                }
+                if fpos + argc + nslots >= MAX_STACK {
+                    return Err(stack_full());
                 }
                 if rest {
                     let from = fpos + 1 + nreq;
@@ -89,7 +96,7 @@ impl Vm {
             }
             let b = &BUILTINS[id];
             if argc < b.min || b.max.is_some_and(|m| argc > m) {
-                return Err(self.arity_error(b.name, b.min, b.max.is_none(), argc));
+                return Err(self.arity_error(b.name, b.min, b.max, argc));
             }
             (b.f)(self, fpos + 1, argc)?;
             let top = self.top();
@@ -103,19 +110,19 @@ impl Vm {
     /// the new argument count.
     fn spread_apply(&mut self, fpos: usize, argc: usize) -> Result<usize, VmError> {
         if argc < 2 {
-            return Err(self.arity_error("apply", 2, true, argc));
+            return Err(self.arity_error("apply", 2, None, argc));
+        }
+        let len = self.proper_list(fpos + argc, "apply")?;
+        if fpos + argc + len >= MAX_STACK {
+            return Err(stack_full());
         }
         for i in fpos..fpos + argc {
             self.m.stack_set(i, self.at(i + 1));
         }
-        let list_at = fpos + argc - 1;
         self.m.stack_truncate(fpos + argc);
         let mut cur = self.m.pop();
         let mut n = 0;
         while let Some(p) = cur {
-            if self.m.type_of(p) != self.t.pair {
-                return Err(self.type_error("apply", "a proper list", list_at));
-            }
             self.m.push(self.m.read_ref(p, 0));
             n += 1;
             cur = self.m.read_ref(p, 1);

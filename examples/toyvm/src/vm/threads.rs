@@ -12,9 +12,10 @@ use std::sync::Arc;
 /// Host stack size of spawned threads.
 const THREAD_STACK: usize = 16 << 20;
 
-/// Runs `thunk` on a fresh VM on the calling (new) thread.
-fn thread_main(shared: Arc<Shared>, thunk: Global) -> Result<Option<Global>, VmError> {
+/// Runs `thunk` on a fresh VM on the calling (new) thread, spawned thread `id`.
+fn thread_main(shared: Arc<Shared>, thunk: Global, id: usize) -> Result<Option<Global>, VmError> {
     let mut vm = Vm::new(shared)?;
+    vm.thread = Some(id);
     let g = vm.m.get_global(&thunk);
     vm.m.push(Some(g));
     drop(thunk);
@@ -33,23 +34,58 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let thunk = vm.m.global(vm.at(base).expect("checked"));
     let shared = Arc::clone(&vm.shared);
     let child_shared = Arc::clone(&shared);
-    let handle = std::thread::Builder::new()
-        .name("toyvm-thread".into())
-        .stack_size(THREAD_STACK)
-        .spawn(move || thread_main(child_shared, thunk))
-        .map_err(|e| VmError::new(ErrorKind::Host, format!("spawn: {e}")))?;
     let id = {
+        // Held while the thread starts, so that its index is its slot's (the
+        // new thread waits for this lock if it joins at once; not a GC point).
         let mut threads = lock(&shared.threads);
+        let id = threads.len();
+        let handle = std::thread::Builder::new()
+            .name("toyvm-thread".into())
+            .stack_size(THREAD_STACK)
+            .spawn(move || thread_main(child_shared, thunk, id))
+            .map_err(|e| VmError::new(ErrorKind::Host, format!("spawn: {e}")))?;
         threads.push(ThreadSlot::Running(handle));
-        threads.len() - 1
+        id
     };
     vm.push_word(vm.t.thread, id as u64)
 }
 
 /// `join`: waits for the thread and returns its value (again on later joins).
+/// A join that would wait for ever (a thread joining itself, or closing a
+/// cycle of threads joining each other) is an error instead.
 pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     vm.expect(base, vm.t.thread, "a thread", "join")?;
     let id = vm.m.read_word(vm.at(base).expect("checked"), 0) as usize;
+    let Some(me) = vm.thread else {
+        // Nothing can wait for the main thread: no cycle is possible.
+        return join_thread(vm, id);
+    };
+    {
+        let mut waiting = lock(&vm.shared.waiting);
+        let mut t = id;
+        loop {
+            if t == me {
+                return Err(VmError::runtime(if id == me {
+                    "join: a thread cannot join itself".to_string()
+                } else {
+                    format!(
+                        "join: deadlock (thread {id} is waiting, directly or not, for this thread)"
+                    )
+                }));
+            }
+            match waiting.get(&t) {
+                Some(&next) => t = next,
+                None => break,
+            }
+        }
+        waiting.insert(me, id);
+    }
+    let r = join_thread(vm, id);
+    lock(&vm.shared.waiting).remove(&me);
+    r
+}
+
+fn join_thread(vm: &mut Vm, id: usize) -> Result<(), VmError> {
     let shared = Arc::clone(&vm.shared);
     let slot = std::mem::replace(&mut lock(&shared.threads)[id], ThreadSlot::Joining);
     let result = match slot {
