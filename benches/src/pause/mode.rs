@@ -17,8 +17,9 @@ pub struct Options {
 
 /// The heap configuration for a run in `mode` with `heap_bytes` of heap:
 /// `auto`, `pud`, `pmd`, `pte` and `copy` choose how the collector moves the heap
-/// ([`FlipMode`]), with concurrent compaction wherever the kernel allows it (not for
-/// `copy`); `stw` is `auto` with compaction inside one stop-the-world pause.
+/// ([`FlipMode`]), with concurrent marking, and concurrent compaction wherever the
+/// kernel allows it (not for `copy`, which compacts inside the flip pause); `stw` is
+/// `auto` with the whole collection inside one stop-the-world pause.
 /// Everything else is [`HeapConfig::new`]'s defaults, plus what [`Options`] asks.
 pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConfig, String> {
     let mut c = HeapConfig::new(heap_bytes);
@@ -30,7 +31,7 @@ pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConf
         }
         "stw" => {
             c.flip = FlipMode::Auto;
-            c.concurrent_compaction = false;
+            c.concurrent_marking = false;
         }
         _ => return Err(unknown(mode)),
     }
@@ -60,14 +61,11 @@ mod tests {
         for m in MODES.iter().filter(|m| **m != "stw") {
             let c = heap_config(m, 64 << 20, Options::default()).unwrap();
             assert_eq!(c.flip.name(), *m);
-            assert!(c.concurrent_compaction);
+            assert!(c.concurrent_compaction && c.concurrent_marking);
             assert!(!c.verify_after_gc);
         }
         let stw = heap_config("stw", 64 << 20, Options::default()).unwrap();
-        assert_eq!(
-            (stw.flip, stw.concurrent_compaction),
-            (FlipMode::Auto, false)
-        );
+        assert_eq!((stw.flip, stw.concurrent_marking), (FlipMode::Auto, false));
         let o = Options {
             verify: true,
             pretouch: true,
