@@ -1,16 +1,16 @@
 //! [`Heap`]: construction, shared state, and binding mutators.
 
+use crate::collect::concurrent_mark::Intake;
+use crate::collect::driver::Driver;
 use crate::collect::{CollectorState, CyclePhase};
 use crate::config::HeapConfig;
 use crate::error::GcError;
-use crate::inject::{InjectPoint, Injector};
+use crate::inject::{FaultInjector, InjectPoint};
 use crate::mutator::Mutator;
 use crate::object::TypeRegistry;
 use crate::pauselog::PauseLog;
 use crate::roots::GlobalTable;
 use crate::safepoint::Safepoints;
-use crate::collect::concurrent_mark::Intake;
-use crate::collect::driver::Driver;
 use crate::space::los::{Los, LosMarks};
 use crate::space::moving::MovingSpace;
 use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
@@ -58,7 +58,7 @@ pub(crate) struct HeapInner {
     /// With `InjectPoint::FlipMremap`: a flipper whose `mremap` always fails.
     failing_flipper: Option<Flipper>,
     /// Run-time fault injection (`HeapConfig::inject`).
-    pub inject: Injector,
+    pub inject: FaultInjector,
     pub started: Instant,
     /// Where the heap is in a collection cycle.
     pub cycle: Mutex<CyclePhase>,
@@ -116,7 +116,7 @@ impl Heap {
             collector: Mutex::new(CollectorState::new(words)),
             flipper,
             failing_flipper,
-            inject: Injector::new(config.inject),
+            inject: FaultInjector::new(config.inject),
             started: Instant::now(),
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),

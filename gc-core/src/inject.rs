@@ -35,11 +35,17 @@ pub enum InjectPoint {
     WorkerPanic,
     /// The fault-serving thread panics (once): as for `WorkerPanic`.
     ServerPanic,
+    /// The mark-end pause gives up its drain as if its time budget had run out, on
+    /// the first three attempts of every cycle: more concurrent marking rounds. Same
+    /// graph.
+    MarkRounds,
+    /// A concurrent marking worker panics (once): as for `WorkerPanic`.
+    MarkPanic,
 }
 
 impl InjectPoint {
     /// Every point, in the order of [`InjectPoint::name`]'s table.
-    pub const ALL: [InjectPoint; 7] = [
+    pub const ALL: [InjectPoint; 9] = [
         InjectPoint::FlipMremap,
         InjectPoint::UffdRegister,
         InjectPoint::UffdCopy,
@@ -47,10 +53,13 @@ impl InjectPoint {
         InjectPoint::UffdOpen,
         InjectPoint::WorkerPanic,
         InjectPoint::ServerPanic,
+        InjectPoint::MarkRounds,
+        InjectPoint::MarkPanic,
     ];
 
     /// The point's name on command lines: `flip-mremap`, `uffd-register`,
-    /// `uffd-copy`, `uffd-move`, `uffd-open`, `worker-panic`, `server-panic`.
+    /// `uffd-copy`, `uffd-move`, `uffd-open`, `worker-panic`, `server-panic`,
+    /// `mark-rounds`, `mark-panic`.
     pub fn name(self) -> &'static str {
         match self {
             InjectPoint::FlipMremap => "flip-mremap",
@@ -60,6 +69,8 @@ impl InjectPoint {
             InjectPoint::UffdOpen => "uffd-open",
             InjectPoint::WorkerPanic => "worker-panic",
             InjectPoint::ServerPanic => "server-panic",
+            InjectPoint::MarkRounds => "mark-rounds",
+            InjectPoint::MarkPanic => "mark-panic",
         }
     }
 
@@ -79,7 +90,10 @@ impl InjectPoint {
 
     /// Whether the point ends the process instead of being survived.
     pub fn is_fatal(self) -> bool {
-        matches!(self, InjectPoint::WorkerPanic | InjectPoint::ServerPanic)
+        matches!(
+            self,
+            InjectPoint::WorkerPanic | InjectPoint::ServerPanic | InjectPoint::MarkPanic
+        )
     }
 }
 
@@ -91,17 +105,17 @@ impl std::fmt::Display for InjectPoint {
 
 /// A heap's injection state: which point, and how often it was reached.
 #[derive(Debug, Default)]
-pub(crate) struct Injector {
+pub(crate) struct FaultInjector {
     point: Option<InjectPoint>,
     reached: AtomicU64,
     fired: AtomicU64,
 }
 
-impl Injector {
-    pub fn new(point: Option<InjectPoint>) -> Injector {
-        Injector {
+impl FaultInjector {
+    pub fn new(point: Option<InjectPoint>) -> FaultInjector {
+        FaultInjector {
             point,
-            ..Injector::default()
+            ..FaultInjector::default()
         }
     }
 
@@ -128,6 +142,12 @@ impl Injector {
         } else {
             libc::EAGAIN
         })
+    }
+
+    /// Whether `p` is the configured point (for points whose firing depends on
+    /// their caller's state, such as `MarkRounds`); counts a firing if so.
+    pub fn armed(&self, p: InjectPoint) -> bool {
+        self.point == Some(p) && self.fire()
     }
 
     /// A panic point: panics the first time it is reached.
@@ -158,17 +178,17 @@ mod tests {
 
     #[test]
     fn firing_patterns() {
-        let none = Injector::new(None);
+        let none = FaultInjector::new(None);
         assert!(!none.cycle(InjectPoint::UffdOpen));
         assert_eq!(none.call_errno(InjectPoint::UffdCopy), None);
 
-        let c = Injector::new(Some(InjectPoint::UffdRegister));
+        let c = FaultInjector::new(Some(InjectPoint::UffdRegister));
         let fired: Vec<bool> = (0..4).map(|_| c.cycle(InjectPoint::UffdRegister)).collect();
         assert_eq!(fired, [true, false, true, false]);
         assert!(!c.cycle(InjectPoint::UffdOpen), "another point never fires");
         assert_eq!(c.fired(), 2);
 
-        let k = Injector::new(Some(InjectPoint::UffdCopy));
+        let k = FaultInjector::new(Some(InjectPoint::UffdCopy));
         let errs: Vec<Option<i32>> = (0..8)
             .map(|_| k.call_errno(InjectPoint::UffdCopy))
             .collect();
@@ -176,7 +196,7 @@ mod tests {
         assert_eq!(errs[4], Some(libc::EAGAIN));
         assert_eq!(errs.iter().filter(|e| e.is_some()).count(), 2);
 
-        let w = Injector::new(Some(InjectPoint::WorkerPanic));
+        let w = FaultInjector::new(Some(InjectPoint::WorkerPanic));
         let first = std::panic::catch_unwind(|| w.panic_once(InjectPoint::WorkerPanic));
         assert!(first.is_err());
         w.panic_once(InjectPoint::WorkerPanic); // only once

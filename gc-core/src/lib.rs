@@ -47,6 +47,7 @@ mod roots;
 mod safepoint;
 mod space;
 
+pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
 pub use config::{
     parse_capacity, CycleHook, CyclePoint, FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY,
@@ -57,6 +58,5 @@ pub use heap::Heap;
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
-pub use collect::sanity::SanityReport;
 pub use pauselog::{nearest_rank, FlipSummary, PauseLog, PauseRecord, PAUSE_KINDS};
 pub use roots::{Global, Handle};

@@ -5,8 +5,8 @@
 //! (`verify_after_gc`), as does the sanity re-trace of concurrent marking. Every flip path: auto at PUD (1 GiB heap), auto at PMD,
 //! forced PMD, forced PTE, copy; from-space recycled (the default) on all of them,
 //! and released on one more; and every survivable run-time fault injection point
-//! (`flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, `uffd-open`), each of
-//! which must give the same graph.
+//! (`flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, `uffd-open`,
+//! `mark-rounds`), each of which must give the same graph.
 
 use flipgc_core::{
     FlipMode, Gc, Handle, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
@@ -540,6 +540,11 @@ fn churn_injected_uffd_move() {
 #[test]
 fn churn_injected_uffd_open() {
     check_injected(InjectPoint::UffdOpen);
+}
+
+#[test]
+fn churn_injected_mark_rounds() {
+    check_injected(InjectPoint::MarkRounds);
 }
 
 #[test]

@@ -197,7 +197,11 @@ fn a_collection_requested_during_compaction_waits_for_it() {
         .filter(|k| *k != "mark-end")
         .collect();
     assert_eq!(kinds, ["mark-start", "flip"].repeat(5));
-    let ends = log.records().iter().filter(|r| r.kind == "mark-end").count();
+    let ends = log
+        .records()
+        .iter()
+        .filter(|r| r.kind == "mark-end")
+        .count();
     assert!(ends >= 5, "{ends} mark-end pauses");
 }
 
@@ -231,7 +235,10 @@ fn the_in_pause_fallback_gives_the_same_graph() {
     let b = run(&in_flip);
     let c = run(&stw);
     assert_eq!(a, b, "concurrent and flip-pause compaction disagree");
-    assert_eq!(a, c, "the concurrent cycle and the one-pause cycle disagree");
+    assert_eq!(
+        a, c,
+        "the concurrent cycle and the one-pause cycle disagree"
+    );
     let compacts_in_pause =
         |r: &flipgc_core::PauseRecord| r.phases.iter().any(|(n, _)| *n == "compact");
     let flips = |h: &Heap| -> Vec<bool> {

@@ -94,7 +94,8 @@ fn black_objects_survive_the_fallback(point: InjectPoint) {
     m.collect();
     check_chain(&m, &old, 10_000);
     check_tx.send(()).unwrap();
-    m.blocking(move || b.join()).expect("the black chain survived");
+    m.blocking(move || b.join())
+        .expect("the black chain survived");
     let log = heap.pause_log();
     let flip = log.records().iter().find(|r| r.kind == "flip").unwrap();
     assert!(
@@ -286,6 +287,15 @@ fn a_panicking_fill_worker_ends_the_process() {
         "a_panicking_fill_worker_ends_the_process",
         InjectPoint::WorkerPanic,
         "a page-filling worker",
+    );
+}
+
+#[test]
+fn a_panicking_marking_worker_ends_the_process() {
+    gc_thread_panic_ends_the_process(
+        "a_panicking_marking_worker_ends_the_process",
+        InjectPoint::MarkPanic,
+        "concurrent marking (a GC worker)",
     );
 }
 

@@ -887,7 +887,10 @@ fn body(mode: FlipMode, seed: u64, ctx: &Ctx) {
         FlipMode::Level(l) => l.name(),
         FlipMode::Auto => "pmd",
     };
-    for r in records.iter().filter(|r| r.kind == "full" || r.kind == "flip") {
+    for r in records
+        .iter()
+        .filter(|r| r.kind == "full" || r.kind == "flip")
+    {
         assert_eq!(r.flip.level, want, "flip level of a pause");
     }
     let max_ttsp = records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0);

@@ -56,7 +56,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
         let mut round = 1;
         loop {
             fatal.phase("concurrent marking");
-            concurrent_mark::round(&ctx, &inner.intake, inner.config.gc_workers);
+            concurrent_mark::round(&ctx, &inner.intake, &inner.inject, inner.config.gc_workers);
             fatal.phase("the mark-end pause");
             let done = concurrent_mark::end(inner, &ctx, round, |pause| {
                 if inner.config.verify_after_gc {

@@ -37,6 +37,7 @@ use super::roots::RootScan;
 use super::CyclePhase;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
+use crate::inject::{FaultInjector, InjectPoint};
 use crate::mem::WORD;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use parking_lot::Mutex;
@@ -147,7 +148,7 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
 /// One concurrent round: `workers` threads mark from the intake until it and every
 /// deque are empty at once (mutators may add more later: the mark-end pause
 /// collects it).
-pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, workers: usize) {
+pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers: usize) {
     let injector: Injector<usize> = Injector::new();
     let locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
     let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
@@ -159,6 +160,7 @@ pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, workers: usize) {
                 .name("flipgc-mark".into())
                 .spawn_scoped(s, move || {
                     let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
+                    inject.panic_once(InjectPoint::MarkPanic);
                     mark_worker(ctx, intake, i, &local, injector, stealers, idle, workers);
                 })
                 .expect("spawning a marking worker");
@@ -279,10 +281,14 @@ pub fn end(
     // Mutators that stayed stopped since the mark-start pause have scans pending.
     p.stopped.fix_pending_roots();
     let logged = std::mem::take(&mut inner.globals.lock().logged);
-    inner.intake.push(logged.into_iter().map(|v| v as usize).collect());
+    inner
+        .intake
+        .push(logged.into_iter().map(|v| v as usize).collect());
     p.phase("drain");
     let deadline = (round < MAX_ROUNDS).then(|| Instant::now() + DRAIN_BUDGET);
-    if !drain(ctx, &inner.intake, deadline) {
+    // Injected: the budget runs out at once on the first three attempts.
+    let give_up = round <= 3 && inner.inject.armed(InjectPoint::MarkRounds);
+    if give_up || !drain(ctx, &inner.intake, deadline) {
         p.end(Details::default());
         return false;
     }
@@ -297,7 +303,9 @@ pub fn end(
         }
         let logged = std::mem::take(&mut g.logged);
         drop(g);
-        inner.intake.push(logged.into_iter().map(|v| v as usize).collect());
+        inner
+            .intake
+            .push(logged.into_iter().map(|v| v as usize).collect());
         drain(ctx, &inner.intake, None);
     }
     p.phase("check");

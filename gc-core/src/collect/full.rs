@@ -72,7 +72,12 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
 
     p.phase("release");
     let new_top = base + live_words * WORD;
-    release::reset_space(&mut space, new_top, live_words * WORD, base + moved.heap_dirty);
+    release::reset_space(
+        &mut space,
+        new_top,
+        live_words * WORD,
+        base + moved.heap_dirty,
+    );
     release::from_space(
         &mut space,
         inner.config.recycle_from_space,

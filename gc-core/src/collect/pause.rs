@@ -63,7 +63,8 @@ impl<'a> Pause<'a> {
     fn end_phase(&mut self) {
         if let Some((name, span)) = self.current.take() {
             let now = Instant::now();
-            self.phases.push((name, (now - self.last).as_nanos() as u64));
+            self.phases
+                .push((name, (now - self.last).as_nanos() as u64));
             self.last = now;
             drop(span);
         }

@@ -91,4 +91,3 @@ fn plan_pages(
     debug_assert_eq!(new, live_words);
     objects
 }
-

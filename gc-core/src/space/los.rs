@@ -151,7 +151,10 @@ impl Los {
         let state = if self.black { MARKED } else { UNMARKED };
         // Release: a marker that finds the object (through a reference published
         // later) sees its state; its header is published by the allocating thread.
-        self.marks.state(addr).expect("an object start").store(state, Ordering::Release);
+        self.marks
+            .state(addr)
+            .expect("an object start")
+            .store(state, Ordering::Release);
         self.used += len;
         Ok(Some(addr))
     }
@@ -250,7 +253,11 @@ mod tests {
         assert_eq!(los.sweep(), (1, 2 * 4096));
         assert!(los.get(a).is_none() && los.get(b).is_some());
         assert!(!los.is_marked(b));
-        assert_eq!(los.marks().mark(a), None, "freed: no object starts there now");
+        assert_eq!(
+            los.marks().mark(a),
+            None,
+            "freed: no object starts there now"
+        );
         // Space runs out, and freed ranges merge and are reused.
         assert!(los.alloc(8 * 1024).unwrap().is_none());
         assert_eq!(los.sweep(), (1, 4096));
