@@ -24,7 +24,7 @@
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
 //! mutators allocating past the compacted end fault too: the server maps zero pages
-//! there, a 2 MiB chunk per fault. It runs until the span is unregistered. At the
+//! there, 256 KiB of zeroed pages per fault. It runs until the span is unregistered. At the
 //! end, from-space's pages above the allocation top move back into the heap with
 //! `UFFDIO_MOVE` (recycling: later allocations write into present pages rather than
 //! fault fresh, zeroed ones in), and the rest of from-space is mapped afresh.
@@ -53,9 +53,11 @@ const UNFILLED: u8 = 0;
 const FILLING: u8 = 1;
 const FILLED: u8 = 2;
 
-/// Bytes of zero pages mapped per fault past the compacted end: a PMD's worth (one
-/// ioctl for many pages), capped at 32 MiB (arm64 with 64 KiB pages has 512 MiB PMDs).
-pub fn zero_chunk(g: &flipgc_heap::Geometry) -> usize {
+/// Where recycling starts moving from-space's pages back: the allocation top
+/// rounded up to this, a PMD's worth (so huge pages move whole, and above every
+/// zero fill, which lies below the top rounded up to [`ZERO_RUN`]), capped at 32 MiB
+/// (arm64 with 64 KiB pages has 512 MiB PMDs).
+pub fn recycle_align(g: &flipgc_heap::Geometry) -> usize {
     g.pmd.unwrap_or(g.page).min(32 << 20).max(g.page)
 }
 
@@ -87,11 +89,23 @@ pub struct Compaction {
     /// Tells the fault server to stop (the heap is unregistered).
     stop: AtomicBool,
     started: Instant,
-    /// Bytes of zero pages per fault past the compacted end ([`zero_chunk`]).
-    zero_chunk: usize,
+    /// Alignment of the start of recycling ([`recycle_align`]).
+    recycle_align: usize,
     /// Pages per background install ([`run_pages`]).
     run: usize,
+    /// A private, never-written mapping of [`ZERO_RUN`] bytes: the source of zero
+    /// fills (its reads hit the kernel's shared zero page, cache-hot).
+    zeros: flipgc_heap::Span,
+    _zeros_res: flipgc_heap::Reservation,
 }
+
+/// Bytes of zeroed pages installed per fault past the compacted end (64 pages of
+/// 4 KiB): large enough to amortise the ioctl, small enough that the faulting
+/// thread does not wait long for the copy.
+const ZERO_RUN: usize = 256 << 10;
+
+/// `ENOENT` (the span is no longer registered).
+const ENOENT: i32 = flipgc_heap::sys::Errno::ENOENT as i32;
 
 /// `n` page states, all `UNFILLED`, from zeroed memory (the allocator's zeroed
 /// pages are not touched here: this runs inside the flip pause).
@@ -122,8 +136,16 @@ impl Compaction {
     ) -> Compaction {
         let pages = tables.ctx(&inner, &layout).pages();
         let geometry = flipgc_heap::Capabilities::probe().geometry;
+        let zero_len = ZERO_RUN.max(geometry.page);
+        let zeros_res = flipgc_heap::Reservation::new(zero_len, geometry.page)
+            .expect("reserving a zero source");
+        let zeros = zeros_res
+            .commit(0, zero_len)
+            .expect("mapping a zero source");
         Compaction {
-            zero_chunk: zero_chunk(&geometry),
+            zeros,
+            _zeros_res: zeros_res,
+            recycle_align: recycle_align(&geometry),
             run: run_pages(geometry.page),
             inner,
             tables,
@@ -288,33 +310,38 @@ impl Compaction {
         }
     }
 
-    /// A fault past the compacted end (fresh allocation): maps zero pages over the
-    /// aligned chunk around it (one ioctl for many pages; writes then get private
-    /// pages by the kernel's ordinary copy-on-write), or over just its page if part
-    /// of the chunk exists already.
+    /// A fault past the compacted end (fresh allocation): installs private zeroed
+    /// pages over the aligned run of [`ZERO_RUN`] bytes around it, copied from a
+    /// source that reads as zeros (one ioctl for many pages), or over just its page
+    /// if part of the run exists already. Not `UFFDIO_ZEROPAGE`: the shared zero
+    /// page costs every first write a copy-on-write fault and a TLB shootdown to
+    /// the other CPUs (an inter-processor interrupt, expensive in a VM).
     fn zero_fill(&self, addr: usize) {
         let page = self.page_bytes();
         let lo = self.layout.base + self.states.len() * page;
-        let chunk = self.zero_chunk;
-        let chunk_start = (addr & !(chunk - 1)).max(lo);
-        let chunk_end = ((addr & !(chunk - 1)) + chunk).min(self.end);
+        let run = self.zeros.len();
+        let run_start = (addr & !(run - 1)).max(lo);
+        let run_end = ((addr & !(run - 1)) + run).min(self.end);
         let at = addr & !(page - 1);
-        let whole = self.uffd.zeropage(chunk_start, chunk_end - chunk_start);
-        match whole {
+        let src = self.zeros.addr();
+        // SAFETY: the source reads as zeros for `run` bytes (an untouched private
+        // mapping); the destination is page-aligned inside the registered span.
+        match unsafe { self.uffd.copy(run_start, src, run_end - run_start, true) } {
             Ok(()) => {}
             // The span was unregistered since the fault was queued (the end of the
             // compaction): unregistering woke the toucher, who now faults normally.
-            Err(CopyError::Os(libc::ENOENT)) => {}
+            Err(CopyError::Os(ENOENT)) => {}
             Err(CopyError::Exists) => {
-                match self.uffd.zeropage(at, page) {
-                    Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(libc::ENOENT)) => {}
-                    Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {at:#x}: errno {e}"),
+                // SAFETY: as above, for one page.
+                match unsafe { self.uffd.copy(at, src, page, true) } {
+                    Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(ENOENT)) => {}
+                    Err(CopyError::Os(e)) => panic!("UFFDIO_COPY of zeros at {at:#x}: errno {e}"),
                 }
                 // Installed by somebody else (or just now): make sure the toucher
                 // wakes (an error means the span is unregistered, which woke it).
                 let _ = self.uffd.wake(at, page);
             }
-            Err(CopyError::Os(e)) => panic!("UFFDIO_ZEROPAGE at {chunk_start:#x}: errno {e}"),
+            Err(CopyError::Os(e)) => panic!("UFFDIO_COPY of zeros at {run_start:#x}: errno {e}"),
         }
     }
 
@@ -365,7 +392,7 @@ impl Compaction {
             // the heap (moved, not copied), so the next allocations write into present
             // pages instead of faulting fresh ones in. Nobody touches memory above the
             // top while the space lock is held.
-            let start = (space.top - base).next_multiple_of(self.zero_chunk);
+            let start = (space.top - base).next_multiple_of(self.recycle_align);
             if inner.config.recycle_from_space && start < self.from_bytes {
                 let len = self.from_bytes - start;
                 // An injected failure stops the move half way (EBUSY), as a page the
@@ -449,9 +476,9 @@ mod tests {
     use flipgc_heap::{Arch, Geometry};
 
     #[test]
-    fn chunk_and_run_follow_the_geometry() {
+    fn alignment_and_run_follow_the_geometry() {
         let g = |arch, page| Geometry::for_arch(arch, page).unwrap();
-        // (geometry, zero chunk, pages per install)
+        // (geometry, recycling alignment, pages per install)
         let cases = [
             (g(Arch::X86_64, 4096), 2 << 20, 16),
             (g(Arch::Aarch64, 4096), 2 << 20, 16),
@@ -460,8 +487,9 @@ mod tests {
             (g(Arch::Generic, 4096), 4096, 16),
         ];
         for (geo, chunk, run) in cases {
-            assert_eq!(zero_chunk(&geo), chunk, "{geo}");
-            assert!(zero_chunk(&geo).is_power_of_two() && zero_chunk(&geo) % geo.page == 0);
+            assert_eq!(recycle_align(&geo), chunk, "{geo}");
+            assert!(recycle_align(&geo).is_power_of_two() && recycle_align(&geo) % geo.page == 0);
+            assert_eq!(recycle_align(&geo) % ZERO_RUN.max(geo.page), 0);
             assert_eq!(run_pages(geo.page), run, "{geo}");
         }
     }
