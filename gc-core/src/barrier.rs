@@ -65,6 +65,13 @@ impl Mutator {
         }
     }
 
+    /// Whether this mutator's write barrier logs right now (a concurrent marking is
+    /// in progress, and the mutator has passed a stop since it began). For
+    /// benchmarks and tests.
+    pub fn barrier_active(&self) -> bool {
+        self.marking
+    }
+
     /// Re-reads the barrier flag, after leaving a stop (where it may have changed).
     pub(crate) fn resumed(&mut self) {
         let inner = &self.heap.inner;
