@@ -7,6 +7,7 @@ use crate::config::HeapConfig;
 use crate::error::GcError;
 use crate::inject::{FaultInjector, InjectPoint};
 use crate::mutator::Mutator;
+use crate::pacer::Pacer;
 use crate::object::TypeRegistry;
 use crate::pauselog::PauseLog;
 use crate::roots::GlobalTable;
@@ -68,6 +69,8 @@ pub(crate) struct HeapInner {
     pub intake: Arc<Intake>,
     /// The large-object space's mark side table (used without the space's lock).
     pub los_marks: Arc<LosMarks>,
+    /// When cycles start, and the pressure on allocating threads.
+    pub pacer: Pacer,
     /// Whether cycles compact concurrently (config, flip mode and kernel allow it).
     pub concurrent: bool,
 }
@@ -120,6 +123,7 @@ impl Heap {
             started: Instant::now(),
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
+            pacer: Pacer::new(config.capacity, 8 * config.tlab_size),
             intake: Arc::default(),
             concurrent: concurrent_allowed(&config),
             types,

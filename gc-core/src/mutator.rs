@@ -27,6 +27,7 @@ use crate::error::GcError;
 use crate::heap::Heap;
 use crate::mem::{self, WORD};
 use crate::object::{FixedType, Header, TypeId};
+use crate::pacer::Reason;
 use crate::roots::{Handle, MutatorShared};
 use crate::space::tlab::Tlab;
 use std::marker::PhantomData;
@@ -208,6 +209,7 @@ impl Mutator {
 
     #[cold]
     fn alloc_slow(&mut self, words: usize) -> Result<usize, GcError> {
+        self.pace();
         let since = std::time::Instant::now();
         let waited = self.poll();
         self.trigger_after_bytes();
@@ -232,7 +234,7 @@ impl Mutator {
         // what the last cycle found live leaves no room.
         let capacity = inner.config.capacity;
         for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
-            let n = inner.driver.request(&inner);
+            let n = inner.driver.request(&inner, Reason::HeapFull);
             self.blocking(|| inner.driver.wait_flipped(n));
             if let Some(a) = self.refill(words) {
                 self.stalled(since);
@@ -258,7 +260,7 @@ impl Mutator {
         if let crate::config::GcTrigger::AfterBytes(n) = self.heap.inner.config.trigger {
             let due = self.heap.inner.space.lock().allocated_since_gc >= n;
             if due {
-                self.collect();
+                self.collect_for(Reason::AfterBytes);
             }
         }
     }
@@ -269,19 +271,52 @@ impl Mutator {
         let tlab_bytes = self.heap.inner.config.tlab_size;
         let mut space = self.heap.inner.space.lock();
         self.tlab.retire();
-        if words * WORD > tlab_bytes / 4 {
-            return space.carve(words);
+        let got = if words * WORD > tlab_bytes / 4 {
+            space.carve(words)
+        } else {
+            // A whole TLAB if it fits, else whatever is left (if the object fits).
+            let left = (space.end() - space.top) / WORD;
+            let tlab_words = (tlab_bytes / WORD).min(left);
+            if tlab_words < words {
+                None
+            } else {
+                space.carve(tlab_words).map(|start| {
+                    self.tlab.cursor = start;
+                    self.tlab.limit = start + tlab_words * WORD;
+                    self.tlab.bump(words).expect("the object fits its new TLAB")
+                })
+            }
+        };
+        got
+    }
+
+    /// The pacer's part of the allocation slow path, before the refill (this may
+    /// stop, so no object may be half-made): its rate sample, its trigger, its
+    /// pressure.
+    fn pace(&mut self) {
+        let inner = std::sync::Arc::clone(&self.heap.inner);
+        let (free, total) = {
+            let space = inner.space.lock();
+            (space.end() - space.top, space.allocated_total)
+        };
+        let pacer = &inner.pacer;
+        pacer.sample(inner.started.elapsed().as_nanos() as u64, total);
+        let trigger = pacer.trigger();
+        if free > trigger {
+            return;
         }
-        // A whole TLAB if it fits, else whatever is left (if the object fits in it).
-        let left = (space.end() - space.top) / WORD;
-        let tlab_words = (tlab_bytes / WORD).min(left);
-        if tlab_words < words {
-            return None;
+        if !inner.driver.busy() {
+            inner.driver.request(&inner, Reason::Pacer);
         }
-        let start = space.carve(tlab_words)?;
-        self.tlab.cursor = start;
-        self.tlab.limit = start + tlab_words * WORD;
-        self.tlab.bump(words)
+        let ns = crate::pacer::throttle_ns(free, trigger);
+        if ns > 0 && inner.driver.awaiting_flip() {
+            let d = std::time::Duration::from_nanos(ns);
+            let since = std::time::Instant::now();
+            self.blocking(|| std::thread::sleep(d));
+            let slept = since.elapsed().as_nanos() as u64;
+            pacer.add_throttled(slept);
+            inner.log.lock().record_throttle(slept);
+        }
     }
 
     fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
@@ -308,7 +343,7 @@ impl Mutator {
             return Ok(addr);
         }
         for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
-            let n = inner.driver.request(&inner);
+            let n = inner.driver.request(&inner, Reason::HeapFull);
             self.blocking(|| inner.driver.wait_flipped(n));
             if let Some(addr) = try_alloc()? {
                 return Ok(addr);
@@ -361,8 +396,12 @@ impl Mutator {
     /// its memory is available: after its flip pause (with concurrent compaction,
     /// pages are still being filled then; reads of unfilled pages wait for them).
     pub fn collect(&mut self) {
+        self.collect_for(Reason::Explicit);
+    }
+
+    fn collect_for(&mut self, reason: Reason) {
         let inner = std::sync::Arc::clone(&self.heap.inner);
-        let n = inner.driver.request(&inner);
+        let n = inner.driver.request(&inner, reason);
         self.blocking(|| inner.driver.wait_flipped(n));
     }
 

@@ -83,6 +83,39 @@ fn phases_as_map<S: serde::Serializer>(
     m.end()
 }
 
+/// One collection cycle: why it started, and what the pacer saw.
+#[derive(Clone, Debug, Serialize)]
+pub struct CycleRecord {
+    /// Its number (from 1).
+    pub n: u64,
+    /// Why it started: `"pacer"` (free memory fell to the trigger), `"heap-full"`
+    /// (an allocation found no room), `"explicit"` (`Mutator::collect`) or
+    /// `"after-bytes"` (`GcTrigger::AfterBytes`).
+    pub reason: &'static str,
+    /// When it was first asked for, since the heap was created (ns).
+    pub requested_at_ns: u64,
+    /// When the driver started it (ns).
+    pub started_at_ns: u64,
+    /// When its memory became available: the flip pause's (or the one pause's) end.
+    pub flipped_at_ns: u64,
+    /// When it was over (compaction and verification included).
+    pub done_at_ns: u64,
+    /// Free bytes in the moving space when it started.
+    pub free_at_start: u64,
+    /// The least free bytes from its start to its flip.
+    pub min_free: u64,
+    /// The pacer's trigger (free bytes) when it started.
+    pub trigger_bytes: u64,
+    /// The pacer's allocation-rate estimate when it started (bytes/s).
+    pub rate_bytes_per_s: u64,
+    /// Live bytes marking found.
+    pub live_bytes: u64,
+    /// Concurrent marking rounds (0 for a one-pause cycle).
+    pub mark_rounds: u32,
+    /// Time mutators slept in throttling during it (all threads, ns).
+    pub throttled_ns: u64,
+}
+
 /// The element at quantile `q` (0..=1) of ascending `sorted`, by nearest rank
 /// (exact: the smallest value with at least `q` of all values at or below it); 0 if
 /// empty.
@@ -109,6 +142,8 @@ pub struct PauseLog {
     fault_stalls: Histogram<u64>,
     compactions: Vec<(u64, usize)>,
     sanity: Vec<crate::collect::sanity::SanityReport>,
+    cycles: Vec<CycleRecord>,
+    throttles: Histogram<u64>,
 }
 
 impl Default for PauseLog {
@@ -127,6 +162,8 @@ impl PauseLog {
             fault_stalls: stall_histogram(),
             compactions: Vec::new(),
             sanity: Vec::new(),
+            cycles: Vec::new(),
+            throttles: stall_histogram(),
         }
     }
 
@@ -153,6 +190,26 @@ impl PauseLog {
     /// page was installed (ns), and how many pages it filled.
     pub fn record_compaction(&mut self, ns: u64, pages: usize) {
         self.compactions.push((ns, pages));
+    }
+
+    /// Records a finished cycle.
+    pub(crate) fn record_cycle(&mut self, c: CycleRecord) {
+        self.cycles.push(c);
+    }
+
+    /// The finished cycles, oldest first.
+    pub fn cycles(&self) -> &[CycleRecord] {
+        &self.cycles
+    }
+
+    /// Records a throttling sleep of an allocating thread (the pacer's pressure), ns.
+    pub fn record_throttle(&mut self, ns: u64) {
+        self.throttles.saturating_record(ns.max(1));
+    }
+
+    /// The histogram of throttling sleeps (ns).
+    pub fn throttles(&self) -> &Histogram<u64> {
+        &self.throttles
     }
 
     /// Records what a sanity re-trace of concurrent marking found.
@@ -240,7 +297,7 @@ impl PauseLog {
         serde_json::Value::Object(m)
     }
 
-    /// `{"pauses": [...], "summary": {"collections" (cycles), "pauses", "p50_pause_ns", "p99_pause_ns",
+    /// `{"pauses": [...], "cycles": [...], "summary": {"collections" (cycles), "pauses", "p50_pause_ns", "p99_pause_ns",
     /// "max_pause_ns", "max_ttsp_ns", "alloc_stalls", "alloc_stall_p99_ns",
     /// "alloc_stall_max_ns", "fault_stalls", "fault_stall_p99_ns", "fault_stall_max_ns",
     /// "compactions", "compaction_max_ns", "by_kind": {kind: {"count", "p50_ns", "p99_ns",
@@ -249,6 +306,7 @@ impl PauseLog {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "pauses": self.records,
+            "cycles": self.cycles,
             "summary": {
                 "collections": self.collections(),
                 "pauses": self.records.len(),
@@ -263,6 +321,10 @@ impl PauseLog {
                 "fault_stall_p99_ns": self.fault_stalls.value_at_quantile(0.99),
                 "fault_stall_max_ns": self.fault_stalls.max(),
                 "compactions": self.compactions.len(),
+                "throttles": self.throttles.len(),
+                "throttle_p99_ns": self.throttles.value_at_quantile(0.99),
+                "throttle_max_ns": self.throttles.max(),
+                "throttle_total_ns": self.cycles.iter().map(|c| c.throttled_ns).sum::<u64>(),
                 "sanity_checks": self.sanity.len(),
                 "floating_objects": self.sanity.iter().map(|r| r.floating).sum::<u64>(),
                 "compaction_max_ns": self.compactions.iter().map(|c| c.0).max().unwrap_or(0),

@@ -104,6 +104,12 @@ pub struct Compaction {
 /// thread does not wait long for the copy.
 const ZERO_RUN: usize = 256 << 10;
 
+/// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
+/// and at most the recycling alignment.
+pub fn zero_run(g: &flipgc_heap::Geometry) -> usize {
+    ZERO_RUN.min(recycle_align(g)).max(g.page)
+}
+
 /// `ENOENT` (the span is no longer registered).
 const ENOENT: i32 = flipgc_heap::sys::Errno::ENOENT as i32;
 
@@ -136,7 +142,7 @@ impl Compaction {
     ) -> Compaction {
         let pages = tables.ctx(&inner, &layout).pages();
         let geometry = flipgc_heap::Capabilities::probe().geometry;
-        let zero_len = ZERO_RUN.max(geometry.page);
+        let zero_len = zero_run(&geometry);
         let zeros_res = flipgc_heap::Reservation::new(zero_len, geometry.page)
             .expect("reserving a zero source");
         let zeros = zeros_res
@@ -489,7 +495,7 @@ mod tests {
         for (geo, chunk, run) in cases {
             assert_eq!(recycle_align(&geo), chunk, "{geo}");
             assert!(recycle_align(&geo).is_power_of_two() && recycle_align(&geo) % geo.page == 0);
-            assert_eq!(recycle_align(&geo) % ZERO_RUN.max(geo.page), 0);
+            assert_eq!(recycle_align(&geo) % zero_run(&geo), 0);
             assert_eq!(run_pages(geo.page), run, "{geo}");
         }
     }

@@ -19,7 +19,7 @@
 
 use super::concurrent_mark::{self, MAX_ROUNDS};
 use super::mark::MarkCtx;
-use super::{flip, plan, sanity, CyclePhase};
+use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
@@ -28,7 +28,7 @@ use crate::mem::WORD;
 use std::sync::Arc;
 
 /// Runs cycle `n`.
-pub fn run(inner: &Arc<HeapInner>, n: u64) {
+pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let fatal = AbortOnUnwind::new("the mark-start pause");
     let hook = |point| {
         if let Some(h) = &inner.config.cycle_hook {
@@ -43,6 +43,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
     fatal.phase("concurrent marking");
     hook(CyclePoint::Marking);
     let mut st = inner.collector.lock();
+    let mut rounds = 0;
     {
         let ctx = MarkCtx {
             types: &inner.types,
@@ -55,6 +56,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
         };
         let mut round = 1;
         loop {
+            rounds += 1;
             fatal.phase("concurrent marking");
             concurrent_mark::round(&ctx, &inner.intake, &inner.inject, inner.config.gc_workers);
             fatal.phase("the mark-end pause");
@@ -75,12 +77,14 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
     hook(CyclePoint::Planning);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let plan = plan::build(&inner.types, &mut st, inner.base, boundary, page / WORD);
+    let live_bytes = plan.live_words * WORD;
     drop(st);
     let uffd = open_userfault(inner);
 
     // 5. flip pause
     fatal.phase("the flip pause");
-    let flipped = flip::pause(inner, n, boundary, plan, uffd);
+    let (flipped, min_free) = flip::pause(inner, n, boundary, plan, uffd);
+    let flipped_at = std::time::Instant::now();
 
     // 6. concurrent compaction
     #[cfg(target_os = "linux")]
@@ -96,6 +100,12 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
     if inner.config.verify_after_gc {
         fatal.phase("heap verification after a collection");
         super::verify::verify_now(inner);
+    }
+    CycleOutcome {
+        flipped_at,
+        live_bytes,
+        min_free,
+        mark_rounds: rounds,
     }
 }
 

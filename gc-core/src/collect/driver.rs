@@ -19,8 +19,11 @@
 //! sees everything the cycle did before bumping it (lock release and acquire).
 
 use crate::heap::HeapInner;
+use crate::pacer::Reason;
 use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
+use std::time::Instant;
 
 #[derive(Default)]
 struct State {
@@ -30,6 +33,8 @@ struct State {
     done: u64,
     spawned: bool,
     shutdown: bool,
+    /// Why and when the next cycle (`started + 1`) was first requested.
+    next: Option<(Reason, Instant)>,
 }
 
 /// The driver's state, shared by the heap and the driver thread.
@@ -37,17 +42,29 @@ struct State {
 pub struct Driver {
     state: Mutex<State>,
     cv: Condvar,
+    /// Whether a cycle is requested or under way (read lock-free by the pacer's
+    /// check at every allocation-buffer refill).
+    busy: AtomicBool,
 }
 
 impl Driver {
-    /// Requests a cycle that starts after this call (spawning the driver thread the
-    /// first time); returns its number.
-    pub fn request(&self, heap: &Arc<HeapInner>) -> u64 {
+    /// Whether a cycle is requested or under way (relaxed: a hint for the pacer,
+    /// which asks again at its next refill if it read a stale value).
+    #[inline]
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed)
+    }
+
+    /// Requests a cycle that starts after this call, for `reason` (spawning the
+    /// driver thread the first time); returns its number.
+    pub fn request(&self, heap: &Arc<HeapInner>, reason: Reason) -> u64 {
         let mut st = self.state.lock();
         let n = st.started + 1;
         if st.requested < n {
             st.requested = n;
+            st.next = Some((reason, Instant::now()));
         }
+        self.busy.store(true, Ordering::Relaxed);
         if !st.spawned {
             st.spawned = true;
             let weak = Arc::downgrade(heap);
@@ -73,6 +90,13 @@ impl Driver {
         while st.flipped < n {
             self.cv.wait(&mut st);
         }
+    }
+
+    /// Whether memory a cycle will free is still to come: a cycle is requested or
+    /// under way and has not flipped yet.
+    pub fn awaiting_flip(&self) -> bool {
+        let st = self.state.lock();
+        st.requested > st.flipped
     }
 
     /// Waits until no cycle is in progress or requested.
@@ -107,7 +131,7 @@ impl Driver {
     /// The driver thread: runs requested cycles until the heap is gone.
     fn run(&self, heap: Weak<HeapInner>) {
         loop {
-            let n = {
+            let (n, (reason, requested_at)) = {
                 let mut st = self.state.lock();
                 while st.requested <= st.started && !st.shutdown {
                     self.cv.wait(&mut st);
@@ -115,16 +139,25 @@ impl Driver {
                 if st.shutdown {
                     return;
                 }
-                st.started + 1
+                let why = st.next.take().unwrap_or((Reason::Explicit, Instant::now()));
+                (st.started + 1, why)
             };
             let Some(inner) = heap.upgrade() else { return };
-            super::run_cycle(&inner, n);
+            let cycle = super::CycleStart {
+                n,
+                reason,
+                requested_at,
+            };
+            super::run_cycle(&inner, cycle);
             // Cycles bump every counter; make sure of it even on paths that skip
             // some (and wake every waiter).
             self.bump(|st| {
                 st.started = st.started.max(n);
                 st.flipped = st.flipped.max(n);
                 st.done = st.done.max(n);
+                if st.requested <= st.done {
+                    self.busy.store(false, Ordering::Relaxed);
+                }
             });
         }
     }

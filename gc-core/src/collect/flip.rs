@@ -113,7 +113,7 @@ pub fn pause(
     boundary: usize,
     plan: Plan,
     uffd: Option<flipgc_heap::Userfault>,
-) -> Flipped {
+) -> (Flipped, usize) {
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let mut p = Pause::stop(inner, "flip");
     p.phase("roots");
@@ -123,6 +123,7 @@ pub fn pause(
     let mut globals = inner.globals.lock();
     let base = space.base();
     let flip_top = space.top;
+    let min_free = space.min_free.min(space.end() - flip_top);
     let compacted_end = base + st.page_first.len() * page;
     let black = flip_top > boundary;
     let tables = Tables::take(&mut st);
@@ -200,7 +201,7 @@ pub fn pause(
         for m in &mutators {
             m.fix_pending();
         }
-        return Flipped::Concurrent(compaction);
+        return (Flipped::Concurrent(compaction), min_free);
     }
     #[cfg(not(target_os = "linux"))]
     let _ = registered;
@@ -223,7 +224,7 @@ pub fn pause(
     drop((space, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
-    Flipped::InPause
+    (Flipped::InPause, min_free)
 }
 
 /// Registers the emptied heap span with userfaultfd (MISSING mode), unless

@@ -11,7 +11,7 @@ use super::fill::{FillTables, Layout};
 use super::mark::{mark, MarkCtx};
 use super::pause::{Details, Pause};
 use super::release::{self, Tables};
-use super::{flip, plan, roots};
+use super::{flip, plan, roots, CycleOutcome};
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::mem::WORD;
@@ -19,7 +19,7 @@ use crate::pauselog::FlipSummary;
 use std::sync::Arc;
 
 /// Runs cycle `n`.
-pub fn run(inner: &Arc<HeapInner>, n: u64) {
+pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let fatal = AbortOnUnwind::new("a full collection pause");
     let mut p = Pause::stop(inner, "full");
     p.phase("stop");
@@ -30,6 +30,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
     let (base, top) = (space.base(), space.top);
+    let min_free = space.min_free.min(space.end() - top);
 
     p.phase("mark");
     let roots = roots::gather(&p.stopped, &globals);
@@ -93,9 +94,16 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) {
     drop((space, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
+    let flipped_at = std::time::Instant::now();
 
     if inner.config.verify_after_gc {
         fatal.phase("heap verification after a collection");
         super::verify::verify_now(inner);
+    }
+    CycleOutcome {
+        flipped_at,
+        live_bytes: live_words * WORD,
+        min_free,
+        mark_rounds: 0,
     }
 }

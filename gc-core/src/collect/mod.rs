@@ -32,7 +32,10 @@ pub mod sanity;
 pub mod verify;
 
 use crate::heap::HeapInner;
+use crate::pacer::Reason;
+use crate::pauselog::CycleRecord;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Where the heap is in a collection cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,12 +74,63 @@ impl CollectorState {
     }
 }
 
-/// Runs cycle `n` (on the driver thread): the concurrent cycle, or the one-pause
-/// cycle where concurrent marking is off.
-pub fn run_cycle(inner: &Arc<HeapInner>, n: u64) {
-    if inner.config.concurrent_marking {
-        concurrent::run(inner, n);
+/// A cycle the driver is about to run.
+#[derive(Clone, Copy, Debug)]
+pub struct CycleStart {
+    /// Its number (from 1).
+    pub n: u64,
+    /// Why it was asked for (the first request's reason).
+    pub reason: Reason,
+    /// When it was first asked for.
+    pub requested_at: Instant,
+}
+
+/// Runs a cycle (on the driver thread): the concurrent cycle, or the one-pause
+/// cycle where concurrent marking is off; then records it and tells the pacer.
+pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
+    let started = Instant::now();
+    let free_at_start = {
+        let mut space = inner.space.lock();
+        space.min_free = space.end() - space.top;
+        space.min_free
+    };
+    let rate = inner.pacer.estimates().rate;
+    let trigger = inner.pacer.trigger();
+    let throttled_before = inner.pacer.throttled_ns();
+    let out = if inner.config.concurrent_marking {
+        concurrent::run(inner, c.n)
     } else {
-        full::run(inner, n);
-    }
+        full::run(inner, c.n)
+    };
+    let to_flip = out.flipped_at - c.requested_at;
+    inner.pacer.cycle(to_flip.as_nanos() as u64, out.live_bytes);
+    let since = |t: Instant| (t - inner.started).as_nanos() as u64;
+    let record = CycleRecord {
+        n: c.n,
+        reason: c.reason.name(),
+        requested_at_ns: since(c.requested_at),
+        started_at_ns: since(started),
+        flipped_at_ns: since(out.flipped_at),
+        done_at_ns: since(Instant::now()),
+        free_at_start: free_at_start as u64,
+        min_free: out.min_free as u64,
+        trigger_bytes: trigger as u64,
+        rate_bytes_per_s: (rate * 1e9) as u64,
+        live_bytes: out.live_bytes as u64,
+        mark_rounds: out.mark_rounds,
+        throttled_ns: inner.pacer.throttled_ns() - throttled_before,
+    };
+    inner.log.lock().record_cycle(record);
+}
+
+/// What a cycle reports to `run_cycle`.
+pub struct CycleOutcome {
+    /// When its memory became available (the flip, or the one pause, ended).
+    pub flipped_at: Instant,
+    /// Live bytes found by marking.
+    pub live_bytes: usize,
+    /// The least free memory in the moving space from the cycle's start to its flip.
+    pub min_free: usize,
+    /// Concurrent marking rounds (0 for a one-pause cycle).
+    pub mark_rounds: u32,
 }

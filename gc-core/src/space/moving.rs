@@ -48,6 +48,10 @@ pub struct MovingSpace {
     pub live_by_last_gc: usize,
     /// Memory in `[top, dirty_end)` may hold garbage (recycled pages); see invariant Z.
     pub dirty_end: usize,
+    /// Bytes handed out since the heap began (the pacer's allocation-rate samples).
+    pub allocated_total: u64,
+    /// The least free bytes seen at a carve since the current cycle started.
+    pub min_free: usize,
 }
 
 impl MovingSpace {
@@ -108,6 +112,8 @@ impl MovingSpace {
             allocated_since_gc: 0,
             kept_by_last_gc: 0,
             live_by_last_gc: 0,
+            allocated_total: 0,
+            min_free: cap,
         })
     }
 
@@ -133,6 +139,8 @@ impl MovingSpace {
             let at = self.top;
             self.top += bytes;
             self.allocated_since_gc += bytes;
+            self.allocated_total += bytes as u64;
+            self.min_free = self.min_free.min(self.end() - self.top);
             if at < self.dirty_end {
                 let upto = self.top.min(self.dirty_end);
                 // SAFETY: [at, upto) was free heap memory (above the old top), now owned
