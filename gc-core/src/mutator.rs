@@ -271,7 +271,7 @@ impl Mutator {
         let tlab_bytes = self.heap.inner.config.tlab_size;
         let mut space = self.heap.inner.space.lock();
         self.tlab.retire();
-        let got = if words * WORD > tlab_bytes / 4 {
+        if words * WORD > tlab_bytes / 4 {
             space.carve(words)
         } else {
             // A whole TLAB if it fits, else whatever is left (if the object fits).
@@ -286,8 +286,7 @@ impl Mutator {
                     self.tlab.bump(words).expect("the object fits its new TLAB")
                 })
             }
-        };
-        got
+        }
     }
 
     /// The pacer's part of the allocation slow path, before the refill (this may

@@ -250,7 +250,10 @@ mod tests {
     fn a_steady_rate_is_learned_and_sets_the_trigger() {
         let mut e = Estimates::default();
         assert!(!e.sample(0, 0), "the first call opens a window");
-        assert!(!e.sample(MS, 1 << 20), "a window under 2 ms is not a sample");
+        assert!(
+            !e.sample(MS, 1 << 20),
+            "a window under 2 ms is not a sample"
+        );
         // 1 GB/s = 1 byte per ns, for 20 windows of 10 ms.
         for i in 1..=20u64 {
             assert!(e.sample(i * 10 * MS, i * 10_000_000));
@@ -279,7 +282,12 @@ mod tests {
             e.sample(i * 10 * MS, total);
         }
         assert!((0.6..1.4).contains(&e.rate), "{}", e.rate);
-        assert!(e.rate_hi() > e.rate + 0.5, "σ counts: {} vs {}", e.rate_hi(), e.rate);
+        assert!(
+            e.rate_hi() > e.rate + 0.5,
+            "σ counts: {} vs {}",
+            e.rate_hi(),
+            e.rate
+        );
     }
 
     #[test]

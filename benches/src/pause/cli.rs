@@ -13,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "pausebench", version)]
 pub struct Args {
-    /// Workloads, comma-separated: gcbench, binarytrees, churn, toyvm:FILE.
+    /// Workloads, comma-separated: gcbench, binarytrees, churn, bursts, toyvm:FILE.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Workload::parse, default_value = "gcbench")]
     pub workload: Vec<Workload>,
 
@@ -36,7 +36,8 @@ pub struct Args {
 
     /// Workload parameters, comma-separated workload.key=value: gcbench.{stretch,
     /// long-lived, array-size, min-depth, max-depth, rounds}, binarytrees.depth,
-    /// churn.{cycles, seconds, ops, roots, garbage, seed}.
+    /// churn.{cycles, seconds, ops, roots, garbage, seed}, bursts.{phases, burst-ms,
+    /// quiet-ms, live-mib}.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub params: Vec<String>,
 

@@ -61,12 +61,16 @@ pub struct RunRecord {
     pub summary: Summary,
     /// Pause statistics per pause kind.
     pub by_kind: BTreeMap<String, KindStats>,
+    /// Every collection cycle: why it started and what the pacer saw
+    /// ([`flipgc_core::CycleRecord`]).
+    pub cycles: Vec<flipgc_core::CycleRecord>,
 }
 
 /// One pause.
 #[derive(Clone, Debug, Serialize)]
 pub struct Pause {
-    /// `"full"` (stop-the-world collection), or another kind such as `"mark"`/`"flip"`.
+    /// One of [`flipgc_core::PAUSE_KINDS`]: `"full"`, `"mark-start"`, `"mark-end"`,
+    /// `"flip"`.
     pub kind: String,
     /// When it began, since the heap was created.
     pub at_ns: u64,
@@ -109,7 +113,8 @@ pub struct LargestPhase {
 /// Everything is 0 when there was nothing to measure.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
-    /// Collection cycles (a concurrent cycle has two pauses, `mark` and `flip`).
+    /// Collection cycles (a concurrent cycle has a `mark-start`, one or more
+    /// `mark-end` and a `flip` pause; a one-pause cycle one `full` pause).
     pub collections: usize,
     /// Pauses of every kind.
     pub pauses: usize,
@@ -143,6 +148,16 @@ pub struct Summary {
     pub fault_stall_p99_ns: u64,
     /// Longest fault stall.
     pub fault_stall_max_ns: u64,
+    /// Throttling sleeps (the pacer slowing allocation while a cycle was behind).
+    pub throttles: u64,
+    /// 99th-percentile throttling sleep.
+    pub throttle_p99_ns: u64,
+    /// Longest throttling sleep.
+    pub throttle_max_ns: u64,
+    /// All throttling sleeps added up (every thread).
+    pub throttle_total_ns: u64,
+    /// Cycles started by the pacer (the rest: a full heap, or asked for).
+    pub paced_cycles: usize,
     /// Peak RSS of the process during the run (0 if unreadable).
     pub peak_rss_bytes: u64,
     /// The phase with the longest single occurrence, if there were pauses.
@@ -229,6 +244,8 @@ impl RunRecord {
         let totals = sorted_totals(records.iter());
         let (alloc_p99, alloc_max) = tail(m.log.alloc_stalls());
         let (fault_p99, fault_max) = tail(m.log.fault_stalls());
+        let (throttle_p99, throttle_max) = tail(m.log.throttles());
+        let cycles = m.log.cycles();
         let h = &m.hiccups;
         let hq = |q: f64| {
             if h.is_empty() {
@@ -255,6 +272,11 @@ impl RunRecord {
             fault_stalls: m.log.fault_stalls().len(),
             fault_stall_p99_ns: fault_p99,
             fault_stall_max_ns: fault_max,
+            throttles: m.log.throttles().len(),
+            throttle_p99_ns: throttle_p99,
+            throttle_max_ns: throttle_max,
+            throttle_total_ns: cycles.iter().map(|c| c.throttled_ns).sum(),
+            paced_cycles: cycles.iter().filter(|c| c.reason == "pacer").count(),
             peak_rss_bytes: m.peak_rss.unwrap_or(0),
             largest_phase: largest_phase(records),
         };
@@ -268,6 +290,7 @@ impl RunRecord {
             pauses: records.iter().map(Pause::from).collect(),
             summary,
             by_kind: by_kind(records),
+            cycles: cycles.to_vec(),
         }
     }
 }

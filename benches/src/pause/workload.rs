@@ -10,7 +10,7 @@ use super::hiccup::HiccupMeter;
 use super::rss;
 use flipgc_core::{Heap, HeapConfig, PauseLog, TypeRegistry};
 use flipgc_stress::params::{split_pair, SetParam};
-use flipgc_stress::{binarytrees, churn, gcbench};
+use flipgc_stress::{binarytrees, bursts, churn, gcbench};
 use hdrhistogram::Histogram;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -31,18 +31,22 @@ pub enum Workload {
     Binarytrees,
     /// [`churn`].
     Churn,
+    /// [`bursts`].
+    Bursts,
     /// A Scheme source file run by the toy VM.
     Toyvm(PathBuf),
 }
 
 impl Workload {
-    /// Parses `gcbench`, `binarytrees`, `churn` or `toyvm:FILE` (FILE must be readable).
+    /// Parses `gcbench`, `binarytrees`, `churn`, `bursts` or `toyvm:FILE` (FILE must
+    /// be readable).
     pub fn parse(text: &str) -> Result<Workload, String> {
         let t = text.trim();
         match t {
             "gcbench" => Ok(Workload::Gcbench),
             "binarytrees" => Ok(Workload::Binarytrees),
             "churn" => Ok(Workload::Churn),
+            "bursts" => Ok(Workload::Bursts),
             _ => match t.strip_prefix("toyvm:") {
                 Some("") => Err("toyvm: needs a source file (toyvm:FILE)".into()),
                 Some(file) => {
@@ -50,7 +54,7 @@ impl Workload {
                     Ok(Workload::Toyvm(file.into()))
                 }
                 None => Err(format!(
-                    "unknown workload {t:?} (known: gcbench, binarytrees, churn, toyvm:FILE)"
+                    "unknown workload {t:?} (known: gcbench, binarytrees, churn, bursts, toyvm:FILE)"
                 )),
             },
         }
@@ -62,6 +66,7 @@ impl Workload {
             Workload::Gcbench => "gcbench".into(),
             Workload::Binarytrees => "binarytrees".into(),
             Workload::Churn => "churn".into(),
+            Workload::Bursts => "bursts".into(),
             Workload::Toyvm(p) => format!("toyvm:{}", p.display()),
         }
     }
@@ -76,6 +81,8 @@ pub struct Params {
     pub binarytrees: binarytrees::Params,
     /// churn's.
     pub churn: churn::Params,
+    /// bursts'.
+    pub bursts: bursts::Params,
 }
 
 impl Params {
@@ -97,6 +104,7 @@ impl Params {
                 cycles: Some(CHURN_CYCLES),
                 ..Default::default()
             },
+            bursts: bursts::Params::default(),
         }
     }
 
@@ -112,8 +120,9 @@ impl Params {
             "gcbench" => self.gcbench.set(key, value),
             "binarytrees" => self.binarytrees.set(key, value),
             "churn" => self.churn.set(key, value),
+            "bursts" => self.bursts.set(key, value),
             _ => Err(format!(
-                "{item:?}: no workload {workload:?} takes parameters (gcbench, binarytrees, churn)"
+                "{item:?}: no workload {workload:?} takes parameters (gcbench, binarytrees, churn, bursts)"
             )),
         }
     }
@@ -125,6 +134,7 @@ impl Params {
                 Workload::Gcbench => self.gcbench.validate(),
                 Workload::Binarytrees => self.binarytrees.validate(),
                 Workload::Churn => self.churn.validate(),
+                Workload::Bursts => self.bursts.validate(),
                 Workload::Toyvm(_) => Ok(()),
             };
             r.map_err(|e| format!("{}: {e}", w.name()))?;
@@ -138,6 +148,7 @@ impl Params {
             Workload::Gcbench => serde_json::to_value(&self.gcbench),
             Workload::Binarytrees => serde_json::to_value(&self.binarytrees),
             Workload::Churn => serde_json::to_value(&self.churn),
+            Workload::Bursts => serde_json::to_value(&self.bursts),
             Workload::Toyvm(_) => Ok(serde_json::Value::Null),
         };
         v.unwrap_or_default()
@@ -186,6 +197,13 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
                 p.churn.clone(),
             );
             Box::new(move |h| churn::run(h, &t, &p).map(drop).map_err(|e| e.to_string()))
+        }
+        Workload::Bursts => {
+            let (t, p) = (
+                bursts::register(&mut registry).map_err(err)?,
+                p.bursts.clone(),
+            );
+            Box::new(move |h| bursts::run(h, &t, &p).map(drop).map_err(|e| e.to_string()))
         }
         Workload::Toyvm(path) => toyvm_job(&mut registry, path)?,
     };

@@ -16,6 +16,8 @@
 //!   trees built top-down and bottom-up).
 //! - [`binarytrees`]: the benchmarks-game binary-trees program, optionally threaded.
 //! - [`churn`]: random graph mutation checked against a host-side model (the soak).
+//! - [`bursts`]: an allocation rate that jumps between bursts and quiet phases
+//!   (for the pacer).
 //! - [`cli`]: options the three binaries share (`--heap`, `--flip`, `--json`) and
 //!   the heap-size parser.
 //! - [`params`]: `key=value` parameter overrides, as used by `pausebench --params`.
@@ -24,6 +26,7 @@
 //! - [`error`]: the error type, [`StressError`].
 
 pub mod binarytrees;
+pub mod bursts;
 pub mod churn;
 pub mod cli;
 pub mod error;

@@ -69,7 +69,6 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
 
     p.phase("compact");
     fill.fill_all(inner.config.gc_workers);
-    drop(fill);
 
     p.phase("release");
     let new_top = base + live_words * WORD;
