@@ -13,7 +13,7 @@ use crate::pauselog::PauseLog;
 use crate::roots::GlobalTable;
 use crate::safepoint::Safepoints;
 use crate::space::los::{Los, LosMarks};
-use crate::space::moving::MovingSpace;
+use crate::space::moving::{FromSpace, MovingSpace};
 use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
 use flipgc_heap::Capabilities;
 use parking_lot::Mutex;
@@ -50,6 +50,8 @@ pub(crate) struct HeapInner {
     pub los_base: usize,
     pub los_end: usize,
     pub space: Mutex<MovingSpace>,
+    /// From-space and scratch (the collector only; taken after `space` when both are).
+    pub from_space: Mutex<FromSpace>,
     pub los: Mutex<Los>,
     pub safepoints: Safepoints,
     pub globals: Mutex<GlobalTable>,
@@ -71,6 +73,9 @@ pub(crate) struct HeapInner {
     pub los_marks: Arc<LosMarks>,
     /// When cycles start, and the pressure on allocating threads.
     pub pacer: Pacer,
+    /// Concurrent compaction's reused buffers, made before the first flip pause.
+    #[cfg(target_os = "linux")]
+    pub compaction_scratch: Mutex<Option<crate::collect::compaction::Scratch>>,
     /// Whether cycles compact concurrently (config, flip mode and kernel allow it).
     pub concurrent: bool,
 }
@@ -81,7 +86,7 @@ impl Heap {
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
         let caps = Capabilities::probe();
         let config = config.validated(&caps.geometry)?;
-        let space = MovingSpace::new(&config, &caps.geometry)?;
+        let (space, from_space) = MovingSpace::new(&config, &caps.geometry)?;
         let los = Los::new(config.large_object_capacity, caps.geometry.page)?;
         let los_marks = Arc::clone(los.marks());
         let strategy = match config.flip {
@@ -107,7 +112,8 @@ impl Heap {
             id: NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed),
             base: space.base(),
             end: space.end(),
-            from_base: space.from.addr(),
+            from_base: from_space.span.addr(),
+            from_space: Mutex::new(from_space),
             los_base: los.base(),
             los_end: los.end(),
             space: Mutex::new(space),
@@ -124,6 +130,8 @@ impl Heap {
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
             pacer: Pacer::new(config.capacity, 8 * config.tlab_size),
+            #[cfg(target_os = "linux")]
+            compaction_scratch: Mutex::new(None),
             intake: Arc::default(),
             concurrent: concurrent_allowed(&config),
             types,

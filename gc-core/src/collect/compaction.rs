@@ -80,8 +80,11 @@ pub struct Compaction {
     uffd: Userfault,
     /// Mutators whose roots may still await forwarding (see `roots.rs`).
     mutators: Vec<Arc<MutatorShared>>,
-    /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED`.
-    states: Box<[AtomicU8]>,
+    /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED` (`pages` of the
+    /// scratch's states).
+    pages: usize,
+    /// The reused buffers (page states, the zero source).
+    scratch: Option<Scratch>,
     /// Pages `FILLED`.
     filled: AtomicUsize,
     /// Next page a background worker looks at.
@@ -93,10 +96,37 @@ pub struct Compaction {
     recycle_align: usize,
     /// Pages per background install ([`run_pages`]).
     run: usize,
-    /// A private, never-written mapping of [`ZERO_RUN`] bytes: the source of zero
-    /// fills (its reads hit the kernel's shared zero page, cache-hot).
+}
+
+/// What a compaction needs that is allocated once per heap, before the first flip
+/// pause (never inside one), and reused by every compaction after.
+pub struct Scratch {
+    /// Page states for the largest possible to-space (the whole heap), all
+    /// `UNFILLED` between compactions.
+    states: Box<[AtomicU8]>,
+    /// A private, never-written mapping of a zero run: the source of zero fills
+    /// (its reads hit the kernel's shared zero page, cache-hot).
     zeros: flipgc_heap::Span,
     _zeros_res: flipgc_heap::Reservation,
+}
+
+impl Scratch {
+    /// Makes sure `slot` holds the scratch for a heap of `capacity` bytes (the GC
+    /// driver, before a flip pause).
+    pub fn prepare(slot: &parking_lot::Mutex<Option<Scratch>>, capacity: usize) {
+        let mut slot = slot.lock();
+        if slot.is_none() {
+            let g = flipgc_heap::Capabilities::probe().geometry;
+            let len = zero_run(&g);
+            let res = flipgc_heap::Reservation::new(len, g.page).expect("reserving a zero source");
+            let zeros = res.commit(0, len).expect("mapping a zero source");
+            *slot = Some(Scratch {
+                states: unfilled_states(capacity.div_ceil(g.page)),
+                zeros,
+                _zeros_res: res,
+            });
+        }
+    }
 }
 
 /// Bytes of zeroed pages installed per fault past the compacted end (64 pages of
@@ -112,9 +142,12 @@ pub fn zero_run(g: &flipgc_heap::Geometry) -> usize {
 
 /// `ENOENT` (the span is no longer registered).
 const ENOENT: i32 = flipgc_heap::sys::Errno::ENOENT as i32;
+/// `EEXIST` (a page is already there).
+const EEXIST: i32 = flipgc_heap::sys::Errno::EEXIST as i32;
+/// `EBUSY` (a page the kernel cannot move now).
+const EBUSY: i32 = flipgc_heap::sys::Errno::EBUSY as i32;
 
-/// `n` page states, all `UNFILLED`, from zeroed memory (the allocator's zeroed
-/// pages are not touched here: this runs inside the flip pause).
+/// `n` page states, all `UNFILLED`, from zeroed memory.
 fn unfilled_states(n: usize) -> Box<[AtomicU8]> {
     const _: () = assert!(UNFILLED == 0);
     let zeroed: Box<[u8]> = vec![0u8; n].into_boxed_slice();
@@ -131,7 +164,9 @@ impl RootTask for Compaction {
 
 impl Compaction {
     /// A compaction of the heap span ending at `end`, already registered on `uffd`;
-    /// from-space holds the old image in its first `from_bytes`.
+    /// from-space holds the old image in its first `from_bytes`. `scratch` comes
+    /// from [`Scratch::prepare`] (so nothing is allocated here, inside the flip
+    /// pause) and goes back to `inner.compaction_scratch` at the end.
     pub fn new(
         inner: Arc<HeapInner>,
         tables: FillTables,
@@ -139,18 +174,15 @@ impl Compaction {
         (end, from_bytes): (usize, usize),
         uffd: Userfault,
         mutators: Vec<Arc<MutatorShared>>,
+        scratch: Scratch,
     ) -> Compaction {
         let pages = tables.ctx(&inner, &layout).pages();
+        assert!(
+            pages <= scratch.states.len(),
+            "more to-space pages than the heap has"
+        );
         let geometry = flipgc_heap::Capabilities::probe().geometry;
-        let zero_len = zero_run(&geometry);
-        let zeros_res = flipgc_heap::Reservation::new(zero_len, geometry.page)
-            .expect("reserving a zero source");
-        let zeros = zeros_res
-            .commit(0, zero_len)
-            .expect("mapping a zero source");
         Compaction {
-            zeros,
-            _zeros_res: zeros_res,
             recycle_align: recycle_align(&geometry),
             run: run_pages(geometry.page),
             inner,
@@ -160,7 +192,8 @@ impl Compaction {
             from_bytes,
             uffd,
             mutators,
-            states: unfilled_states(pages),
+            pages,
+            scratch: Some(scratch),
             filled: AtomicUsize::new(0),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -168,12 +201,18 @@ impl Compaction {
         }
     }
 
+    /// The page states of this compaction's to-space.
+    #[inline]
+    fn states(&self) -> &[AtomicU8] {
+        &self.scratch.as_ref().expect("scratch until the end").states[..self.pages]
+    }
+
     fn page_bytes(&self) -> usize {
         self.layout.page_words * WORD
     }
 
     fn claim(&self, p: usize) -> bool {
-        self.states[p]
+        self.states()[p]
             .compare_exchange(UNFILLED, FILLING, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
@@ -217,14 +256,14 @@ impl Compaction {
                 ),
             }
         }
-        for s in &self.states[first..end] {
+        for s in &self.states()[first..end] {
             s.store(FILLED, Ordering::Release);
         }
         self.filled.fetch_add(end - first, Ordering::AcqRel);
     }
 
     fn done(&self) -> bool {
-        self.filled.load(Ordering::Acquire) == self.states.len()
+        self.filled.load(Ordering::Acquire) == self.pages
     }
 
     /// A background worker: claims runs of pages in address order and installs them.
@@ -232,7 +271,7 @@ impl Compaction {
         let _fatal = AbortOnUnwind::new("concurrent compaction (a page-filling worker)");
         let ctx = self.tables.ctx(&self.inner, &self.layout);
         let mut buf = vec![0u64; self.run * self.layout.page_words];
-        let pages = self.states.len();
+        let pages = self.pages;
         loop {
             let start = self.next.fetch_add(self.run, Ordering::Relaxed);
             if start >= pages {
@@ -272,7 +311,7 @@ impl Compaction {
         while !self.stop.load(Ordering::Acquire) {
             self.inner.inject.panic_once(InjectPoint::ServerPanic);
             installing.retain(|&(p, seen)| {
-                let done = self.states[p].load(Ordering::Acquire) == FILLED;
+                let done = self.states()[p].load(Ordering::Acquire) == FILLED;
                 if done {
                     stalls.push(seen.elapsed().as_nanos() as u64);
                 }
@@ -292,11 +331,11 @@ impl Compaction {
             let seen = Instant::now();
             for &addr in &faults {
                 let p = (addr - self.layout.base) / page;
-                if p >= self.states.len() {
+                if p >= self.pages {
                     self.zero_fill(addr);
                 } else if self.claim(p) {
                     self.install(&ctx, p, p + 1, &mut buf);
-                } else if self.states[p].load(Ordering::Acquire) == FILLING {
+                } else if self.states()[p].load(Ordering::Acquire) == FILLING {
                     installing.push((p, seen));
                     continue;
                 } else {
@@ -324,12 +363,13 @@ impl Compaction {
     /// the other CPUs (an inter-processor interrupt, expensive in a VM).
     fn zero_fill(&self, addr: usize) {
         let page = self.page_bytes();
-        let lo = self.layout.base + self.states.len() * page;
-        let run = self.zeros.len();
+        let lo = self.layout.base + self.pages * page;
+        let zeros = &self.scratch.as_ref().expect("scratch until the end").zeros;
+        let run = zeros.len();
         let run_start = (addr & !(run - 1)).max(lo);
         let run_end = ((addr & !(run - 1)) + run).min(self.end);
         let at = addr & !(page - 1);
-        let src = self.zeros.addr();
+        let src = zeros.addr();
         // SAFETY: the source reads as zeros for `run` bytes (an untouched private
         // mapping); the destination is page-aligned inside the registered span.
         match unsafe { self.uffd.copy(run_start, src, run_end - run_start, true) } {
@@ -390,56 +430,85 @@ impl Compaction {
     /// Every page is filled: recycles from-space's pages above the top into the
     /// heap, unregisters the heap, and releases the rest of from-space.
     fn release_memory(&self) {
-        let base = self.layout.base;
         let inner = &self.inner;
+        if inner.config.recycle_from_space {
+            self.recycle();
+        }
+        self.uffd
+            .unregister(self.layout.base, self.end - self.layout.base)
+            .expect("unregistering the heap");
+        // From-space has its own lock, which no mutator takes: the fresh mapping
+        // (milliseconds for a gigabyte with pages to free) holds up no allocation.
+        let mut from = inner.from_space.lock();
+        if self.from_bytes > 0 {
+            // A fresh mapping, not just MADV_DONTNEED: that would keep the page
+            // tables, and the next flip's mremap would spend its pause freeing them
+            // when it replaces from-space.
+            from.span.recommit().expect("recommit from-space");
+        }
+        from.populated = 0;
+    }
+
+    /// Recycling: the old image's pages above the allocation top go back into the
+    /// heap at the same offsets (moved, not copied), so later allocations write into
+    /// present pages instead of faulting fresh ones in. Chunk by chunk from the top
+    /// of the old image down, with the space lock held only to check that a chunk
+    /// is still above the allocation top: mutators keep allocating meanwhile.
+    ///
+    /// Why no allocation can see garbage: the dirty end is raised over the whole
+    /// range first, so every later carve there zeroes what it hands out; a carve
+    /// that races with a move zeroes either a moved page or a page the fault path
+    /// zero-filled (a move onto a present page fails with `EEXIST` and changes
+    /// nothing, and is skipped).
+    fn recycle(&self) {
+        let inner = &self.inner;
+        let base = self.layout.base;
+        let chunk = self.recycle_align;
+        let page = self.page_bytes();
         {
             let mut space = inner.space.lock();
-            // Recycling: the old image's pages above the allocation top go back into
-            // the heap (moved, not copied), so the next allocations write into present
-            // pages instead of faulting fresh ones in. Nobody touches memory above the
-            // top while the space lock is held.
-            let start = (space.top - base).next_multiple_of(self.recycle_align);
-            if inner.config.recycle_from_space && start < self.from_bytes {
-                let len = self.from_bytes - start;
-                // An injected failure stops the move half way (EBUSY), as a page the
-                // kernel cannot move would.
-                let fails = inner.inject.cycle(InjectPoint::UffdMove);
-                let try_len = if fails {
-                    (len / 2).next_multiple_of(self.page_bytes())
-                } else {
-                    len
-                };
-                // SAFETY: from-space is read by nobody now (every page is filled), and
-                // its contents are not needed any more.
-                let result = unsafe {
+            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
+        }
+        // An injected failure stops recycling half way, with EBUSY, as a page the
+        // kernel cannot move would.
+        let fails = inner.inject.cycle(InjectPoint::UffdMove);
+        let stop_at = if fails { self.from_bytes / 2 } else { 0 };
+        let mut hi = self.from_bytes;
+        while hi > 0 {
+            let lo = (hi - 1) / chunk * chunk;
+            let above_top = {
+                let space = inner.space.lock();
+                lo >= (space.top - base).next_multiple_of(chunk)
+            };
+            if !above_top {
+                break;
+            }
+            if lo < stop_at {
+                tracing::debug!(
+                    errno = EBUSY,
+                    "recycling from-space stopped early (injected)"
+                );
+                break;
+            }
+            let mut at = lo;
+            while at < hi {
+                // SAFETY: from-space is read by nobody now (every page is filled),
+                // and its contents are not needed any more.
+                let r = unsafe {
                     self.uffd
-                        .move_pages(base + start, self.layout.from + start, try_len)
+                        .move_pages(base + at, self.layout.from + at, hi - at)
                 };
-                let result = match result {
-                    Ok(()) if fails => Err((try_len, libc::EBUSY)),
-                    other => other,
-                };
-                let moved = match result {
-                    Ok(()) => len,
+                match r {
+                    Ok(()) => at = hi,
+                    // A page allocated (and zero-filled) meanwhile: skip it.
+                    Err((moved, EEXIST)) => at += moved + page,
                     Err((moved, errno)) => {
                         tracing::debug!(moved, errno, "recycling from-space stopped early");
-                        moved
+                        return;
                     }
-                };
-                if moved > 0 {
-                    space.dirty_end = space.dirty_end.max(base + start + moved);
                 }
             }
-            self.uffd
-                .unregister(base, self.end - base)
-                .expect("unregistering the heap");
-            if self.from_bytes > 0 {
-                // A fresh mapping, not just MADV_DONTNEED: that would keep the page
-                // tables, and the next flip's mremap would spend its pause freeing
-                // them when it replaces from-space.
-                space.from.recommit().expect("recommit from-space");
-            }
-            space.from_populated = 0;
+            hi = lo;
         }
     }
 
@@ -449,13 +518,13 @@ impl Compaction {
         for m in &self.mutators {
             m.fix_pending();
         }
-        let pages = self.states.len();
+        let pages = self.pages;
         let elapsed = self.started.elapsed();
         let inner = Arc::clone(&self.inner);
         // Every pending forwarding is applied (or being applied under its lock, by a
         // mutator or the coordinator, which then drop their reference): wait for them.
         let mut this = self;
-        let this = loop {
+        let mut this = loop {
             match Arc::try_unwrap(this) {
                 Ok(c) => break c,
                 Err(again) => {
@@ -465,6 +534,11 @@ impl Compaction {
             }
         };
         let top_word = this.layout.top_word;
+        let scratch = this.scratch.take().expect("scratch until the end");
+        scratch.states[..this.pages]
+            .iter()
+            .for_each(|s| s.store(UNFILLED, Ordering::Relaxed));
+        *inner.compaction_scratch.lock() = Some(scratch);
         this.tables
             .into_tables()
             .hand_back(&mut inner.collector.lock(), top_word);

@@ -80,6 +80,10 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let live_bytes = plan.live_words * WORD;
     drop(st);
     let uffd = open_userfault(inner);
+    #[cfg(target_os = "linux")]
+    if uffd.is_some() {
+        super::compaction::Scratch::prepare(&inner.compaction_scratch, inner.config.capacity);
+    }
 
     // 5. flip pause
     fatal.phase("the flip pause");

@@ -18,7 +18,7 @@ use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::pauselog::FlipSummary;
-use crate::space::moving::MovingSpace;
+use crate::space::moving::{FromSpace, MovingSpace};
 use flipgc_flip::{FlipReport, SourceState};
 use std::sync::Arc;
 
@@ -48,31 +48,33 @@ pub struct Moved {
 
 /// The one-pause cycle's flip: moves the used heap (`used` bytes) to from-space,
 /// recycling from-space's pages into the heap where possible. The world is stopped.
-pub fn move_recycling(inner: &HeapInner, moving: &mut MovingSpace, used: usize) -> Moved {
+pub fn move_recycling(
+    inner: &HeapInner,
+    moving: &mut MovingSpace,
+    from: &mut FromSpace,
+    used: usize,
+) -> Moved {
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let base = moving.base();
     let used_pages = used.next_multiple_of(page);
     // How far the heap may hold present, non-zero pages (objects, or recycled garbage
     // not yet carved again), and the same for from-space.
     let heap_extent = ((base + used).max(moving.dirty_end) - base).next_multiple_of(page);
-    let prev_from = moving.from_populated;
+    let prev_from = from.populated;
     // A copying flip writes into from-space's present pages as they are: parking
     // them would leave it to fault fresh pages in for the whole copy.
     let parked = inner.config.recycle_from_space
         && inner.config.flip != crate::config::FlipMode::Copy
         && prev_from > 0
-        && park(&mut moving.from, &mut moving.scratch);
+        && park(&mut from.span, &mut from.scratch);
     let report = inner
         .flipper_for_this_flip()
-        .flip_used(&mut moving.heap, &mut moving.from, used)
+        .flip_used(&mut moving.heap, &mut from.span, used)
         .expect("flipping two equal, disjoint spans");
     let moved = report.source != SourceState::Intact;
-    let recycled = parked && moved && park(&mut moving.scratch, &mut moving.heap);
+    let recycled = parked && moved && park(&mut from.scratch, &mut moving.heap);
     if parked && !recycled {
-        moving
-            .scratch
-            .release(0, prev_from)
-            .expect("release scratch");
+        from.scratch.release(0, prev_from).expect("release scratch");
     }
     // A move takes the heap's pages to from-space (and brings the parked ones into
     // the heap); a copy leaves the heap as it was and writes the used prefix into
@@ -118,6 +120,7 @@ pub fn pause(
     let mut p = Pause::stop(inner, "flip");
     p.phase("roots");
     let mut space = inner.space.lock();
+    let mut from = inner.from_space.lock();
     let mut los = inner.los.lock();
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
@@ -154,7 +157,7 @@ pub fn pause(
     let heap_extent = (flip_top.max(moving.dirty_end) - base).next_multiple_of(page);
     let report = inner
         .flipper_for_this_flip()
-        .flip_used(&mut moving.heap, &mut moving.from, used)
+        .flip_used(&mut moving.heap, &mut from.span, used)
         .expect("flipping two equal, disjoint spans");
     let moved = report.source != SourceState::Intact;
 
@@ -181,6 +184,11 @@ pub fn pause(
     #[cfg(target_os = "linux")]
     if let Some(uffd) = registered {
         let mutators = p.stopped.mutators.clone();
+        let scratch = inner
+            .compaction_scratch
+            .lock()
+            .take()
+            .expect("prepared before the pause");
         let compaction = Arc::new(super::compaction::Compaction::new(
             Arc::clone(inner),
             tables,
@@ -188,12 +196,13 @@ pub fn pause(
             (inner.end, heap_extent),
             uffd,
             mutators.clone(),
+            scratch,
         ));
         for m in &mutators {
             m.set_pending_forward(Arc::clone(&compaction) as Arc<dyn crate::roots::RootTask>);
         }
         *inner.cycle.lock() = CyclePhase::Compacting;
-        drop((space, los, st, globals));
+        drop((space, from, los, st, globals));
         inner.driver.flipped(n);
         p.end(details);
         // Roots of mutators that have not resumed yet (parked or blocking):
@@ -217,11 +226,11 @@ pub fn pause(
         fill.fill_all(inner.config.gc_workers);
     }
     p.phase("release");
-    let populated = moving.from_populated.max(used.next_multiple_of(page));
-    release::from_space(moving, inner.config.recycle_from_space, populated);
+    let populated = from.populated.max(used.next_multiple_of(page));
+    release::from_space(&mut from, inner.config.recycle_from_space, populated);
     tables.into_tables().hand_back(&mut st, layout.top_word);
     *inner.cycle.lock() = CyclePhase::Idle;
-    drop((space, los, st, globals));
+    drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
     (Flipped::InPause, min_free)

@@ -26,6 +26,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     inner.driver.started(n);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let mut space = inner.space.lock();
+    let mut from = inner.from_space.lock();
     let mut los = inner.los.lock();
     let mut st = inner.collector.lock();
     let mut globals = inner.globals.lock();
@@ -65,7 +66,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     roots::forward_all(inner, &p.stopped, &mut globals, &los, &fill);
 
     p.phase("flip");
-    let moved = flip::move_recycling(inner, &mut space, top - base);
+    let moved = flip::move_recycling(inner, &mut space, &mut from, top - base);
 
     p.phase("compact");
     fill.fill_all(inner.config.gc_workers);
@@ -79,7 +80,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         base + moved.heap_dirty,
     );
     release::from_space(
-        &mut space,
+        &mut from,
         inner.config.recycle_from_space,
         moved.from_populated,
     );
@@ -90,7 +91,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         los: (los.used(), los_freed),
         flip: Some(FlipSummary::of(&moved.report)),
     };
-    drop((space, los, st, globals));
+    drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
     let flipped_at = std::time::Instant::now();

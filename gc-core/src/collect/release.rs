@@ -4,7 +4,7 @@
 
 use super::bitmap::Bitmap;
 use super::CollectorState;
-use crate::space::moving::MovingSpace;
+use crate::space::moving::{FromSpace, MovingSpace};
 
 /// The side tables a cycle works with, out of the collector state meanwhile.
 pub struct Tables {
@@ -50,16 +50,13 @@ pub fn reset_space(space: &mut MovingSpace, new_top: usize, live_bytes: usize, d
 
 /// From-space after a compaction in the pause: its first `populated` bytes are
 /// present pages; kept for the next cycle (recycling) or released.
-pub fn from_space(space: &mut MovingSpace, recycle: bool, populated: usize) {
+pub fn from_space(from: &mut FromSpace, recycle: bool, populated: usize) {
     if recycle {
-        space.from_populated = populated;
+        from.populated = populated;
     } else {
         if populated > 0 {
-            space
-                .from
-                .release(0, populated)
-                .expect("release from-space");
+            from.span.release(0, populated).expect("release from-space");
         }
-        space.from_populated = 0;
+        from.populated = 0;
     }
 }

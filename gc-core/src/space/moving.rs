@@ -23,19 +23,12 @@ use crate::error::GcError;
 use crate::mem::WORD;
 use flipgc_heap::{Geometry, Level, Reservation, Span, Thp};
 
-/// The heap and from-space spans and the allocation top.
+/// The heap span and the allocation top: what mutators allocate from, under the
+/// heap's space lock.
 pub struct MovingSpace {
     _heap_res: Reservation,
-    _from_res: Reservation,
-    _scratch_res: Reservation,
     /// Where objects live between collections.
     pub heap: Span,
-    /// Where the heap's pages go at the flip.
-    pub from: Span,
-    /// Where from-space's populated pages wait during the flip (recycling).
-    pub scratch: Span,
-    /// Bytes at the start of from-space whose pages are present (recycling).
-    pub from_populated: usize,
     /// First free address (everything below is objects or fillers).
     pub top: usize,
     /// Bytes handed out since the last collection.
@@ -54,9 +47,25 @@ pub struct MovingSpace {
     pub min_free: usize,
 }
 
+/// From-space (where the heap's pages go at the flip) and the scratch span (where
+/// from-space's pages wait during a recycling flip). Only the collector touches it,
+/// under its own lock, so that slow work on it (a fresh mapping of a gigabyte
+/// takes milliseconds) never holds up a mutator's allocation.
+pub struct FromSpace {
+    _from_res: Reservation,
+    _scratch_res: Reservation,
+    /// From-space.
+    pub span: Span,
+    /// The scratch span.
+    pub scratch: Span,
+    /// Bytes at the start of from-space whose pages are present (recycling).
+    pub populated: usize,
+}
+
 impl MovingSpace {
-    /// Reserves and commits both spaces for `config` (already validated).
-    pub fn new(config: &HeapConfig, g: &Geometry) -> Result<MovingSpace, GcError> {
+    /// Reserves and commits the heap, from-space and scratch for `config` (already
+    /// validated).
+    pub fn new(config: &HeapConfig, g: &Geometry) -> Result<(MovingSpace, FromSpace), GcError> {
         let cap = config.capacity;
         let pmd = g.pmd.unwrap_or(g.page);
         let pud = g.pud.unwrap_or(pmd);
@@ -99,22 +108,25 @@ impl MovingSpace {
         } else {
             0
         };
-        Ok(MovingSpace {
+        let moving = MovingSpace {
             top: heap.addr(),
             dirty_end: heap.addr(),
             heap,
-            from,
-            scratch,
-            from_populated,
             _heap_res: heap_res,
-            _from_res: from_res,
-            _scratch_res: scratch_res,
             allocated_since_gc: 0,
             kept_by_last_gc: 0,
             live_by_last_gc: 0,
             allocated_total: 0,
             min_free: cap,
-        })
+        };
+        let from = FromSpace {
+            span: from,
+            scratch,
+            populated: from_populated,
+            _from_res: from_res,
+            _scratch_res: scratch_res,
+        };
+        Ok((moving, from))
     }
 
     /// First address of the heap span.
