@@ -94,8 +94,14 @@ pub struct HeapConfig {
     pub large_object_capacity: usize,
     /// Bytes of a thread-local allocation buffer.
     pub tlab_size: usize,
-    /// Threads doing collection work (marking, page filling).
+    /// Threads doing collection work inside pauses (marking and page filling in a
+    /// one-pause cycle, page filling in a flip pause that compacts in place).
     pub gc_workers: usize,
+    /// Threads doing collection work while mutators run (concurrent marking,
+    /// concurrent page filling): fewer than `gc_workers`, so that mutators keep CPUs
+    /// (a quarter of the CPUs by default, at least one, as the JVM's concurrent
+    /// collectors do).
+    pub concurrent_workers: usize,
     /// How the heap is moved at the flip.
     pub flip: FlipMode,
     /// Back the moving space with transparent huge pages.
@@ -161,7 +167,8 @@ pub const MAX_CAPACITY: usize = 16 << 40;
 impl HeapConfig {
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
-    /// capacity), one GC worker per CPU,
+    /// capacity), one GC worker per CPU (a quarter of them, at least one, while
+    /// mutators run),
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
     /// concurrent compaction where the kernel allows, no pre-touching.
     pub fn new(capacity: usize) -> HeapConfig {
@@ -171,6 +178,9 @@ impl HeapConfig {
             large_object_capacity: capacity,
             tlab_size: (32 << 10).min(capacity / 4 / 8 * 8).max(256),
             gc_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            concurrent_workers: std::thread::available_parallelism()
+                .map_or(1, |n| n.get() / 4)
+                .max(1),
             flip: FlipMode::Auto,
             thp: true,
             verify_after_gc: false,
@@ -232,6 +242,12 @@ impl HeapConfig {
             return bad(format!(
                 "GC worker count {} must be between 1 and 256",
                 self.gc_workers
+            ));
+        }
+        if self.concurrent_workers == 0 || self.concurrent_workers > 256 {
+            return bad(format!(
+                "concurrent worker count {} must be between 1 and 256",
+                self.concurrent_workers
             ));
         }
         if let GcTrigger::AfterBytes(0) = self.trigger {
@@ -334,6 +350,13 @@ mod tests {
                     ..HeapConfig::new(1 << 20)
                 },
                 "worker count 1000",
+            ),
+            (
+                HeapConfig {
+                    concurrent_workers: 0,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "concurrent worker count 0",
             ),
             (
                 HeapConfig {

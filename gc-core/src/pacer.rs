@@ -6,17 +6,22 @@
 //! cover the allocation until its flip. The pacer keeps online estimates of
 //! - `R`, the allocation rate (bytes/s): an exponentially weighted moving average of
 //!   rates sampled over windows of at least [`SAMPLE_NS`], and of their squared
-//!   deviation, so that `R_hi = R + 2σ` covers bursts (after ZGC's rule-based
-//!   heuristics, which add a margin for the rate's variance);
+//!   deviation, so that `R_hi = R + σ` covers some of the spread (after ZGC's
+//!   rule-based heuristics, which add a margin for the rate's variance);
 //! - `D`, a cycle's duration from its request to its flip, as a function of the live
 //!   data: `D = D0 + k·live`, where `k` (ns per live byte) is a moving average of
 //!   what past cycles took (their observed duration minus `D0`, over their live
-//!   bytes) and `D0` is a floor for the fixed costs.
+//!   bytes) and `D0` is a floor for the fixed costs;
+//! - `A`, the bytes mutators actually allocated from a cycle's request to its flip
+//!   (a moving average over past cycles): mutators allocate more slowly while the
+//!   collector shares the CPUs, so `R · D` alone overestimates.
 //!
 //! **The trigger.** A cycle starts when the free memory `F` falls to
-//! `T = R_hi · D · (1 + SAFETY) + RESERVE`: at the current rate, less would run out
-//! before the flip. `T` is recomputed at every rate sample and after every cycle,
-//! and mutators compare against it when they refill their allocation buffers. Until
+//! `T = max(A, R_hi · D) · (1 + SAFETY) + RESERVE`, with `R_hi = R + σ`: at the
+//! current rate, less would run out before the flip. The `R_hi · D` term follows a
+//! rate that jumps (a burst) within milliseconds; the `A` term keeps what was seen.
+//! `T` is recomputed at every rate sample and after every cycle, and mutators
+//! compare against it when they refill their allocation buffers. Until
 //! [`WARMUP_CYCLES`] cycles have been measured, a cycle also starts at half the
 //! capacity used.
 //!
@@ -37,8 +42,8 @@ pub const SAMPLE_NS: u64 = 2_000_000;
 const RATE_ALPHA: f64 = 0.3;
 /// Weight of a new cycle duration.
 const DURATION_ALPHA: f64 = 0.5;
-/// Extra margin on top of `R_hi · D`.
-pub const SAFETY: f64 = 0.5;
+/// Extra margin on top of `max(A, R_hi · D)`.
+pub const SAFETY: f64 = 0.25;
 /// Fixed part of a cycle's duration, at least (ns): the pauses, thread wake-ups.
 pub const D0_NS: f64 = 5_000_000.0;
 /// Cycles measured before the trigger relies on the estimates alone.
@@ -98,6 +103,8 @@ pub struct Estimates {
     pub ns_per_live: f64,
     /// Cycles measured.
     pub cycles: u32,
+    /// Bytes allocated from a cycle's request to its flip (moving average).
+    pub alloc_per_cycle: f64,
     /// Live bytes after the last cycle.
     pub live: usize,
     last_at_ns: u64,
@@ -108,7 +115,7 @@ pub struct Estimates {
 impl Estimates {
     /// `R_hi`, bytes per ns.
     pub fn rate_hi(&self) -> f64 {
-        self.rate + 2.0 * self.rate_var.max(0.0).sqrt()
+        self.rate + self.rate_var.max(0.0).sqrt()
     }
 
     /// `D` for `live` bytes, ns.
@@ -147,14 +154,17 @@ impl Estimates {
     }
 
     /// Records a finished cycle: `duration_ns` from its request to its flip, with
-    /// `live` bytes live after it.
-    pub fn cycle(&mut self, duration_ns: u64, live: usize) {
+    /// `live` bytes live after it, and `allocated` bytes allocated meanwhile.
+    pub fn cycle(&mut self, duration_ns: u64, live: usize, allocated: u64) {
         let k = (duration_ns as f64 - D0_NS).max(0.0) / live.max(1 << 20) as f64;
-        self.ns_per_live = if self.cycles == 0 {
-            k
+        let a = allocated as f64;
+        if self.cycles == 0 {
+            self.ns_per_live = k;
+            self.alloc_per_cycle = a;
         } else {
-            self.ns_per_live + DURATION_ALPHA * (k - self.ns_per_live)
-        };
+            self.ns_per_live += DURATION_ALPHA * (k - self.ns_per_live);
+            self.alloc_per_cycle += DURATION_ALPHA * (a - self.alloc_per_cycle);
+        }
         self.cycles += 1;
         self.live = live;
     }
@@ -162,7 +172,8 @@ impl Estimates {
     /// The trigger: free bytes at which a cycle must start, for a heap of `capacity`
     /// bytes with `reserve` bytes kept back.
     pub fn trigger(&self, capacity: usize, reserve: usize) -> usize {
-        let paced = self.rate_hi() * self.duration_ns(self.live) * (1.0 + SAFETY);
+        let need = (self.rate_hi() * self.duration_ns(self.live)).max(self.alloc_per_cycle);
+        let paced = need * (1.0 + SAFETY);
         let mut t = paced as usize + reserve;
         if self.cycles < WARMUP_CYCLES {
             t = t.max(capacity / 2);
@@ -217,9 +228,9 @@ impl Pacer {
     }
 
     /// A finished cycle (see [`Estimates::cycle`]).
-    pub fn cycle(&self, duration_ns: u64, live: usize) {
+    pub fn cycle(&self, duration_ns: u64, live: usize, allocated: u64) {
         self.update(|e| {
-            e.cycle(duration_ns, live);
+            e.cycle(duration_ns, live, allocated);
             true
         });
     }
@@ -260,15 +271,20 @@ mod tests {
         }
         assert!((e.rate - 1.0).abs() < 1e-9, "{}", e.rate);
         assert!(e.rate_var < 1e-9);
-        // Two cycles of 105 ms with 100 MiB live: k = 100 ms / 100 MiB.
-        e.cycle(105 * MS, 100 << 20);
-        e.cycle(105 * MS, 100 << 20);
+        // Two cycles of 105 ms with 100 MiB live, allocating 50 MB each:
+        // k = 100 ms / 100 MiB.
+        e.cycle(105 * MS, 100 << 20, 50_000_000);
+        e.cycle(105 * MS, 100 << 20, 50_000_000);
         let k = 100.0 * MS as f64 / (100u64 << 20) as f64;
         assert!((e.ns_per_live - k).abs() < 1e-12);
         assert!((e.duration_ns(100 << 20) - 105.0 * MS as f64).abs() < 1.0);
-        // T = 1 B/ns * 105 ms * 1.5 + reserve, under the capacity.
+        // T = max(50 MB, 1 B/ns * 105 ms) * 1.25 + reserve, under the capacity.
         let t = e.trigger(1 << 30, 1 << 20);
-        assert_eq!(t, (105.0 * MS as f64 * 1.5) as usize + (1 << 20));
+        assert_eq!(t, (105.0 * MS as f64 * 1.25) as usize + (1 << 20));
+        // When cycles allocated more than R·D predicts, that is what counts.
+        e.cycle(105 * MS, 100 << 20, 500_000_000);
+        let a = 50e6 + 0.5 * (500e6 - 50e6);
+        assert_eq!(e.trigger(1 << 30, 0), (a * 1.25) as usize);
     }
 
     #[test]
@@ -294,9 +310,9 @@ mod tests {
     fn warmup_triggers_at_half_the_capacity_at_least() {
         let mut e = Estimates::default();
         assert_eq!(e.trigger(1 << 30, 0), 1 << 29);
-        e.cycle(10 * MS, 1 << 20);
+        e.cycle(10 * MS, 1 << 20, 0);
         assert_eq!(e.trigger(1 << 30, 0), 1 << 29, "one cycle is not enough");
-        e.cycle(10 * MS, 1 << 20);
+        e.cycle(10 * MS, 1 << 20, 0);
         // No allocation measured yet: the trigger is just the reserve now.
         assert_eq!(e.trigger(1 << 30, 4096), 4096);
     }
@@ -306,8 +322,8 @@ mod tests {
         let mut e = Estimates::default();
         e.sample(0, 0);
         e.sample(10 * MS, 10_000_000_000); // 1000 B/ns
-        e.cycle(10_000 * MS, 1 << 30);
-        e.cycle(10_000 * MS, 1 << 30);
+        e.cycle(10_000 * MS, 1 << 30, 0);
+        e.cycle(10_000 * MS, 1 << 30, 0);
         assert_eq!(e.trigger(1 << 30, 0), 1 << 30);
     }
 
@@ -326,8 +342,8 @@ mod tests {
         assert_eq!(p.trigger(), 1 << 29);
         p.sample(0, 0);
         p.sample(10 * MS, 10_000_000);
-        p.cycle(55 * MS, 50 << 20);
-        p.cycle(55 * MS, 50 << 20);
+        p.cycle(55 * MS, 50 << 20, 0);
+        p.cycle(55 * MS, 50 << 20, 0);
         let e = p.estimates();
         assert_eq!(p.trigger(), e.trigger(1 << 30, 0));
         assert!(p.trigger() < 1 << 29);

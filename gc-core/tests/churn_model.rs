@@ -197,6 +197,7 @@ fn run(
     cfg.flip = mode;
     cfg.verify_after_gc = true;
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.tlab_size = 4096;
     cfg.large_object_threshold = 16 << 10;
     cfg.recycle_from_space = recycle;

@@ -24,6 +24,7 @@ fn heap_with(capacity: usize, concurrent: bool, verify: bool) -> Option<(Heap, T
     let (r, node) = registry();
     let mut cfg = HeapConfig::new(capacity);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = verify;
     cfg.concurrent_compaction = concurrent;
     let heap = Heap::new(cfg, r).unwrap();
@@ -214,6 +215,7 @@ fn the_in_pause_fallback_gives_the_same_graph() {
     let (r, _) = registry();
     let mut cfg = HeapConfig::new(64 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = true;
     cfg.concurrent_marking = false;
     let stw = Heap::new(cfg, r).unwrap();

@@ -49,6 +49,7 @@ fn hold_marking() -> (CycleHook, mpsc::Receiver<()>, mpsc::Sender<()>) {
 fn config(barrier: bool, hook: CycleHook) -> HeapConfig {
     let mut cfg = HeapConfig::new(8 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = true;
     cfg.satb_barrier = barrier;
     cfg.cycle_hook = Some(hook);
@@ -196,6 +197,7 @@ fn extra_marking_rounds_give_the_same_graph() {
     let (r, t) = registry();
     let mut cfg = HeapConfig::new(8 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = true;
     cfg.inject = Some(InjectPoint::MarkRounds);
     let heap = Heap::new(cfg, r).unwrap();

@@ -24,6 +24,7 @@ fn heap(capacity: usize) -> (Heap, Types) {
     };
     let mut cfg = HeapConfig::new(capacity);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = true;
     (Heap::new(cfg, r).unwrap(), t)
 }

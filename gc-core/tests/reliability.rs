@@ -66,6 +66,7 @@ fn black_objects_survive_the_fallback(point: InjectPoint) {
     };
     let mut cfg = HeapConfig::new(8 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.verify_after_gc = true;
     cfg.inject = Some(point);
     cfg.cycle_hook = Some(CycleHook(Arc::new(hook)));
@@ -177,6 +178,7 @@ fn published_objects_are_seen_whole() {
     let (types, node) = registry();
     let mut cfg = HeapConfig::new(4 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let mailbox = m.alloc(node, 0).unwrap();
@@ -244,6 +246,7 @@ fn compacting_workload(point: InjectPoint) {
     let (types, node) = registry();
     let mut cfg = HeapConfig::new(8 << 20);
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.inject = Some(point);
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();

@@ -919,6 +919,7 @@ fn run(mode: FlipMode, seed: u64) {
     cfg.flip = mode;
     cfg.verify_after_gc = true;
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.tlab_size = 4096;
     let heap = Heap::new(cfg, types).expect("building the heap");
     let ctx = std::sync::Arc::new(Ctx {
@@ -984,6 +985,7 @@ fn collect_storm(mode: FlipMode, recycle_from_space: bool) {
     cfg.recycle_from_space = recycle_from_space;
     cfg.verify_after_gc = true;
     cfg.gc_workers = 2;
+    cfg.concurrent_workers = 2;
     cfg.tlab_size = 4096;
     let heap = Heap::new(cfg, types).expect("building the heap");
     let done = std::sync::Arc::new(

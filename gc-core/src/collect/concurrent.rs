@@ -58,7 +58,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         loop {
             rounds += 1;
             fatal.phase("concurrent marking");
-            concurrent_mark::round(&ctx, &inner.intake, &inner.inject, inner.config.gc_workers);
+            let workers = inner.config.concurrent_workers;
+            concurrent_mark::round(&ctx, &inner.intake, &inner.inject, workers);
             fatal.phase("the mark-end pause");
             let done = concurrent_mark::end(inner, &ctx, round, |pause| {
                 if inner.config.verify_after_gc {
@@ -87,14 +88,14 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
 
     // 5. flip pause
     fatal.phase("the flip pause");
-    let (flipped, min_free) = flip::pause(inner, n, boundary, plan, uffd);
+    let (flipped, min_free, allocated_total_at_flip) = flip::pause(inner, n, boundary, plan, uffd);
     let flipped_at = std::time::Instant::now();
 
     // 6. concurrent compaction
     #[cfg(target_os = "linux")]
     if let flip::Flipped::Concurrent(compaction) = flipped {
         fatal.phase("concurrent compaction");
-        compaction.run(inner.config.gc_workers);
+        compaction.run(inner.config.concurrent_workers);
     }
     #[cfg(not(target_os = "linux"))]
     let _ = flipped;
@@ -109,6 +110,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         flipped_at,
         live_bytes,
         min_free,
+        allocated_total_at_flip,
         mark_rounds: rounds,
     }
 }

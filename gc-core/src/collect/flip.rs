@@ -115,7 +115,7 @@ pub fn pause(
     boundary: usize,
     plan: Plan,
     uffd: Option<flipgc_heap::Userfault>,
-) -> (Flipped, usize) {
+) -> (Flipped, usize, u64) {
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let mut p = Pause::stop(inner, "flip");
     p.phase("roots");
@@ -127,6 +127,7 @@ pub fn pause(
     let base = space.base();
     let flip_top = space.top;
     let min_free = space.min_free.min(space.end() - flip_top);
+    let allocated_total = space.allocated_total;
     let compacted_end = base + st.page_first.len() * page;
     let black = flip_top > boundary;
     let tables = Tables::take(&mut st);
@@ -210,7 +211,7 @@ pub fn pause(
         for m in &mutators {
             m.fix_pending();
         }
-        return (Flipped::Concurrent(compaction), min_free);
+        return (Flipped::Concurrent(compaction), min_free, allocated_total);
     }
     #[cfg(not(target_os = "linux"))]
     let _ = registered;
@@ -233,7 +234,7 @@ pub fn pause(
     drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
-    (Flipped::InPause, min_free)
+    (Flipped::InPause, min_free, allocated_total)
 }
 
 /// Registers the emptied heap span with userfaultfd (MISSING mode), unless

@@ -32,6 +32,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let mut globals = inner.globals.lock();
     let (base, top) = (space.base(), space.top);
     let min_free = space.min_free.min(space.end() - top);
+    let allocated_total_at_flip = space.allocated_total;
 
     p.phase("mark");
     let roots = roots::gather(&p.stopped, &globals);
@@ -104,6 +105,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         flipped_at,
         live_bytes: live_words * WORD,
         min_free,
+        allocated_total_at_flip,
         mark_rounds: 0,
     }
 }

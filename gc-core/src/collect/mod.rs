@@ -89,10 +89,10 @@ pub struct CycleStart {
 /// cycle where concurrent marking is off; then records it and tells the pacer.
 pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
     let started = Instant::now();
-    let free_at_start = {
+    let (free_at_start, allocated_at_start) = {
         let mut space = inner.space.lock();
         space.min_free = space.end() - space.top;
-        space.min_free
+        (space.min_free, space.allocated_total)
     };
     let rate = inner.pacer.estimates().rate;
     let trigger = inner.pacer.trigger();
@@ -103,7 +103,12 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         full::run(inner, c.n)
     };
     let to_flip = out.flipped_at - c.requested_at;
-    inner.pacer.cycle(to_flip.as_nanos() as u64, out.live_bytes);
+    let allocated = out
+        .allocated_total_at_flip
+        .saturating_sub(allocated_at_start);
+    inner
+        .pacer
+        .cycle(to_flip.as_nanos() as u64, out.live_bytes, allocated);
     let since = |t: Instant| (t - inner.started).as_nanos() as u64;
     let record = CycleRecord {
         n: c.n,
@@ -131,6 +136,8 @@ pub struct CycleOutcome {
     pub live_bytes: usize,
     /// The least free memory in the moving space from the cycle's start to its flip.
     pub min_free: usize,
+    /// The moving space's bytes allocated since the heap began, at the flip.
+    pub allocated_total_at_flip: u64,
     /// Concurrent marking rounds (0 for a one-pause cycle).
     pub mark_rounds: u32,
 }
