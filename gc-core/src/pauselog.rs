@@ -96,6 +96,8 @@ pub struct CycleRecord {
     pub requested_at_ns: u64,
     /// When the driver started it (ns).
     pub started_at_ns: u64,
+    /// When marking ended (the final mark-end pause's, or the one pause's, end).
+    pub marked_at_ns: u64,
     /// When its memory became available: the flip pause's (or the one pause's) end.
     pub flipped_at_ns: u64,
     /// When it was over (compaction and verification included).

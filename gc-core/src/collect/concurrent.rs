@@ -73,6 +73,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         }
     }
 
+    let marked_at = std::time::Instant::now();
+
     // 4. plan, concurrent
     fatal.phase("the concurrent plan");
     hook(CyclePoint::Planning);
@@ -107,6 +109,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         super::verify::verify_now(inner);
     }
     CycleOutcome {
+        marked_at,
         flipped_at,
         live_bytes,
         min_free,

@@ -102,6 +102,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         super::verify::verify_now(inner);
     }
     CycleOutcome {
+        marked_at: flipped_at,
         flipped_at,
         live_bytes: live_words * WORD,
         min_free,

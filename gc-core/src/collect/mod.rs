@@ -115,6 +115,7 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         reason: c.reason.name(),
         requested_at_ns: since(c.requested_at),
         started_at_ns: since(started),
+        marked_at_ns: since(out.marked_at),
         flipped_at_ns: since(out.flipped_at),
         done_at_ns: since(Instant::now()),
         free_at_start: free_at_start as u64,
@@ -130,6 +131,8 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
 
 /// What a cycle reports to `run_cycle`.
 pub struct CycleOutcome {
+    /// When marking ended.
+    pub marked_at: Instant,
     /// When its memory became available (the flip, or the one pause, ended).
     pub flipped_at: Instant,
     /// Live bytes found by marking.
