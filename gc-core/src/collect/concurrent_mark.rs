@@ -113,6 +113,7 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
             unsafe { crate::space::tlab::write_filler(top, (boundary - top) / WORD) };
             space.top = boundary;
         }
+        space.black_carves = Some(Vec::new());
         boundary
     };
     inner.los.lock().black = true;

@@ -8,13 +8,16 @@
 //! ([`Forwarding`]). Pages are independent: any order, any thread, into place or
 //! into a buffer that userfaultfd installs (`concurrent.rs`).
 //!
-//! Black allocation (concurrent cycles only): objects allocated between the mark
-//! pause and the flip pause lie in `[boundary, flip_top)` (the boundary is
-//! page-aligned). They are live by definition and move by one constant, page-aligned
-//! `slide`, so to-space page `p >= compacted_pages` is from-space page `p + slide /
-//! page`, with its references forwarded. [`BlackPages`] gives, per such page, the
-//! object covering its first word: one walk of the black objects' headers in
-//! from-space, done by the first page fill that needs it (not in the flip pause).
+//! Black allocation (concurrent cycles only): objects allocated between the
+//! mark-start pause and the flip pause lie in `[boundary, flip_top)` (the boundary
+//! is page-aligned). They are live by definition and move by one constant,
+//! page-aligned `slide`, so to-space page `p >= compacted_pages` is from-space page
+//! `p + slide / page`, with its references forwarded. To find the object covering a
+//! black page's first word, filling starts from the nearest allocation before it:
+//! every carve of that region (a whole allocation buffer, or one large object) was
+//! logged (`black_starts`, in address order), and objects are contiguous inside a
+//! carve, so the walk is at most one allocation buffer long. Nothing is built in
+//! the flip pause, and nothing is allocated while filling.
 //!
 //! The per-page plan (`page_first`) comes from `plan.rs`.
 
@@ -25,7 +28,6 @@ use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::{Header, TypeRegistry};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 /// Where compaction reads and writes (addresses are absolute).
 #[derive(Clone, Copy, Debug)]
@@ -49,20 +51,21 @@ pub struct Layout {
 }
 
 /// What page filling reads, owned for the time of a compaction: the side tables,
-/// the prefix sums, and the black pages' table (built on first use).
+/// the prefix sums, and the starts of the black region's carves.
 pub struct FillTables {
     tables: Tables,
     fwd: Forwarding,
-    black: BlackPages,
+    black_starts: Vec<usize>,
 }
 
 impl FillTables {
-    /// The tables of a plan.
-    pub fn new(tables: Tables, fwd: Forwarding) -> FillTables {
+    /// The tables of a plan; `black_starts` are the black region's carve starts, in
+    /// address order (empty without black allocation).
+    pub fn new(tables: Tables, fwd: Forwarding, black_starts: Vec<usize>) -> FillTables {
         FillTables {
             tables,
             fwd,
-            black: BlackPages::default(),
+            black_starts,
         }
     }
 
@@ -75,7 +78,7 @@ impl FillTables {
             fwd: &self.fwd,
             page_first: &self.tables.page_first,
             at: *layout,
-            black: &self.black,
+            black_starts: &self.black_starts,
         }
     }
 
@@ -99,63 +102,8 @@ pub struct FillCtx<'a> {
     pub page_first: &'a [(usize, usize)],
     /// Where everything is.
     pub at: Layout,
-    /// Per black to-space page, the object covering its first word (built lazily).
-    pub black: &'a BlackPages,
-}
-
-/// The black region's per-page table, built on first use.
-#[derive(Debug, Default)]
-pub struct BlackPages(OnceLock<Vec<usize>>);
-
-impl BlackPages {
-    /// Per black page, the old address of the object covering its first word;
-    /// walks the black region in `ctx`'s from-space the first time (callers racing
-    /// for it wait for that one walk).
-    pub fn first(&self, ctx: &FillCtx<'_>) -> &[usize] {
-        self.0.get_or_init(|| {
-            black_first(
-                ctx.types,
-                ctx.at.base,
-                ctx.at.from,
-                ctx.at.boundary,
-                ctx.at.flip_top,
-                ctx.at.page_words * WORD,
-            )
-        })
-    }
-}
-
-/// For each page of the black region `[boundary, flip_top)` (old addresses,
-/// `boundary` page-aligned), the old address of the object covering its first word.
-/// Walks the objects' headers in from-space (`from` holds the old image at the same
-/// offsets as `base`).
-pub fn black_first(
-    types: &TypeRegistry,
-    base: usize,
-    from: usize,
-    boundary: usize,
-    flip_top: usize,
-    page: usize,
-) -> Vec<usize> {
-    let mut out = Vec::with_capacity((flip_top - boundary).div_ceil(page));
-    let mut obj = boundary;
-    let mut size = 0;
-    let mut start = boundary;
-    while start < flip_top {
-        while obj + size <= start {
-            obj += size;
-            // SAFETY: `obj` is an object (or filler) header below the flip top: black
-            // objects are contiguous from the boundary; from-space is read-only now.
-            let h = Header(unsafe { mem::load(from + (obj - base)) });
-            size = WORD
-                * types
-                    .object_words(h)
-                    .expect("black object has a valid header");
-        }
-        out.push(obj);
-        start += page;
-    }
-    out
+    /// The black region's carve starts (old addresses), in address order.
+    pub black_starts: &'a [usize],
 }
 
 impl FillCtx<'_> {
@@ -210,6 +158,31 @@ impl FillCtx<'_> {
         }
     }
 
+    /// The old address of the black object covering old address `at`: walks from
+    /// the last carve start at or before it.
+    fn black_cover(&self, at: usize) -> usize {
+        let i = self.black_starts.partition_point(|&c| c <= at);
+        let mut obj = if i == 0 {
+            self.at.boundary
+        } else {
+            self.black_starts[i - 1]
+        };
+        loop {
+            // SAFETY: `obj` is an object (or filler) header below the flip top: black
+            // objects are contiguous inside each carve; from-space is read-only now.
+            let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
+            let size = WORD
+                * self
+                    .types
+                    .object_words(h)
+                    .expect("black object has a valid header");
+            if obj + size > at {
+                return obj;
+            }
+            obj += size;
+        }
+    }
+
     /// Black page `q`: one from-space page, references forwarded, zero past the end.
     fn fill_black(&self, q: usize, out: usize) {
         let page = self.at.page_words * WORD;
@@ -220,7 +193,7 @@ impl FillCtx<'_> {
         unsafe { mem::copy_words(self.at.from + (start - self.at.base), out, n) };
         // SAFETY: the rest of the caller's buffer.
         unsafe { mem::zero_words(out + n * WORD, self.at.page_words - n) };
-        let mut obj = self.black.first(self)[q];
+        let mut obj = self.black_cover(start);
         while obj < (start + page).min(self.at.flip_top) {
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });

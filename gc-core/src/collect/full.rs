@@ -62,7 +62,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         slide: 0,
     };
     let (live_words, live_objects) = (plan.live_words, plan.live_objects);
-    let tables = FillTables::new(Tables::take(&mut st), plan.fwd);
+    let tables = FillTables::new(Tables::take(&mut st), plan.fwd, Vec::new());
     let fill = tables.ctx(inner, &layout);
     roots::forward_all(inner, &p.stopped, &mut globals, &los, &fill);
 

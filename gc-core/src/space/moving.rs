@@ -45,6 +45,10 @@ pub struct MovingSpace {
     pub allocated_total: u64,
     /// The least free bytes seen at a carve since the current cycle started.
     pub min_free: usize,
+    /// While a concurrent cycle allocates black (from its mark-start pause to its
+    /// flip pause): the start of every carve, in address order (compaction finds
+    /// black objects from them).
+    pub black_carves: Option<Vec<usize>>,
 }
 
 /// From-space (where the heap's pages go at the flip) and the scratch span (where
@@ -118,6 +122,7 @@ impl MovingSpace {
             live_by_last_gc: 0,
             allocated_total: 0,
             min_free: cap,
+            black_carves: None,
         };
         let from = FromSpace {
             span: from,
@@ -149,6 +154,9 @@ impl MovingSpace {
         let bytes = words * WORD;
         if self.end() - self.top >= bytes {
             let at = self.top;
+            if let Some(log) = &mut self.black_carves {
+                log.push(at);
+            }
             self.top += bytes;
             self.allocated_since_gc += bytes;
             self.allocated_total += bytes as u64;
