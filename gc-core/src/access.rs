@@ -20,7 +20,7 @@
 
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{Header, RefField, ShapeKind, TypeId, WordField};
+use crate::object::{Header, RefField, ShapeKind, TypeId, WordField, HASHED};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -43,7 +43,7 @@ impl Mutator {
             && self.owns(obj.addr)
             // SAFETY: `obj` lies in this heap (checked just before): its header word
             // is mapped.
-            && unsafe { mem::load(obj.addr) } == header;
+            && unsafe { mem::load(obj.addr) } & !HASHED == header;
         if !ok {
             self.descriptor_mismatch(obj, header, registry);
         }
@@ -60,6 +60,19 @@ impl Mutator {
         let h = self.header_of(obj);
         let got = types.get(h.type_id()).map_or("?", |t| &t.name);
         panic!("field of type {want:?} used on {obj:?}, an object of type {got:?}");
+    }
+
+    /// The address of field `field` of `obj`, after checking that it exists and is
+    /// (`want_ref`) or is not a reference field; and whether it is a weak field.
+    #[inline(always)]
+    fn ref_slot(&self, obj: Gc<'_>, field: usize) -> (usize, bool) {
+        let at = self.field_slot(obj, field, true);
+        let h = Header(
+            // SAFETY: checked by `field_slot`: `obj` is an object of this heap.
+            unsafe { mem::load(obj.addr) },
+        );
+        let weak = field < 64 && self.heap.inner.types.weak_mask(h) >> field & 1 != 0;
+        (at, weak)
     }
 
     /// The address of field `field` of `obj`, after checking that it exists and is
@@ -85,12 +98,16 @@ impl Mutator {
     // ---- by descriptor ----
 
     /// The reference in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
+    /// A weak field reads as `None` once its referent was found unreachable.
     #[inline]
     pub fn get_ref<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
         self.check_descriptor(obj, f.header, f.registry);
         // SAFETY: the field lies inside `obj` (its type's layout, checked when `f`
         // was made and by the header compare). Acquire: see the module docs.
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+        if f.weak {
+            self.weak_read(v);
+        }
         (v != 0).then(|| Gc::new(v))
     }
 
@@ -101,7 +118,11 @@ impl Mutator {
         self.check_descriptor(obj, f.header, f.registry);
         let v = self.checked_value(value);
         let slot = obj.addr + f.offset as usize;
-        self.pre_write(slot);
+        if f.weak {
+            self.pre_write_weak(obj.addr);
+        } else {
+            self.pre_write(slot);
+        }
         // SAFETY: as in `get_ref`; `v` is null or an object of this heap. Release:
         // publishes `v`'s header and fields to readers.
         unsafe { mem::store_release(slot, v as u64) };
@@ -140,19 +161,26 @@ impl Mutator {
     /// Panics if it is not a reference field.
     #[inline]
     pub fn read_ref<'m>(&'m self, obj: Gc<'m>, field: usize) -> Option<Gc<'m>> {
-        let at = self.field_slot(obj, field, true);
+        let (at, weak) = self.ref_slot(obj, field);
         // SAFETY: `at` is a field of a live object of this heap. Acquire: the
         // referent's header and fields, written before it was published, are visible.
         let v = unsafe { mem::load_acquire(at) } as usize;
+        if weak {
+            self.weak_read(v);
+        }
         (v != 0).then(|| Gc::new(v))
     }
 
     /// Stores `value` into reference field `field` of `obj`.
     #[inline]
     pub fn write_ref(&self, obj: Gc<'_>, field: usize, value: Option<Gc<'_>>) {
-        let at = self.field_slot(obj, field, true);
+        let (at, weak) = self.ref_slot(obj, field);
         let v = self.checked_value(value);
-        self.pre_write(at);
+        if weak {
+            self.pre_write_weak(obj.addr);
+        } else {
+            self.pre_write(at);
+        }
         // SAFETY: `at` is a field of a live object of this heap; `v` is null or an
         // object of this heap. Release: publishes `v`'s header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };

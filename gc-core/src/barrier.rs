@@ -57,6 +57,40 @@ impl Mutator {
         }
     }
 
+    /// The weak-reference barrier: a reference read from a weak field or a weak
+    /// handle while marking is logged as live (MMTk's rule for snapshot collectors:
+    /// a weak load enqueues its referent), so that a mutator that makes it strongly
+    /// reachable again (stores it into an object already scanned) cannot lose it.
+    #[inline(always)]
+    pub(crate) fn weak_read(&self, v: usize) {
+        if self.marking && v != 0 {
+            self.log_value(v);
+        }
+    }
+
+    /// The barrier before a store into a *weak* field of `holder`: weak fields are not
+    /// followed by marking, so nothing is logged for the old value; instead, while
+    /// marking, the holder is noted, so that the end of marking clears its weak
+    /// fields if their referents died (an object allocated during marking is never
+    /// scanned, so marking would not find it otherwise).
+    #[inline(always)]
+    pub(crate) fn pre_write_weak(&self, holder: usize) {
+        if self.marking {
+            self.heap.inner.intake.note_weak_holder(holder);
+        }
+    }
+
+    #[inline(never)]
+    fn log_value(&self, v: usize) {
+        // SAFETY: as in `log_overwritten`.
+        let buf = unsafe { &mut *self.satb.0.get() };
+        buf.push(v);
+        if buf.len() >= BUFFER {
+            let full = std::mem::replace(buf, Vec::with_capacity(BUFFER));
+            self.heap.inner.intake.push(full);
+        }
+    }
+
     /// Hands the logged references in (before this mutator stops).
     pub(crate) fn flush_barrier(&mut self) {
         let buf = self.satb.0.get_mut();

@@ -73,6 +73,10 @@ pub(crate) struct HeapInner {
     pub los_marks: Arc<LosMarks>,
     /// When cycles start, and the pressure on allocating threads.
     pub pacer: Pacer,
+    /// Identity hashes handed out (`hash.rs`).
+    pub hashes: Mutex<crate::hash::IdentityHashes>,
+    /// Every finalizer queue made for this heap (dead ones are dropped as found).
+    pub queues: Mutex<Vec<std::sync::Weak<crate::finalize::QueueShared>>>,
     /// Concurrent compaction's reused buffers, made before the first flip pause.
     #[cfg(target_os = "linux")]
     pub compaction_scratch: Mutex<Option<crate::collect::compaction::Scratch>>,
@@ -130,6 +134,8 @@ impl Heap {
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
             pacer: Pacer::new(config.capacity, 8 * config.tlab_size),
+            queues: Mutex::new(Vec::new()),
+            hashes: Mutex::default(),
             #[cfg(target_os = "linux")]
             compaction_scratch: Mutex::new(None),
             intake: Arc::default(),
@@ -211,6 +217,12 @@ impl Heap {
     /// [`crate::Mutator::blocking`].
     pub fn wait_idle(&self) {
         self.inner.driver.wait_idle();
+    }
+
+    /// Objects that were given an identity hash and are still alive as of the last
+    /// collection ([`Mutator::identity_hash`](crate::Mutator::identity_hash)).
+    pub fn hashed_objects(&self) -> usize {
+        self.inner.hashes.lock().len()
     }
 
     /// How many times the configured fault-injection point

@@ -91,8 +91,8 @@ pub struct Mutator {
     /// from the heap, fixed for its life): `owns` is two compares.
     base: usize,
     cap: usize,
-    los_base: usize,
-    los_cap: usize,
+    pub(crate) los_base: usize,
+    pub(crate) los_cap: usize,
     /// The heap's type registry identity, which descriptors must carry.
     pub(crate) registry: u32,
     /// Objects of at least this many words go to the large-object space.
@@ -318,7 +318,7 @@ impl Mutator {
         }
     }
 
-    fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
+    pub(crate) fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
         self.safepoint();
         if let crate::config::GcTrigger::AfterBytes(_) = self.heap.inner.config.trigger {
             self.heap.inner.space.lock().allocated_since_gc += words * WORD;

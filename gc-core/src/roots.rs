@@ -68,13 +68,17 @@ unsafe impl Sync for MutatorShared {}
 // SAFETY: as above; the contents are plain data.
 unsafe impl Send for MutatorShared {}
 
-/// Handle slots and the root stack.
+/// Handle slots, the root stack, and weak handle slots.
 #[derive(Default)]
 pub struct RootTable {
     slots: Vec<u64>,
     free: Vec<u32>,
     /// The root stack.
     pub stack: Vec<u64>,
+    /// Weak handles: not roots (marking does not follow them), cleared when their
+    /// referent is found unreachable, forwarded like the others otherwise.
+    weak: Vec<u64>,
+    weak_free: Vec<u32>,
 }
 
 impl RootTable {
@@ -109,12 +113,30 @@ impl RootTable {
     }
 
     /// Calls `f` on every root (free slots hold 0 and are skipped by callers via the
-    /// null check).
+    /// null check). Weak handles are not roots: see [`RootTable::for_each_weak_mut`].
     pub fn for_each_mut(&mut self, f: impl FnMut(&mut u64)) {
         self.slots
             .iter_mut()
             .chain(self.stack.iter_mut())
             .for_each(f);
+    }
+
+    /// Calls `f` on every weak handle slot (0 in free or cleared ones).
+    pub fn for_each_weak_mut(&mut self, f: impl FnMut(&mut u64)) {
+        self.weak.iter_mut().for_each(f);
+    }
+
+    fn add_weak(&mut self, value: u64) -> u32 {
+        match self.weak_free.pop() {
+            Some(i) => {
+                self.weak[i as usize] = value;
+                i
+            }
+            None => {
+                self.weak.push(value);
+                u32::try_from(self.weak.len() - 1).expect("more than 4 billion weak handles")
+            }
+        }
     }
 }
 
@@ -289,6 +311,46 @@ impl std::fmt::Debug for Handle {
     }
 }
 
+/// A weak reference owned by one mutator (not `Send`): it does not keep its object
+/// alive, and reads as `None` once a collection found the object unreachable;
+/// while the object lives, the collector keeps it pointing there. Read it with
+/// `Mutator::get_weak`; dropping it frees the slot.
+pub struct WeakHandle {
+    shared: NonNull<MutatorShared>,
+    slot: u32,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl WeakHandle {
+    fn shared(&self) -> &MutatorShared {
+        // SAFETY: as for `Handle::shared` (weak handles count in `handles` too).
+        unsafe { self.shared.as_ref() }
+    }
+}
+
+impl Drop for WeakHandle {
+    fn drop(&mut self) {
+        let shared = self.shared();
+        shared.check_handle_use("dropped");
+        // SAFETY: as in `Handle::drop`.
+        let table = unsafe { shared.roots() };
+        table.weak[self.slot as usize] = 0;
+        table.weak_free.push(self.slot);
+        let left = shared.handles.get() - 1;
+        shared.handles.set(left);
+        if left == 0 && shared.orphaned.get() {
+            // SAFETY: as in `Handle::drop`.
+            unsafe { Arc::decrement_strong_count(self.shared.as_ptr()) };
+        }
+    }
+}
+
+impl std::fmt::Debug for WeakHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WeakHandle(slot {})", self.slot)
+    }
+}
+
 /// Heap-wide root slots.
 ///
 /// While a concurrent cycle marks, the globals are scanned concurrently, so every
@@ -452,6 +514,32 @@ impl Mutator {
     #[inline]
     pub fn stack_truncate(&self, len: usize) {
         self.table().stack.truncate(len);
+    }
+
+    /// A weak handle to `obj` (see [`WeakHandle`]).
+    pub fn weak(&self, obj: Gc<'_>) -> WeakHandle {
+        let v = self.checked(obj);
+        let slot = self.table().add_weak(v);
+        self.shared.handles.set(self.shared.handles.get() + 1);
+        WeakHandle {
+            shared: NonNull::from(&*self.shared),
+            slot,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// The object `weak` refers to, or `None` if it was found unreachable. While
+    /// concurrent marking runs, the object read is logged as live (the
+    /// weak-reference barrier of snapshot collectors): a weak read can make an
+    /// object reachable again only before a collection decides it is dead, never
+    /// after, since that decision and the clearing happen in one pause.
+    pub fn get_weak<'m>(&'m self, weak: &WeakHandle) -> Option<Gc<'m>> {
+        if !std::ptr::eq(weak.shared.as_ptr(), Arc::as_ptr(&self.shared)) {
+            foreign_handle();
+        }
+        let v = self.table().weak[weak.slot as usize];
+        self.weak_read(v as usize);
+        (v != 0).then(|| Gc::new(v as usize))
     }
 
     /// A heap-wide root for `obj`, usable from any thread.

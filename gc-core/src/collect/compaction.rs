@@ -163,6 +163,14 @@ impl RootTask for Compaction {
 }
 
 impl Compaction {
+    /// Where the object at old address `v` lives now, or `None` if it died
+    /// ([`super::fill::FillCtx::survivor`]).
+    pub fn survivor(&self, v: usize) -> Option<usize> {
+        self.tables
+            .ctx(&self.inner, &self.layout)
+            .survivor(v, &self.inner.los_marks)
+    }
+
     /// A compaction of the heap span ending at `end`, already registered on `uffd`;
     /// from-space holds the old image in its first `from_bytes`. `scratch` comes
     /// from [`Scratch::prepare`] (so nothing is allocated here, inside the flip

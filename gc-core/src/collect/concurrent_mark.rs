@@ -62,6 +62,10 @@ pub struct Intake {
     batches: Mutex<Vec<Vec<usize>>>,
     /// Number of batches (read without the lock by idle markers).
     len: AtomicUsize,
+    /// Objects with weak fields that marking scanned, or that had a weak field
+    /// stored into while marking: the end of marking clears their weak fields whose
+    /// referents died (`weak.rs`).
+    weak_holders: Mutex<Vec<usize>>,
 }
 
 impl Intake {
@@ -92,6 +96,23 @@ impl Intake {
 
     fn is_empty(&self) -> bool {
         self.len.load(Ordering::Acquire) == 0
+    }
+
+    /// Notes objects with weak fields (a marker's scanned ones, in a batch).
+    pub fn note_weak_holders(&self, holders: &mut Vec<usize>) {
+        if !holders.is_empty() {
+            self.weak_holders.lock().append(holders);
+        }
+    }
+
+    /// Notes one object with weak fields (a weak store while marking).
+    pub fn note_weak_holder(&self, holder: usize) {
+        self.weak_holders.lock().push(holder);
+    }
+
+    /// Takes the noted weak holders.
+    pub fn take_weak_holders(&self) -> Vec<usize> {
+        std::mem::take(&mut self.weak_holders.lock())
     }
 }
 
@@ -134,7 +155,7 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
     for m in &mutators {
         m.fix_pending();
     }
-    let globals: Vec<usize> = inner
+    let mut globals: Vec<usize> = inner
         .globals
         .lock()
         .slots
@@ -142,6 +163,8 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
         .filter(|v| **v != 0)
         .map(|v| *v as usize)
         .collect();
+    // Finalized objects waiting in queues are roots too (taking one out logs it).
+    globals.extend(super::refs::ready_roots(inner));
     inner.intake.push(globals);
     boundary
 }
@@ -180,6 +203,7 @@ fn mark_worker(
     idle: &AtomicUsize,
     workers: usize,
 ) {
+    let mut holders = Vec::new();
     let find = || {
         local.pop().or_else(|| {
             std::iter::repeat_with(|| {
@@ -198,7 +222,7 @@ fn mark_worker(
     };
     loop {
         if let Some(obj) = find() {
-            ctx.scan(obj, |child| {
+            ctx.scan(obj, &mut holders, |child| {
                 if ctx.mark(child) {
                     local.push(child);
                 }
@@ -224,6 +248,7 @@ fn mark_worker(
                 break;
             }
             if idle.load(Ordering::SeqCst) == workers {
+                intake.note_weak_holders(&mut holders);
                 return;
             }
             // Idle markers must not take the CPU from mutators (2 cores here).
@@ -241,15 +266,17 @@ fn mark_worker(
 /// at it and hands what is left back to the intake. Whether it drained everything.
 fn drain(ctx: &MarkCtx<'_>, intake: &Intake, deadline: Option<Instant>) -> bool {
     let mut grey: Vec<usize> = Vec::new();
+    let mut holders = Vec::new();
     let mut steps = 0u32;
     loop {
         steps += 1;
         if steps % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             intake.push(grey);
+            intake.note_weak_holders(&mut holders);
             return false;
         }
         if let Some(obj) = grey.pop() {
-            ctx.scan(obj, |child| {
+            ctx.scan(obj, &mut holders, |child| {
                 if ctx.mark(child) {
                     grey.push(child);
                 }
@@ -261,6 +288,7 @@ fn drain(ctx: &MarkCtx<'_>, intake: &Intake, deadline: Option<Instant>) -> bool 
                 }
             }
         } else {
+            intake.note_weak_holders(&mut holders);
             return true;
         }
     }
@@ -293,24 +321,41 @@ pub fn end(
         p.end(Details::default());
         return false;
     }
-    // Globals can be dropped by threads that are not mutators, even now: drain what
-    // they logged meanwhile until nothing more arrives, and turn their logging off
-    // under the same lock, so that no deletion slips in between.
+    // What is left is decided with the globals' lock held at the last step, so that
+    // no global deletion (globals can be dropped by threads that are not mutators,
+    // even now) slips in between: drain what the globals logged meanwhile; then keep
+    // alive the objects registered for finalization that marking did not reach
+    // (marking continues from them, in another concurrent round, or here in the
+    // last one); and when both find nothing, turn the globals' logging off.
+    p.phase("finalize");
     loop {
         let mut g = inner.globals.lock();
-        if g.logged.is_empty() {
+        let logged = std::mem::take(&mut g.logged);
+        if !logged.is_empty() {
+            drop(g);
+            inner
+                .intake
+                .push(logged.into_iter().map(|v| v as usize).collect());
+            drain(ctx, &inner.intake, None);
+            continue;
+        }
+        let back = super::refs::resurrect(inner, ctx);
+        if back.is_empty() {
             g.logging = false;
             break;
         }
-        let logged = std::mem::take(&mut g.logged);
         drop(g);
-        inner
-            .intake
-            .push(logged.into_iter().map(|v| v as usize).collect());
+        inner.intake.push(back);
+        if deadline.is_some() {
+            p.end(Details::default());
+            return false;
+        }
         drain(ctx, &inner.intake, None);
     }
     p.phase("check");
     finished(&p);
+    p.phase("weak");
+    super::refs::clear(inner, &p.stopped, ctx, inner.intake.take_weak_holders());
     p.phase("barrier-off");
     inner.intake.active.store(false, Ordering::Release);
     *inner.cycle.lock() = CyclePhase::Planning;

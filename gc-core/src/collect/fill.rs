@@ -119,6 +119,21 @@ impl FillCtx<'_> {
         }
     }
 
+    /// Where the object at old address `v` lives after this collection, or `None`
+    /// if it died: objects of the marked region survive iff marked, black objects
+    /// always, large objects iff they are still allocated (`los`, after the sweep).
+    pub fn survivor(&self, v: usize, los: &crate::space::los::LosMarks) -> Option<usize> {
+        if (self.at.base..self.at.boundary).contains(&v) {
+            self.mark
+                .get((v - self.at.base) / WORD)
+                .then(|| self.forward(v))
+        } else if (self.at.boundary..self.at.flip_top).contains(&v) {
+            Some(v - self.at.slide)
+        } else {
+            los.exists(v).then_some(v)
+        }
+    }
+
     /// Whether objects were allocated between the mark and the flip.
     fn has_black(&self) -> bool {
         self.at.flip_top > self.at.boundary

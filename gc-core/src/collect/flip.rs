@@ -183,6 +183,11 @@ pub fn pause(
         flip: Some(FlipSummary::of(&report)),
     };
 
+    // Identity hashes are re-keyed to the new addresses: right after this pause if
+    // compaction runs concurrently (the table stays locked until then, so no
+    // mutator sees a stale key), or in it.
+    let mut hashes = inner.hashes.lock();
+
     #[cfg(target_os = "linux")]
     if let Some(uffd) = registered {
         let mutators = p.stopped.mutators.clone();
@@ -207,6 +212,8 @@ pub fn pause(
         drop((space, from, los, st, globals));
         inner.driver.flipped(n);
         p.end(details);
+        hashes.rekey(|v| compaction.survivor(v));
+        drop(hashes);
         // Roots of mutators that have not resumed yet (parked or blocking):
         // forwarded here, outside the pause; resuming ones do their own.
         for m in &mutators {
@@ -226,7 +233,9 @@ pub fn pause(
             roots::forward_table(unsafe { m.roots() }, &fill);
         }
         fill.fill_all(inner.config.gc_workers);
+        hashes.rekey(|v| fill.survivor(v, &inner.los_marks));
     }
+    drop(hashes);
     p.phase("release");
     let populated = from.populated.max(used.next_multiple_of(page));
     release::from_space(&mut from, inner.config.recycle_from_space, populated);

@@ -11,7 +11,7 @@ use super::fill::{FillTables, Layout};
 use super::mark::{mark, MarkCtx};
 use super::pause::{Details, Pause};
 use super::release::{self, Tables};
-use super::{flip, plan, roots, CycleOutcome};
+use super::{flip, plan, refs, roots, CycleOutcome};
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::mem::WORD;
@@ -35,7 +35,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let allocated_total_at_flip = space.allocated_total;
 
     p.phase("mark");
-    let roots = roots::gather(&p.stopped, &globals);
+    let roots = roots::gather(inner, &p.stopped, &globals);
     let ctx = MarkCtx {
         types: &inner.types,
         base,
@@ -45,7 +45,16 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         live: &st.live,
         los: &inner.los_marks,
     };
-    mark(&ctx, &roots, inner.config.gc_workers);
+    let mut holders = Vec::new();
+    mark(&ctx, &roots, inner.config.gc_workers, &mut holders);
+    loop {
+        let back = refs::resurrect(inner, &ctx);
+        if back.is_empty() {
+            break;
+        }
+        mark(&ctx, &back, inner.config.gc_workers, &mut holders);
+    }
+    refs::clear(inner, &p.stopped, &ctx, holders);
 
     p.phase("plan");
     let plan = plan::build(&inner.types, &mut st, base, top, page / WORD);
@@ -86,6 +95,10 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         moved.from_populated,
     );
     let (_, los_freed) = los.sweep();
+    inner
+        .hashes
+        .lock()
+        .rekey(|v| fill.survivor(v, &inner.los_marks));
     tables.into_tables().hand_back(&mut st, plan.top_word);
     let details = Details {
         live: (live_words * WORD, live_objects),

@@ -66,14 +66,19 @@ impl MarkCtx<'_> {
         }
     }
 
-    /// Calls `f` with every non-null reference held by the object at `addr`. Fields
-    /// are read with acquire loads: mutators may be storing into them meanwhile
-    /// (concurrent marking), and a reference read must bring its referent's header.
+    /// Calls `f` with every non-null *strong* reference held by the object at `addr`
+    /// (weak fields are not followed), and adds `addr` to `weak` if its type has weak
+    /// fields. Fields are read with acquire loads: mutators may be storing into them
+    /// meanwhile (concurrent marking), and a reference read must bring its
+    /// referent's header.
     #[inline]
-    pub fn scan(&self, addr: usize, mut f: impl FnMut(usize)) {
+    pub fn scan(&self, addr: usize, weak: &mut Vec<usize>, mut f: impl FnMut(usize)) {
         // SAFETY: `addr` is a marked (reachable) object: header and fields are mapped.
         let h = Header(unsafe { mem::load(addr) });
-        self.types.for_each_ref_field(h, |field| {
+        if self.types.weak_mask(h) != 0 {
+            weak.push(addr);
+        }
+        self.types.for_each_strong_ref_field(h, |field| {
             // SAFETY: `field` is within the object (registry shape).
             let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
             if v != 0 {
@@ -81,11 +86,24 @@ impl MarkCtx<'_> {
             }
         });
     }
+
+    /// Whether the object at `addr` is live, once marking is complete: marked below
+    /// the boundary, black above it, or a marked large object.
+    pub fn is_live(&self, addr: usize) -> bool {
+        if (self.base..self.boundary).contains(&addr) {
+            self.mark.get((addr - self.base) / WORD)
+        } else if (self.boundary..self.end).contains(&addr) {
+            true
+        } else {
+            self.los.is_marked(addr)
+        }
+    }
 }
 
-/// Marks everything reachable from `roots` (non-null addresses) with `workers` threads.
-/// Returns the number of objects marked.
-pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
+/// Marks everything reachable from `roots` (non-null addresses) with `workers` threads,
+/// adding the objects with weak fields it scans to `weak`. Returns the number of
+/// objects marked.
+pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize, weak: &mut Vec<usize>) -> usize {
     let injector = Injector::new();
     let mut marked = 0;
     for &r in roots {
@@ -97,7 +115,7 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
     if workers <= 1 {
         let mut stack: Vec<usize> = std::iter::from_fn(|| injector.steal().success()).collect();
         while let Some(obj) = stack.pop() {
-            ctx.scan(obj, |child| {
+            ctx.scan(obj, weak, |child| {
                 if ctx.mark(child) {
                     marked += 1;
                     stack.push(child);
@@ -110,12 +128,15 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
     let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
     let idle = AtomicUsize::new(0);
     let total = AtomicUsize::new(marked);
+    let holders = std::sync::Mutex::new(std::mem::take(weak));
     std::thread::scope(|s| {
         for (i, local) in locals.into_iter().enumerate() {
             let (injector, stealers, idle, total) = (&injector, &stealers, &idle, &total);
+            let holders = &holders;
             s.spawn(move || {
                 let _fatal = crate::fatal::AbortOnUnwind::new("marking (a GC worker)");
                 let mut count = 0;
+                let mut mine = Vec::new();
                 let find = |local: &Worker<usize>| {
                     local.pop().or_else(|| {
                         std::iter::repeat_with(|| {
@@ -134,7 +155,7 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
                 };
                 loop {
                     if let Some(obj) = find(&local) {
-                        ctx.scan(obj, |child| {
+                        ctx.scan(obj, &mut mine, |child| {
                             if ctx.mark(child) {
                                 count += 1;
                                 local.push(child);
@@ -146,6 +167,7 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
                     loop {
                         if idle.load(Ordering::SeqCst) == workers {
                             total.fetch_add(count, Ordering::Relaxed);
+                            holders.lock().expect("holders").append(&mut mine);
                             return;
                         }
                         if !injector.is_empty() || stealers.iter().any(|s| !s.is_empty()) {
@@ -159,5 +181,6 @@ pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize) -> usize {
             });
         }
     });
+    *weak = holders.into_inner().expect("holders");
     total.load(Ordering::Relaxed)
 }

@@ -26,6 +26,7 @@ pub mod full;
 pub mod mark;
 pub mod pause;
 pub mod plan;
+pub mod refs;
 pub mod release;
 pub mod roots;
 pub mod sanity;

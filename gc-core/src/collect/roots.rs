@@ -20,9 +20,10 @@ use crate::safepoint::Stopped;
 use crate::space::los::Los;
 use std::sync::Arc;
 
-/// Every root (mutators' roots and the globals), non-null. The world must be
-/// stopped (`stopped` proves it); pending root work is applied first.
-pub fn gather(stopped: &Stopped<'_>, globals: &GlobalTable) -> Vec<usize> {
+/// Every root (mutators' roots, the globals, finalized objects waiting in their
+/// queues), non-null. The world must be stopped (`stopped` proves it); pending root
+/// work is applied first.
+pub fn gather(inner: &HeapInner, stopped: &Stopped<'_>, globals: &GlobalTable) -> Vec<usize> {
     stopped.fix_pending_roots();
     let mut roots = Vec::new();
     for m in &stopped.mutators {
@@ -30,6 +31,7 @@ pub fn gather(stopped: &Stopped<'_>, globals: &GlobalTable) -> Vec<usize> {
         unsafe { m.roots() }.for_each_mut(|r| roots.push(*r as usize));
     }
     roots.extend(globals.slots.iter().map(|r| *r as usize));
+    roots.extend(super::refs::ready_roots(inner));
     roots.retain(|r| *r != 0);
     roots
 }
@@ -66,17 +68,19 @@ pub fn forward_all(
     forward_shared(inner, globals, los, fill);
 }
 
-/// Rewrites one mutator's roots.
+/// Rewrites one mutator's roots, and its weak handles.
 pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
-    roots.for_each_mut(|r| {
+    let forward = |r: &mut u64| {
         if *r != 0 {
             *r = fill.forward(*r as usize) as u64;
         }
-    });
+    };
+    roots.for_each_mut(forward);
+    roots.for_each_weak_mut(forward);
 }
 
-/// Rewrites the globals and every reference field of a live large object. The world
-/// must be stopped.
+/// Rewrites the globals, the finalizer queues and every reference field of a live
+/// large object. The world must be stopped.
 pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, fill: &FillCtx<'_>) {
     let forward = |r: &mut u64| {
         if *r != 0 {
@@ -84,6 +88,7 @@ pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, f
         }
     };
     globals.slots.iter_mut().for_each(forward);
+    super::refs::forward_queues(inner, |v| fill.forward(v));
     // Large objects do not move, but their references into the moving space must.
     for (addr, _) in los.iter().filter(|(a, _)| los.is_marked(*a)) {
         // SAFETY: a live large object's header is mapped; the world is stopped.

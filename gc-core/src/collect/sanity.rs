@@ -33,7 +33,7 @@ pub struct SanityReport {
 /// Re-traces from every root and checks the marks in `ctx`; records the report in
 /// the pause log. The world must be stopped, marking complete.
 pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>) {
-    let roots = roots::gather(stopped, &inner.globals.lock());
+    let roots = roots::gather(inner, stopped, &inner.globals.lock());
     let words = (ctx.end - ctx.base) / WORD;
     let seen = Bitmap::new(words);
     let mut seen_large: HashSet<usize> = HashSet::new();
@@ -69,7 +69,7 @@ pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>
         // SAFETY: `addr` is a reachable object (the world is stopped): its header and
         // fields are mapped.
         let h = Header(unsafe { mem::load(addr) });
-        ctx.types.for_each_ref_field(h, |f| {
+        ctx.types.for_each_strong_ref_field(h, |f| {
             // SAFETY: as above; `f` is a field of the object.
             let v = unsafe { mem::load(addr + WORD * (1 + f)) } as usize;
             if v != 0 {

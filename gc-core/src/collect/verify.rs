@@ -91,9 +91,19 @@ pub fn verify_stopped(inner: &HeapInner, stopped: &Stopped<'_>) -> Result<Verify
     }
     for m in &stopped.mutators {
         // SAFETY: the world is stopped: the collector owns every mutator's roots.
-        unsafe { m.roots() }.for_each_mut(|r| fields.push((0, *r as usize)));
+        let roots = unsafe { m.roots() };
+        roots.for_each_mut(|r| fields.push((0, *r as usize)));
+        roots.for_each_weak_mut(|r| fields.push((0, *r as usize)));
     }
     fields.extend(globals.slots.iter().map(|r| (0, *r as usize)));
+    crate::finalize::for_each_queue(inner, |q| {
+        let held = q
+            .ready
+            .iter()
+            .chain(&q.watched)
+            .chain(q.cleaners.iter().map(|(v, _)| v));
+        fields.extend(held.map(|v| (0, *v as usize)));
+    });
 
     let from = inner.from_base..inner.from_base + inner.config.capacity;
     for (holder, v) in fields {

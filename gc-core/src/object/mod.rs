@@ -7,6 +7,6 @@
 mod header;
 mod types;
 
-pub use header::Header;
+pub use header::{Header, HASHED};
 pub(crate) use types::ShapeKind;
 pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};

@@ -37,12 +37,17 @@ pub const FILLER: TypeId = TypeId(1);
 /// The shape of a type's objects.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TypeKind {
-    /// `fields` payload words; those listed in `refs` (sorted, unique) are references.
+    /// `fields` payload words; those listed in `refs` (sorted, unique) are references,
+    /// and those in `weak` (sorted, unique, disjoint from `refs`, below 64) are weak
+    /// references: they do not keep their referent alive, and read as null once it
+    /// is found unreachable.
     Fixed {
         /// Payload words.
         fields: u32,
-        /// Field indices holding references.
+        /// Field indices holding (strong) references.
         refs: Box<[u32]>,
+        /// Field indices holding weak references.
+        weak: Box<[u32]>,
     },
     /// An array of `len` references.
     RefArray,
@@ -79,8 +84,10 @@ pub(crate) struct Shape {
     pub kind: ShapeKind,
     /// Payload words of a fixed-size type.
     pub fields: u32,
-    /// Bit `i`: field `i` (of the first 64) is a reference.
+    /// Bit `i`: field `i` (of the first 64) is a reference, strong or weak.
     pub ref_mask: u64,
+    /// Bit `i`: field `i` is a weak reference (weak fields are below 64).
+    pub weak_mask: u64,
     /// Reference field indices at or above 64, sorted (rare: wide fixed types).
     pub wide_refs: Box<[u32]>,
 }
@@ -88,22 +95,29 @@ pub(crate) struct Shape {
 impl Shape {
     fn of(kind: &TypeKind) -> Shape {
         match kind {
-            TypeKind::Fixed { fields, refs } => Shape {
-                kind: ShapeKind::Fixed,
-                fields: *fields,
-                ref_mask: refs.iter().filter(|&&r| r < 64).fold(0, |m, &r| m | 1 << r),
-                wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
-            },
+            TypeKind::Fixed { fields, refs, weak } => {
+                let weak_mask = weak.iter().fold(0, |m, &r| m | 1u64 << r);
+                Shape {
+                    kind: ShapeKind::Fixed,
+                    fields: *fields,
+                    ref_mask: refs.iter().filter(|&&r| r < 64).fold(0, |m, &r| m | 1 << r)
+                        | weak_mask,
+                    weak_mask,
+                    wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+                }
+            }
             TypeKind::RefArray => Shape {
                 kind: ShapeKind::RefArray,
                 fields: 0,
                 ref_mask: 0,
+                weak_mask: 0,
                 wide_refs: Box::new([]),
             },
             TypeKind::ByteArray => Shape {
                 kind: ShapeKind::ByteArray,
                 fields: 0,
                 ref_mask: 0,
+                weak_mask: 0,
                 wide_refs: Box::new([]),
             },
         }
@@ -168,6 +182,8 @@ pub struct RefField {
     pub(crate) header: u64,
     pub(crate) offset: u32,
     pub(crate) registry: u32,
+    /// A weak field (its reads go through the weak-reference barrier).
+    pub(crate) weak: bool,
 }
 
 /// A word (non-reference) field of a fixed-size type, checked once
@@ -244,6 +260,39 @@ impl TypeRegistry {
     /// Registers a fixed-size type of `fields` payload words, of which the fields at
     /// the indices in `refs` hold references.
     pub fn fixed(&mut self, name: &str, fields: u32, refs: &[u32]) -> Result<TypeId, GcError> {
+        self.fixed_weak(name, fields, refs, &[])
+    }
+
+    /// Registers a fixed-size type of `fields` payload words, of which the fields in
+    /// `refs` hold references and those in `weak` weak references (below 64, not in
+    /// `refs`): a weak field does not keep its referent alive, and reads as null once
+    /// a collection found the referent unreachable.
+    pub fn fixed_weak(
+        &mut self,
+        name: &str,
+        fields: u32,
+        refs: &[u32],
+        weak: &[u32],
+    ) -> Result<TypeId, GcError> {
+        let mut weak_sorted = weak.to_vec();
+        weak_sorted.sort_unstable();
+        weak_sorted.dedup();
+        if weak_sorted.len() != weak.len() {
+            return Err(GcError::Type(format!(
+                "{name:?}: duplicate weak field in {weak:?}"
+            )));
+        }
+        if let Some(bad) = weak_sorted.iter().find(|&&w| w >= fields.min(64)) {
+            return Err(GcError::Type(format!(
+                "{name:?}: weak field {bad} is not below {} (weak fields are below 64)",
+                fields.min(64)
+            )));
+        }
+        if let Some(both) = weak_sorted.iter().find(|w| refs.contains(w)) {
+            return Err(GcError::Type(format!(
+                "{name:?}: field {both} is both a reference and a weak field"
+            )));
+        }
         if fields > MAX_FIXED_FIELDS {
             return Err(GcError::Type(format!(
                 "{name:?}: {fields} fields exceeds {MAX_FIXED_FIELDS}"
@@ -267,6 +316,7 @@ impl TypeRegistry {
             TypeKind::Fixed {
                 fields,
                 refs: sorted.into(),
+                weak: weak_sorted.into(),
             },
         )
     }
@@ -359,6 +409,31 @@ impl TypeRegistry {
         }
     }
 
+    /// Calls `f` with each *strong* reference field index of an object with `header`
+    /// (the fields marking follows), in increasing order.
+    #[inline]
+    pub fn for_each_strong_ref_field(&self, header: Header, mut f: impl FnMut(usize)) {
+        let shape = self.shape(header);
+        match shape.kind {
+            ShapeKind::Fixed => {
+                let mut mask = shape.ref_mask & !shape.weak_mask;
+                while mask != 0 {
+                    f(mask.trailing_zeros() as usize);
+                    mask &= mask - 1;
+                }
+                shape.wide_refs.iter().for_each(|&r| f(r as usize));
+            }
+            ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::ByteArray | ShapeKind::Invalid => {}
+        }
+    }
+
+    /// The weak fields of objects with `header`, as a bit mask (0 for most types).
+    #[inline(always)]
+    pub fn weak_mask(&self, header: Header) -> u64 {
+        self.shape(header).weak_mask
+    }
+
     /// The allocation descriptor of fixed-size type `id`: refused for arrays (their
     /// size needs a length), the filler and unknown types.
     pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
@@ -376,14 +451,15 @@ impl TypeRegistry {
         }
     }
 
-    /// The descriptor of reference field `field` of fixed-size type `id`: refused
-    /// unless that field exists and holds a reference.
+    /// The descriptor of reference field `field` of fixed-size type `id`, strong or
+    /// weak: refused unless that field exists and holds a reference.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         let (header, offset) = self.field_of(id, field, true)?;
         Ok(RefField {
             header,
             offset,
             registry: self.id,
+            weak: field < 64 && self.shapes[id.0 as usize].weak_mask >> field & 1 != 0,
         })
     }
 

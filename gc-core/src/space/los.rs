@@ -57,6 +57,12 @@ impl LosMarks {
         }
     }
 
+    /// Whether a large object starts at `addr` (marked or not).
+    pub fn exists(&self, addr: usize) -> bool {
+        self.state(addr)
+            .is_some_and(|s| s.load(Ordering::Acquire) != FREE)
+    }
+
     /// Whether a large object starts at `addr` and is marked.
     pub fn is_marked(&self, addr: usize) -> bool {
         self.state(addr)
