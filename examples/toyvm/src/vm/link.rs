@@ -101,7 +101,7 @@ impl Vm {
 
     /// The name of the global whose cell is `cell` (for messages).
     pub(crate) fn global_name(&self, cell: flipgc_core::Gc<'_>) -> String {
-        let id = self.m.read_word(cell, 1) >> 1;
+        let id = self.m.get_word(cell, self.t.global_word) >> 1;
         self.shared.symbol_name(id).to_string()
     }
 
@@ -110,9 +110,10 @@ impl Vm {
         let k = self.global(name)? as usize;
         let table = self.at(CONSTS).expect("table");
         let cell = self.m.read_ref(table, k).expect("cell");
-        self.m.write_ref(cell, 0, self.at(self.top()));
-        let w = self.m.read_word(cell, 1) | 1;
-        self.m.write_word(cell, 1, w);
+        self.m
+            .set_ref(cell, self.t.global_value, self.at(self.top()));
+        let w = self.m.get_word(cell, self.t.global_word) | 1;
+        self.m.set_word(cell, self.t.global_word, w);
         self.m.pop();
         Ok(())
     }
@@ -129,9 +130,7 @@ impl Linker for Vm {
             return Ok(*k);
         }
         let id = self.shared.intern(name);
-        self.m.alloc_push(self.t.global, 0)?;
-        let cell = self.at(self.top()).expect("fresh");
-        self.m.write_word(cell, 1, id << 1);
+        self.push_word(self.t.alloc.global, self.t.global_word, id << 1)?;
         let k = self.add_constant()?;
         lock(&self.shared.consts)
             .globals
@@ -149,7 +148,7 @@ impl Linker for Vm {
             all.push(Arc::new(proto));
             all.len() - 1
         };
-        self.push_word(self.t.code, pid as u64)?;
+        self.push_word(self.t.alloc.code, self.t.code_proto, pid as u64)?;
         self.add_constant()
     }
 }

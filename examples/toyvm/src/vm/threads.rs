@@ -47,7 +47,7 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
         threads.push(ThreadSlot::Running(handle));
         id
     };
-    vm.push_word(vm.t.thread, id as u64)
+    vm.push_word(vm.t.alloc.thread, vm.t.thread_index, id as u64)
 }
 
 /// `join`: waits for the thread and returns its value (again on later joins).
@@ -55,7 +55,8 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// cycle of threads joining each other) is an error instead.
 pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     vm.expect(base, vm.t.thread, "a thread", "join")?;
-    let id = vm.m.read_word(vm.at(base).expect("checked"), 0) as usize;
+    let id =
+        vm.m.get_word(vm.at(base).expect("checked"), vm.t.thread_index) as usize;
     let Some(me) = vm.thread else {
         // Nothing can wait for the main thread: no cycle is possible.
         return join_thread(vm, id);
