@@ -8,6 +8,7 @@ use crate::compile::Linker;
 use crate::error::VmError;
 use crate::reader::{Datum, DatumKind};
 use crate::shared::lock;
+use std::rc::Rc;
 use std::sync::Arc;
 
 impl Vm {
@@ -78,14 +79,23 @@ impl Vm {
         Ok(len as u32)
     }
 
-    /// The prototype `pid` (refreshing the local snapshot if needed).
+    /// The prototype `pid` (extending the local copy if needed).
     #[inline]
-    pub(crate) fn proto(&mut self, pid: usize) -> &Arc<Proto> {
+    pub(crate) fn proto(&mut self, pid: usize) -> &Rc<Proto> {
         if pid >= self.protos.len() {
-            let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
-            self.protos = all.clone();
+            self.copy_new_protos();
         }
         &self.protos[pid]
+    }
+
+    /// Appends to the local copy the prototypes compiled since it was last
+    /// extended (the shared list only grows).
+    #[cold]
+    fn copy_new_protos(&mut self) {
+        let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
+        let have = self.protos.len();
+        self.protos
+            .extend(all[have..].iter().map(|p| Rc::new(Proto::clone(p))));
     }
 
     /// The name of prototype `pid`.

@@ -15,6 +15,7 @@ use crate::error::{ErrorKind, VmError};
 use crate::shared::{lock, Shared};
 use crate::types::VmTypes;
 use flipgc_core::{FixedType, Gc, Mutator, WordField};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Stack slot of the constant table.
@@ -80,8 +81,10 @@ pub struct Vm {
     pub t: VmTypes,
     /// Program-wide state.
     pub shared: Arc<Shared>,
-    /// Local snapshot of the prototypes.
-    protos: Vec<Arc<Proto>>,
+    /// This thread's copy of the prototypes compiled so far (the shared list
+    /// only grows). Not the shared `Arc`s: the interpreter holds the running
+    /// prototype across calls and returns, and an atomic count per call costs.
+    protos: Vec<Rc<Proto>>,
     /// Saved callers.
     frames: Vec<Frame>,
     /// Buffered output.
@@ -407,6 +410,8 @@ impl Vm {
     }
 
     /// "`who`: expected `what`, got `<value>`".
+    #[cold]
+    #[inline(never)]
     pub fn type_error(&self, who: &str, what: &str, i: usize) -> VmError {
         let got = self.repr(self.m.stack_get(i), true);
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
