@@ -65,8 +65,7 @@ pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 }
 
 fn set_field(vm: &mut Vm, base: usize, who: &str, cdr: bool) -> Result<(), VmError> {
-    vm.expect(base, vm.t.pair, "a pair", who)?;
-    let p = vm.at(base).expect("checked");
+    let p = vm.expect(base, vm.t.pair, "a pair", who)?;
     let f = if cdr { vm.t.cdr } else { vm.t.car };
     vm.m.set_ref(p, f, vm.at(base + 1));
     vm.push_unspec();
@@ -314,10 +313,7 @@ pub fn vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 /// The vector at stack entry `i`, or a type error naming `who`.
 #[inline]
 fn vector_at<'v>(vm: &'v Vm, i: usize, who: &str) -> Result<Gc<'v>, VmError> {
-    match vm.at(i) {
-        Some(v) if vm.m.type_of(v) == vm.t.vector => Ok(v),
-        _ => Err(vm.type_error(who, "a vector", i)),
-    }
+    vm.expect(i, vm.t.vector, "a vector", who)
 }
 
 /// The vector at `base` and the index at `base + 1` (checked against its length).

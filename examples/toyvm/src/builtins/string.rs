@@ -30,9 +30,8 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let k = vm.index(base, "make-string")?;
     let c = if argc == 2 {
-        vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
-        let code =
-            vm.m.get_word(vm.at(base + 1).expect("checked"), vm.t.char_code) as u32;
+        let c = vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
+        let code = vm.m.get_word(c, vm.t.char_code) as u32;
         char::from_u32(code).unwrap_or('?')
     } else {
         ' '
@@ -124,8 +123,8 @@ pub fn string_to_symbol(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErro
 
 /// `symbol->string`.
 pub fn symbol_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
-    let id = vm.m.get_word(vm.at(base).expect("checked"), vm.t.symbol_id);
+    let sym = vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
+    let id = vm.m.get_word(sym, vm.t.symbol_id);
     let name = vm.shared.symbol_name(id);
     vm.push_str(&name)
 }
@@ -164,8 +163,8 @@ pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 
 /// `char->integer`.
 pub fn char_to_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.char, "a character", "char->integer")?;
-    let c = vm.m.get_word(vm.at(base).expect("checked"), vm.t.char_code);
+    let ch = vm.expect(base, vm.t.char, "a character", "char->integer")?;
+    let c = vm.m.get_word(ch, vm.t.char_code);
     vm.push_int(c as i64)
 }
 

@@ -379,25 +379,25 @@ impl Vm {
         self.m.stack_get(i).is_some_and(|g| self.m.type_of(g) == ty)
     }
 
-    /// Checks stack entry `i` has type `ty`, else a type error.
+    /// Stack entry `i` if it has type `ty`, else a type error ("`who`: expected
+    /// `what`, ...").
+    #[inline]
     pub fn expect(
         &self,
         i: usize,
         ty: flipgc_core::TypeId,
         what: &str,
         who: &str,
-    ) -> Result<(), VmError> {
-        if self.is(i, ty) {
-            Ok(())
-        } else {
-            Err(self.type_error(who, what, i))
+    ) -> Result<Gc<'_>, VmError> {
+        match self.m.stack_get(i) {
+            Some(g) if self.m.type_of(g) == ty => Ok(g),
+            _ => Err(self.type_error(who, what, i)),
         }
     }
 
     /// The string at stack entry `i`.
     pub fn string(&self, i: usize, who: &str) -> Result<String, VmError> {
-        self.expect(i, self.t.string, "a string", who)?;
-        let g = self.m.stack_get(i).expect("checked");
+        let g = self.expect(i, self.t.string, "a string", who)?;
         Ok(self.read_string(g))
     }
 

@@ -54,9 +54,8 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// A join that would wait for ever (a thread joining itself, or closing a
 /// cycle of threads joining each other) is an error instead.
 pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.thread, "a thread", "join")?;
-    let id =
-        vm.m.get_word(vm.at(base).expect("checked"), vm.t.thread_index) as usize;
+    let t = vm.expect(base, vm.t.thread, "a thread", "join")?;
+    let id = vm.m.get_word(t, vm.t.thread_index) as usize;
     let Some(me) = vm.thread else {
         // Nothing can wait for the main thread: no cycle is possible.
         return join_thread(vm, id);
