@@ -22,7 +22,7 @@ pub mod vm;
 
 pub use error::{ErrorKind, VmError};
 pub use session::Session;
-pub use types::{register_types, VmTypes};
+pub use types::{register_types, FixedTypes, VmTypes};
 
 use flipgc_core::{Heap, PauseLog};
 

@@ -12,7 +12,7 @@ use flipgc_core::{Global, Heap};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::thread::JoinHandle;
 
 /// The constant table's root and fill level.
@@ -57,7 +57,8 @@ pub enum ThreadSlot {
     Running(JoinHandle<Result<Option<Global>, VmError>>),
     /// Joined: its result (kept so a second `join` returns it again).
     Done(Result<Option<Arc<Global>>, VmError>),
-    /// Being joined by some thread right now.
+    /// Being joined by some thread right now (other joiners wait for the
+    /// result: [`Shared::joined`]).
     Joining,
 }
 
@@ -84,6 +85,9 @@ pub struct Shared {
     pub protos: RwLock<Vec<Arc<Proto>>>,
     /// Spawned threads, by index.
     pub threads: Mutex<Vec<ThreadSlot>>,
+    /// Notified (with `threads`) when a join ends: a slot went from `Joining` to
+    /// `Done`.
+    pub joined: Condvar,
     /// Which thread each joining spawned thread waits for (by index), to refuse
     /// a join that would close a cycle (a deadlock).
     pub waiting: Mutex<HashMap<usize, usize>>,
@@ -109,6 +113,7 @@ impl Shared {
             symbols: RwLock::new(Interner::default()),
             protos: RwLock::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
+            joined: Condvar::new(),
             waiting: Mutex::new(HashMap::new()),
             out: Mutex::new(out),
             fuel: Mutex::new(Fuel::default()),

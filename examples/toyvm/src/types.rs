@@ -2,10 +2,19 @@
 //!
 //! Every runtime value is a heap object (the empty list is the null reference);
 //! numbers, characters and booleans are small boxed objects.
+//!
+//! Besides the type ids, [`VmTypes`] holds the checked-once descriptors of the
+//! fixed-size types ([`FixedTypes`], for allocation) and of their fields (for
+//! access): the interpreter's hot paths use those. A descriptor used on an object
+//! of another type panics, so code that must report a Scheme-level type error
+//! checks the type first (`m.type_of(g) == t.pair`), then uses the descriptor.
+//! Vectors and closures are arrays: they are allocated with a length and read by
+//! index.
 
-use flipgc_core::{GcError, TypeId, TypeRegistry};
+use flipgc_core::{FixedType, GcError, RefField, TypeId, TypeRegistry, WordField};
 
-/// The type ids of every VM object kind.
+/// The type ids of every VM object kind, and the descriptors of the fixed-size
+/// ones and of their fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VmTypes {
     /// A pair: car and cdr (references).
@@ -40,26 +49,128 @@ pub struct VmTypes {
     pub unspec: TypeId,
     /// A thread from `spawn` (one raw word: its index).
     pub thread: TypeId,
+    /// Allocation descriptors of the fixed-size types.
+    pub alloc: FixedTypes,
+    /// A pair's car.
+    pub car: RefField,
+    /// A pair's cdr.
+    pub cdr: RefField,
+    /// A cell's value.
+    pub cell_value: RefField,
+    /// A global's value.
+    pub global_value: RefField,
+    /// A global's raw word: `symbol id << 1 | bound`.
+    pub global_word: WordField,
+    /// An integer's value (the `i64` as `u64`).
+    pub int_value: WordField,
+    /// A float's bits.
+    pub float_bits: WordField,
+    /// A character's code point.
+    pub char_code: WordField,
+    /// A symbol's interned id.
+    pub symbol_id: WordField,
+    /// A code object's prototype index.
+    pub code_proto: WordField,
+    /// A builtin's index in [`crate::builtins::BUILTINS`].
+    pub prim_index: WordField,
+    /// A thread's index among the spawned threads.
+    pub thread_index: WordField,
 }
 
-/// Registers the VM's object types.
+/// The allocation descriptor of every fixed-size VM type (see [`VmTypes`] for
+/// what each holds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedTypes {
+    /// Pairs.
+    pub pair: FixedType,
+    /// Integers.
+    pub int: FixedType,
+    /// Floats.
+    pub float: FixedType,
+    /// Characters.
+    pub char: FixedType,
+    /// Symbols.
+    pub symbol: FixedType,
+    /// Code objects.
+    pub code: FixedType,
+    /// Builtin procedures.
+    pub prim: FixedType,
+    /// Cells.
+    pub cell: FixedType,
+    /// Globals.
+    pub global: FixedType,
+    /// `#f`.
+    pub false_: FixedType,
+    /// `#t`.
+    pub true_: FixedType,
+    /// The unspecified value.
+    pub unspec: FixedType,
+    /// Threads.
+    pub thread: FixedType,
+}
+
+/// Registers the VM's object types and makes their descriptors.
 pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
+    let pair = types.fixed("scm-pair", 2, &[0, 1])?;
+    let int = types.fixed("scm-int", 1, &[])?;
+    let float = types.fixed("scm-float", 1, &[])?;
+    let char = types.fixed("scm-char", 1, &[])?;
+    let string = types.byte_array("scm-string")?;
+    let symbol = types.fixed("scm-symbol", 1, &[])?;
+    let vector = types.ref_array("scm-vector")?;
+    let closure = types.ref_array("scm-closure")?;
+    let code = types.fixed("scm-code", 1, &[])?;
+    let prim = types.fixed("scm-prim", 1, &[])?;
+    let cell = types.fixed("scm-cell", 1, &[0])?;
+    let global = types.fixed("scm-global", 2, &[0])?;
+    let false_ = types.fixed("scm-false", 1, &[])?;
+    let true_ = types.fixed("scm-true", 1, &[])?;
+    let unspec = types.fixed("scm-unspecified", 1, &[])?;
+    let thread = types.fixed("scm-thread", 1, &[])?;
+    let alloc = FixedTypes {
+        pair: types.fixed_type(pair)?,
+        int: types.fixed_type(int)?,
+        float: types.fixed_type(float)?,
+        char: types.fixed_type(char)?,
+        symbol: types.fixed_type(symbol)?,
+        code: types.fixed_type(code)?,
+        prim: types.fixed_type(prim)?,
+        cell: types.fixed_type(cell)?,
+        global: types.fixed_type(global)?,
+        false_: types.fixed_type(false_)?,
+        true_: types.fixed_type(true_)?,
+        unspec: types.fixed_type(unspec)?,
+        thread: types.fixed_type(thread)?,
+    };
     Ok(VmTypes {
-        pair: types.fixed("scm-pair", 2, &[0, 1])?,
-        int: types.fixed("scm-int", 1, &[])?,
-        float: types.fixed("scm-float", 1, &[])?,
-        char: types.fixed("scm-char", 1, &[])?,
-        string: types.byte_array("scm-string")?,
-        symbol: types.fixed("scm-symbol", 1, &[])?,
-        vector: types.ref_array("scm-vector")?,
-        closure: types.ref_array("scm-closure")?,
-        code: types.fixed("scm-code", 1, &[])?,
-        prim: types.fixed("scm-prim", 1, &[])?,
-        cell: types.fixed("scm-cell", 1, &[0])?,
-        global: types.fixed("scm-global", 2, &[0])?,
-        false_: types.fixed("scm-false", 1, &[])?,
-        true_: types.fixed("scm-true", 1, &[])?,
-        unspec: types.fixed("scm-unspecified", 1, &[])?,
-        thread: types.fixed("scm-thread", 1, &[])?,
+        pair,
+        int,
+        float,
+        char,
+        string,
+        symbol,
+        vector,
+        closure,
+        code,
+        prim,
+        cell,
+        global,
+        false_,
+        true_,
+        unspec,
+        thread,
+        alloc,
+        car: types.ref_field(pair, 0)?,
+        cdr: types.ref_field(pair, 1)?,
+        cell_value: types.ref_field(cell, 0)?,
+        global_value: types.ref_field(global, 0)?,
+        global_word: types.word_field(global, 1)?,
+        int_value: types.word_field(int, 0)?,
+        float_bits: types.word_field(float, 0)?,
+        char_code: types.word_field(char, 0)?,
+        symbol_id: types.word_field(symbol, 0)?,
+        code_proto: types.word_field(code, 0)?,
+        prim_index: types.word_field(prim, 0)?,
+        thread_index: types.word_field(thread, 0)?,
     })
 }

@@ -93,3 +93,21 @@ fn joins_that_would_deadlock_are_errors() {
         "3"
     );
 }
+
+/// `joins_that_would_deadlock_are_errors` failed about half the time: while the
+/// main thread joined t1, t2's join of t1 was refused ("join: another thread is
+/// joining this thread"), and that error, not the deadlock, reached the main
+/// thread. Several threads may now join one thread at once: the later joiners
+/// wait for the first one's result.
+#[test]
+fn several_threads_may_join_one_thread() {
+    assert_eq!(
+        output_of(
+            "(define a (spawn (lambda () (let w ((i 0)) (if (< i 100000) (w (+ i 1)) 7)))))
+             (define b (spawn (lambda () (join a))))
+             (define c (spawn (lambda () (join a))))
+             (write (list (join a) (join b) (join c) (join a)))"
+        ),
+        "(7 7 7 7)"
+    );
+}

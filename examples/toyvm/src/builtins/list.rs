@@ -3,12 +3,20 @@
 
 use crate::error::VmError;
 use crate::vm::{ListShape, Vm};
+use flipgc_core::Gc;
 
-fn pair_field(vm: &mut Vm, base: usize, who: &str, path: &[usize]) -> Result<(), VmError> {
+/// Pushes the field of the pair at `base` that `who` (`car`, `cdr`, `cadr`...)
+/// names: the letters between `c` and `r`, applied right to left (`a` the car,
+/// `d` the cdr).
+#[inline]
+fn pair_field(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
     let mut cur = vm.at(base);
-    for &f in path.iter().rev() {
+    for c in who[1..who.len() - 1].bytes().rev() {
         match cur {
-            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.read_ref(p, f),
+            Some(p) if vm.m.type_of(p) == vm.t.pair => {
+                let f = if c == b'a' { vm.t.car } else { vm.t.cdr };
+                cur = vm.m.get_ref(p, f);
+            }
             _ => return Err(vm.type_error(who, "a pair", base)),
         }
     }
@@ -23,55 +31,55 @@ pub fn cons(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 
 /// `car`.
 pub fn car(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "car", &[0])
+    pair_field(vm, base, "car")
 }
 
 /// `cdr`.
 pub fn cdr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "cdr", &[1])
+    pair_field(vm, base, "cdr")
 }
 
 /// `caar`.
 pub fn caar(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "caar", &[0, 0])
+    pair_field(vm, base, "caar")
 }
 
 /// `cadr`.
 pub fn cadr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "cadr", &[0, 1])
+    pair_field(vm, base, "cadr")
 }
 
 /// `cdar`.
 pub fn cdar(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "cdar", &[1, 0])
+    pair_field(vm, base, "cdar")
 }
 
 /// `cddr`.
 pub fn cddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "cddr", &[1, 1])
+    pair_field(vm, base, "cddr")
 }
 
 /// `caddr`.
 pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    pair_field(vm, base, "caddr", &[0, 1, 1])
+    pair_field(vm, base, "caddr")
 }
 
-fn set_field(vm: &mut Vm, base: usize, who: &str, field: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.pair, "a pair", who)?;
-    let p = vm.at(base).expect("checked");
-    vm.m.write_ref(p, field, vm.at(base + 1));
+fn set_field(vm: &mut Vm, base: usize, who: &str, cdr: bool) -> Result<(), VmError> {
+    let p = vm.expect(base, vm.t.pair, "a pair", who)?;
+    let f = if cdr { vm.t.cdr } else { vm.t.car };
+    vm.m.set_ref(p, f, vm.at(base + 1));
     vm.push_unspec();
     Ok(())
 }
 
 /// `set-car!`.
 pub fn set_car(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    set_field(vm, base, "set-car!", 0)
+    set_field(vm, base, "set-car!", false)
 }
 
 /// `set-cdr!`.
 pub fn set_cdr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    set_field(vm, base, "set-cdr!", 1)
+    set_field(vm, base, "set-cdr!", true)
 }
 
 /// `list`.
@@ -94,13 +102,8 @@ pub fn length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 
 /// Pushes the elements of the proper list at stack entry `i`; returns how many.
 fn push_elements(vm: &mut Vm, i: usize, who: &str) -> Result<usize, VmError> {
-    let n = vm.proper_list(i, who)?;
-    let mut cur = vm.at(i);
-    while let Some(p) = cur {
-        vm.m.push(vm.m.read_ref(p, 0));
-        cur = vm.m.read_ref(p, 1);
-    }
-    Ok(n)
+    vm.proper_list(i, who)?;
+    Ok(vm.push_list_elements(vm.at(i)))
 }
 
 /// `append`: every argument but the last is copied.
@@ -136,14 +139,14 @@ pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
         if vm.m.type_of(p) != vm.t.pair {
             return Err(vm.type_error("reverse", "a proper list", base));
         }
-        vm.m.push(vm.m.read_ref(p, 0));
+        vm.m.push(vm.m.get_ref(p, vm.t.car));
         let top = vm.top();
         vm.push_pair(top, acc)?;
         let new = vm.top();
         vm.m.stack_set(acc, vm.at(new));
         vm.m.stack_truncate(top);
         let p = vm.at(cursor).expect("pair");
-        vm.m.stack_set(cursor, vm.m.read_ref(p, 1));
+        vm.m.stack_set(cursor, vm.m.get_ref(p, vm.t.cdr));
     }
     Ok(())
 }
@@ -158,7 +161,7 @@ fn tail(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
     let mut i = 0;
     while i < k {
         match cur {
-            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.read_ref(p, 1),
+            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.get_ref(p, vm.t.cdr),
             _ => return Err(VmError::runtime(format!("{who}: index {k} out of range"))),
         }
         i += 1;
@@ -185,7 +188,7 @@ pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let top = vm.top();
     match vm.at(top) {
         Some(p) if vm.m.type_of(p) == vm.t.pair => {
-            let v = vm.m.read_ref(p, 0);
+            let v = vm.m.get_ref(p, vm.t.car);
             vm.m.stack_set(top, v);
             Ok(())
         }
@@ -208,10 +211,10 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
         if vm.m.type_of(p) != vm.t.pair {
             return Err(vm.type_error(who, "a proper list", base + 1));
         }
-        let item = vm.m.read_ref(p, 0);
+        let item = vm.m.get_ref(p, vm.t.car);
         let candidate = if assoc {
             match item {
-                Some(e) if vm.m.type_of(e) == vm.t.pair => vm.m.read_ref(e, 0),
+                Some(e) if vm.m.type_of(e) == vm.t.pair => vm.m.get_ref(e, vm.t.car),
                 _ => {
                     return Err(VmError::runtime(format!(
                         "{who}: list element is not a pair"
@@ -231,9 +234,10 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
             vm.m.push(found);
             return Ok(());
         }
-        cur = vm.m.read_ref(p, 1);
+        cur = vm.m.get_ref(p, vm.t.cdr);
         if half {
-            slow = slow.and_then(|s| vm.m.read_ref(s, 1));
+            // A pair `cur` has passed (an object's type never changes).
+            slow = slow.and_then(|s| vm.m.get_ref(s, vm.t.cdr));
             if cur.is_some() && slow == cur {
                 return Err(vm.type_error(who, "a proper list", base + 1));
             }
@@ -285,12 +289,15 @@ pub fn make_vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError>
 /// Fills the vector below the top with the top; pops the top.
 fn fill_top(vm: &mut Vm) {
     let top = vm.top();
-    let v = vm.at(top - 1).expect("vector");
-    let x = vm.at(top);
+    fill(vm, vm.at(top - 1).expect("vector"), vm.at(top));
+    vm.m.stack_truncate(top);
+}
+
+/// Stores `x` in every element of vector `v`.
+fn fill(vm: &Vm, v: Gc<'_>, x: Option<Gc<'_>>) {
     for i in 0..vm.m.len(v) {
         vm.m.write_ref(v, i, x);
     }
-    vm.m.stack_truncate(top);
 }
 
 /// `vector`.
@@ -303,28 +310,36 @@ pub fn vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-fn vector_index(vm: &Vm, base: usize, who: &str) -> Result<usize, VmError> {
-    vm.expect(base, vm.t.vector, "a vector", who)?;
+/// The vector at stack entry `i`, or a type error naming `who`.
+#[inline]
+fn vector_at<'v>(vm: &'v Vm, i: usize, who: &str) -> Result<Gc<'v>, VmError> {
+    vm.expect(i, vm.t.vector, "a vector", who)
+}
+
+/// The vector at `base` and the index at `base + 1` (checked against its length).
+#[inline]
+fn vector_index<'v>(vm: &'v Vm, base: usize, who: &str) -> Result<(Gc<'v>, usize), VmError> {
+    let v = vector_at(vm, base, who)?;
     let k = vm.int(base + 1, who)?;
-    let len = vm.m.len(vm.at(base).expect("checked"));
-    usize::try_from(k)
-        .ok()
-        .filter(|&k| k < len)
-        .ok_or_else(|| VmError::runtime(format!("{who}: index {k} out of range for length {len}")))
+    let len = vm.m.len(v);
+    match usize::try_from(k) {
+        Ok(k) if k < len => Ok((v, k)),
+        _ => Err(VmError::runtime(format!(
+            "{who}: index {k} out of range for length {len}"
+        ))),
+    }
 }
 
 /// `vector-ref`.
 pub fn vector_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let k = vector_index(vm, base, "vector-ref")?;
-    let v = vm.at(base).expect("checked");
+    let (v, k) = vector_index(vm, base, "vector-ref")?;
     vm.m.push(vm.m.read_ref(v, k));
     Ok(())
 }
 
 /// `vector-set!`.
 pub fn vector_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let k = vector_index(vm, base, "vector-set!")?;
-    let v = vm.at(base).expect("checked");
+    let (v, k) = vector_index(vm, base, "vector-set!")?;
     vm.m.write_ref(v, k, vm.at(base + 2));
     vm.push_unspec();
     Ok(())
@@ -332,16 +347,14 @@ pub fn vector_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 
 /// `vector-length`.
 pub fn vector_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.vector, "a vector", "vector-length")?;
-    let n = vm.m.len(vm.at(base).expect("checked"));
+    let n = vm.m.len(vector_at(vm, base, "vector-length")?);
     vm.push_int(n as i64)
 }
 
 /// `vector->list`.
 pub fn vector_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.vector, "a vector", "vector->list")?;
+    let v = vector_at(vm, base, "vector->list")?;
     let mark = vm.m.stack_len();
-    let v = vm.at(base).expect("checked");
     for i in 0..vm.m.len(v) {
         vm.m.push(vm.m.read_ref(v, i));
     }
@@ -358,10 +371,7 @@ pub fn list_to_vector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 
 /// `vector-fill!`.
 pub fn vector_fill(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.vector, "a vector", "vector-fill!")?;
-    vm.dup(base);
-    vm.dup(base + 1);
-    fill_top(vm);
+    fill(vm, vector_at(vm, base, "vector-fill!")?, vm.at(base + 1));
     vm.push_unspec();
     Ok(())
 }

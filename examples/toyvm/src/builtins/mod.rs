@@ -184,7 +184,7 @@ pub fn lookup(name: &str) -> Option<BuiltinRef> {
 pub fn install(vm: &mut Vm) -> Result<(), VmError> {
     for (i, b) in BUILTINS.iter().enumerate() {
         if lookup(b.name).is_some_and(|r| r.id as usize == i) {
-            vm.push_word(vm.t.prim, i as u64)?;
+            vm.push_word(vm.t.alloc.prim, vm.t.prim_index, i as u64)?;
             vm.define_global(b.name)?;
         }
     }

@@ -30,8 +30,8 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let k = vm.index(base, "make-string")?;
     let c = if argc == 2 {
-        vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
-        let code = vm.m.read_word(vm.at(base + 1).expect("checked"), 0) as u32;
+        let c = vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
+        let code = vm.m.get_word(c, vm.t.char_code) as u32;
         char::from_u32(code).unwrap_or('?')
     } else {
         ' '
@@ -123,8 +123,8 @@ pub fn string_to_symbol(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErro
 
 /// `symbol->string`.
 pub fn symbol_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
-    let id = vm.m.read_word(vm.at(base).expect("checked"), 0);
+    let sym = vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
+    let id = vm.m.get_word(sym, vm.t.symbol_id);
     let name = vm.shared.symbol_name(id);
     vm.push_str(&name)
 }
@@ -146,24 +146,25 @@ pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
     let mut s = String::new();
     let mut cur = vm.at(base);
     while let Some(p) = cur {
-        let item = (vm.m.type_of(p) == vm.t.pair)
-            .then(|| vm.m.read_ref(p, 0))
-            .flatten();
-        match item {
+        if vm.m.type_of(p) != vm.t.pair {
+            return Err(vm.type_error("list->string", "a list of characters", base));
+        }
+        match vm.m.get_ref(p, vm.t.car) {
             Some(c) if vm.m.type_of(c) == vm.t.char => {
-                s.push(char::from_u32(vm.m.read_word(c, 0) as u32).unwrap_or('?'));
+                let code = vm.m.get_word(c, vm.t.char_code) as u32;
+                s.push(char::from_u32(code).unwrap_or('?'));
             }
             _ => return Err(vm.type_error("list->string", "a list of characters", base)),
         }
-        cur = vm.m.read_ref(p, 1);
+        cur = vm.m.get_ref(p, vm.t.cdr);
     }
     vm.push_str(&s)
 }
 
 /// `char->integer`.
 pub fn char_to_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.char, "a character", "char->integer")?;
-    let c = vm.m.read_word(vm.at(base).expect("checked"), 0);
+    let ch = vm.expect(base, vm.t.char, "a character", "char->integer")?;
+    let c = vm.m.get_word(ch, vm.t.char_code);
     vm.push_int(c as i64)
 }
 

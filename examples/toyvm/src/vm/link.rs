@@ -8,6 +8,7 @@ use crate::compile::Linker;
 use crate::error::VmError;
 use crate::reader::{Datum, DatumKind};
 use crate::shared::lock;
+use std::rc::Rc;
 use std::sync::Arc;
 
 impl Vm {
@@ -78,14 +79,23 @@ impl Vm {
         Ok(len as u32)
     }
 
-    /// The prototype `pid` (refreshing the local snapshot if needed).
+    /// The prototype `pid` (extending the local copy if needed).
     #[inline]
-    pub(crate) fn proto(&mut self, pid: usize) -> &Arc<Proto> {
+    pub(crate) fn proto(&mut self, pid: usize) -> &Rc<Proto> {
         if pid >= self.protos.len() {
-            let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
-            self.protos = all.clone();
+            self.copy_new_protos();
         }
         &self.protos[pid]
+    }
+
+    /// Appends to the local copy the prototypes compiled since it was last
+    /// extended (the shared list only grows).
+    #[cold]
+    fn copy_new_protos(&mut self) {
+        let all = self.shared.protos.read().unwrap_or_else(|e| e.into_inner());
+        let have = self.protos.len();
+        self.protos
+            .extend(all[have..].iter().map(|p| Rc::new(Proto::clone(p))));
     }
 
     /// The name of prototype `pid`.
@@ -101,7 +111,7 @@ impl Vm {
 
     /// The name of the global whose cell is `cell` (for messages).
     pub(crate) fn global_name(&self, cell: flipgc_core::Gc<'_>) -> String {
-        let id = self.m.read_word(cell, 1) >> 1;
+        let id = self.m.get_word(cell, self.t.global_word) >> 1;
         self.shared.symbol_name(id).to_string()
     }
 
@@ -110,9 +120,10 @@ impl Vm {
         let k = self.global(name)? as usize;
         let table = self.at(CONSTS).expect("table");
         let cell = self.m.read_ref(table, k).expect("cell");
-        self.m.write_ref(cell, 0, self.at(self.top()));
-        let w = self.m.read_word(cell, 1) | 1;
-        self.m.write_word(cell, 1, w);
+        self.m
+            .set_ref(cell, self.t.global_value, self.at(self.top()));
+        let w = self.m.get_word(cell, self.t.global_word) | 1;
+        self.m.set_word(cell, self.t.global_word, w);
         self.m.pop();
         Ok(())
     }
@@ -129,9 +140,7 @@ impl Linker for Vm {
             return Ok(*k);
         }
         let id = self.shared.intern(name);
-        self.m.alloc_push(self.t.global, 0)?;
-        let cell = self.at(self.top()).expect("fresh");
-        self.m.write_word(cell, 1, id << 1);
+        self.push_word(self.t.alloc.global, self.t.global_word, id << 1)?;
         let k = self.add_constant()?;
         lock(&self.shared.consts)
             .globals
@@ -149,7 +158,7 @@ impl Linker for Vm {
             all.push(Arc::new(proto));
             all.len() - 1
         };
-        self.push_word(self.t.code, pid as u64)?;
+        self.push_word(self.t.alloc.code, self.t.code_proto, pid as u64)?;
         self.add_constant()
     }
 }

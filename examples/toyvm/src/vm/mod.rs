@@ -14,7 +14,8 @@ use crate::bytecode::Proto;
 use crate::error::{ErrorKind, VmError};
 use crate::shared::{lock, Shared};
 use crate::types::VmTypes;
-use flipgc_core::{Gc, Mutator};
+use flipgc_core::{FixedType, Gc, Mutator, WordField};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Stack slot of the constant table.
@@ -80,8 +81,10 @@ pub struct Vm {
     pub t: VmTypes,
     /// Program-wide state.
     pub shared: Arc<Shared>,
-    /// Local snapshot of the prototypes.
-    protos: Vec<Arc<Proto>>,
+    /// This thread's copy of the prototypes compiled so far (the shared list
+    /// only grows). Not the shared `Arc`s: the interpreter holds the running
+    /// prototype across calls and returns, and an atomic count per call costs.
+    protos: Vec<Rc<Proto>>,
     /// Saved callers.
     frames: Vec<Frame>,
     /// Buffered output.
@@ -127,8 +130,8 @@ impl Vm {
             lock(&self.shared.consts).table = Some(g);
             self.consts_len = CONSTS_INITIAL;
         }
-        for ty in [self.t.false_, self.t.true_, self.t.unspec] {
-            self.m.alloc_push(ty, 0)?;
+        for ty in [self.t.alloc.false_, self.t.alloc.true_, self.t.alloc.unspec] {
+            self.m.push_fixed(ty)?;
         }
         for i in INT_CACHE_MIN..=INT_CACHE_MAX {
             self.alloc_int(i)?;
@@ -244,10 +247,7 @@ impl Vm {
     }
 
     fn alloc_int(&mut self, i: i64) -> Result<(), VmError> {
-        self.m.alloc_push(self.t.int, 0)?;
-        let g = self.m.stack_get(self.top()).expect("fresh");
-        self.m.write_word(g, 0, i as u64);
-        Ok(())
+        self.push_word(self.t.alloc.int, self.t.int_value, i as u64)
     }
 
     /// Pushes an integer.
@@ -261,17 +261,19 @@ impl Vm {
         }
     }
 
-    /// Pushes a one-word object of type `ty` holding `w`.
-    pub fn push_word(&mut self, ty: flipgc_core::TypeId, w: u64) -> Result<(), VmError> {
-        self.m.alloc_push(ty, 0)?;
+    /// Pushes a new object of the fixed-size type `ty` holding `w` in its word
+    /// field `f` (a field of `ty`).
+    #[inline]
+    pub fn push_word(&mut self, ty: FixedType, f: WordField, w: u64) -> Result<(), VmError> {
+        self.m.push_fixed(ty)?;
         let g = self.m.stack_get(self.top()).expect("fresh");
-        self.m.write_word(g, 0, w);
+        self.m.set_word(g, f, w);
         Ok(())
     }
 
     /// Pushes a float.
     pub fn push_float(&mut self, f: f64) -> Result<(), VmError> {
-        self.push_word(self.t.float, f.to_bits())
+        self.push_word(self.t.alloc.float, self.t.float_bits, f.to_bits())
     }
 
     /// Pushes a number.
@@ -284,7 +286,7 @@ impl Vm {
 
     /// Pushes a character.
     pub fn push_char(&mut self, c: char) -> Result<(), VmError> {
-        self.push_word(self.t.char, c as u64)
+        self.push_word(self.t.alloc.char, self.t.char_code, c as u64)
     }
 
     /// Pushes a string.
@@ -298,16 +300,16 @@ impl Vm {
     /// Pushes the symbol named `name`.
     pub fn push_symbol(&mut self, name: &str) -> Result<(), VmError> {
         let id = self.shared.intern(name);
-        self.push_word(self.t.symbol, id)
+        self.push_word(self.t.alloc.symbol, self.t.symbol_id, id)
     }
 
     /// Pushes `(car . cdr)` of stack entries `car` and `cdr`.
     #[inline]
     pub fn push_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
-        self.m.alloc_push(self.t.pair, 0)?;
+        self.m.push_fixed(self.t.alloc.pair)?;
         let p = self.m.stack_get(self.top()).expect("fresh");
-        self.m.write_ref(p, 0, self.m.stack_get(car));
-        self.m.write_ref(p, 1, self.m.stack_get(cdr));
+        self.m.set_ref(p, self.t.car, self.m.stack_get(car));
+        self.m.set_ref(p, self.t.cdr, self.m.stack_get(cdr));
         Ok(())
     }
 
@@ -322,6 +324,19 @@ impl Vm {
         Ok(())
     }
 
+    /// Pushes the cars of the pairs of list `v` up to its first non-pair (all of
+    /// them, for a proper list); returns how many.
+    pub fn push_list_elements(&self, v: Option<Gc<'_>>) -> usize {
+        let mut n = 0;
+        let mut cur = v;
+        while let Some(p) = cur.filter(|&p| self.m.type_of(p) == self.t.pair) {
+            self.m.push(self.m.get_ref(p, self.t.car));
+            n += 1;
+            cur = self.m.get_ref(p, self.t.cdr);
+        }
+        n
+    }
+
     // ---- inspection ----
 
     /// The number at stack entry `i`, or a type error naming `who`.
@@ -330,10 +345,12 @@ impl Vm {
         if let Some(g) = self.m.stack_get(i) {
             let ty = self.m.type_of(g);
             if ty == self.t.int {
-                return Ok(Num::Int(self.m.read_word(g, 0) as i64));
+                return Ok(Num::Int(self.m.get_word(g, self.t.int_value) as i64));
             }
             if ty == self.t.float {
-                return Ok(Num::Float(f64::from_bits(self.m.read_word(g, 0))));
+                return Ok(Num::Float(f64::from_bits(
+                    self.m.get_word(g, self.t.float_bits),
+                )));
             }
         }
         Err(self.type_error(who, "a number", i))
@@ -343,7 +360,9 @@ impl Vm {
     #[inline]
     pub fn int(&self, i: usize, who: &str) -> Result<i64, VmError> {
         match self.m.stack_get(i) {
-            Some(g) if self.m.type_of(g) == self.t.int => Ok(self.m.read_word(g, 0) as i64),
+            Some(g) if self.m.type_of(g) == self.t.int => {
+                Ok(self.m.get_word(g, self.t.int_value) as i64)
+            }
             _ => Err(self.type_error(who, "an integer", i)),
         }
     }
@@ -360,25 +379,25 @@ impl Vm {
         self.m.stack_get(i).is_some_and(|g| self.m.type_of(g) == ty)
     }
 
-    /// Checks stack entry `i` has type `ty`, else a type error.
+    /// Stack entry `i` if it has type `ty`, else a type error ("`who`: expected
+    /// `what`, ...").
+    #[inline]
     pub fn expect(
         &self,
         i: usize,
         ty: flipgc_core::TypeId,
         what: &str,
         who: &str,
-    ) -> Result<(), VmError> {
-        if self.is(i, ty) {
-            Ok(())
-        } else {
-            Err(self.type_error(who, what, i))
+    ) -> Result<Gc<'_>, VmError> {
+        match self.m.stack_get(i) {
+            Some(g) if self.m.type_of(g) == ty => Ok(g),
+            _ => Err(self.type_error(who, what, i)),
         }
     }
 
     /// The string at stack entry `i`.
     pub fn string(&self, i: usize, who: &str) -> Result<String, VmError> {
-        self.expect(i, self.t.string, "a string", who)?;
-        let g = self.m.stack_get(i).expect("checked");
+        let g = self.expect(i, self.t.string, "a string", who)?;
         Ok(self.read_string(g))
     }
 
@@ -391,6 +410,8 @@ impl Vm {
     }
 
     /// "`who`: expected `what`, got `<value>`".
+    #[cold]
+    #[inline(never)]
     pub fn type_error(&self, who: &str, what: &str, i: usize) -> VmError {
         let got = self.repr(self.m.stack_get(i), true);
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
@@ -406,13 +427,16 @@ impl Vm {
             for _ in 0..2 {
                 match fast {
                     None => return ListShape::Proper(n),
-                    Some(p) if self.m.type_of(p) == self.t.pair => fast = self.m.read_ref(p, 1),
+                    Some(p) if self.m.type_of(p) == self.t.pair => {
+                        fast = self.m.get_ref(p, self.t.cdr)
+                    }
                     Some(_) => return ListShape::Improper,
                 }
                 n += 1;
             }
-            // `slow` is half as far along: a pair `fast` has already passed.
-            slow = slow.and_then(|p| self.m.read_ref(p, 1));
+            // `slow` is half as far along: a pair `fast` has already passed (and
+            // an object's type never changes).
+            slow = slow.and_then(|p| self.m.get_ref(p, self.t.cdr));
             if fast.is_some() && fast == slow {
                 return ListShape::Circular;
             }

@@ -104,18 +104,20 @@ impl Vm {
         state.insert(root, false);
         while let Some(top) = stack.last_mut() {
             let (g, i) = *top;
-            let n = if self.m.type_of(g) == self.t.pair {
-                2
-            } else {
-                self.m.len(g)
-            };
+            let pair = self.m.type_of(g) == self.t.pair;
+            let n = if pair { 2 } else { self.m.len(g) };
             if i == n {
                 state.insert(g, true);
                 stack.pop();
                 continue;
             }
             top.1 += 1;
-            let Some(c) = self.m.read_ref(g, i).filter(|&c| self.is_node(c)) else {
+            let child = match (pair, i) {
+                (true, 0) => self.m.get_ref(g, self.t.car),
+                (true, _) => self.m.get_ref(g, self.t.cdr),
+                (false, _) => self.m.read_ref(g, i),
+            };
+            let Some(c) = child.filter(|&c| self.is_node(c)) else {
                 continue;
             };
             match state.get(&c) {
@@ -167,8 +169,8 @@ impl Vm {
                 Item::Tail(Some(g)) => {
                     if self.m.type_of(g) == t.pair && !label.contains_key(&g) {
                         out.push(' ');
-                        work.push(Item::Tail(self.m.read_ref(g, 1)));
-                        work.push(Item::Val(self.m.read_ref(g, 0)));
+                        work.push(Item::Tail(self.m.get_ref(g, t.cdr)));
+                        work.push(Item::Val(self.m.get_ref(g, t.car)));
                     } else {
                         out.push_str(" . ");
                         work.push(Item::Text(")"));
@@ -194,12 +196,14 @@ impl Vm {
             let ty = self.m.type_of(g);
             if ty == t.pair {
                 out.push('(');
-                work.push(Item::Tail(self.m.read_ref(g, 1)));
-                work.push(Item::Val(self.m.read_ref(g, 0)));
+                work.push(Item::Tail(self.m.get_ref(g, t.cdr)));
+                work.push(Item::Val(self.m.get_ref(g, t.car)));
             } else if ty == t.int {
-                out.push_str(&(self.m.read_word(g, 0) as i64).to_string());
+                out.push_str(&(self.m.get_word(g, t.int_value) as i64).to_string());
             } else if ty == t.float {
-                out.push_str(&format_float(f64::from_bits(self.m.read_word(g, 0))));
+                out.push_str(&format_float(f64::from_bits(
+                    self.m.get_word(g, t.float_bits),
+                )));
             } else if ty == t.string {
                 let s = self.read_string(g);
                 if write {
@@ -219,7 +223,7 @@ impl Vm {
                     out.push_str(&s);
                 }
             } else if ty == t.char {
-                let c = char::from_u32(self.m.read_word(g, 0) as u32).unwrap_or('?');
+                let c = char::from_u32(self.m.get_word(g, t.char_code) as u32).unwrap_or('?');
                 if write {
                     out.push_str("#\\");
                     match char_name(c) {
@@ -230,7 +234,7 @@ impl Vm {
                     out.push(c);
                 }
             } else if ty == t.symbol {
-                out.push_str(&self.shared.symbol_name(self.m.read_word(g, 0)));
+                out.push_str(&self.shared.symbol_name(self.m.get_word(g, t.symbol_id)));
             } else if ty == t.true_ {
                 out.push_str("#t");
             } else if ty == t.false_ {
@@ -247,11 +251,11 @@ impl Vm {
                 }
             } else if ty == t.closure {
                 let code = self.m.read_ref(g, 0).expect("closure code");
-                let pid = self.m.read_word(code, 0) as usize;
+                let pid = self.m.get_word(code, t.code_proto) as usize;
                 let name = self.proto_name(pid);
                 out.push_str(&format!("#<procedure {name}>"));
             } else if ty == t.prim {
-                let id = self.m.read_word(g, 0) as usize;
+                let id = self.m.get_word(g, t.prim_index) as usize;
                 out.push_str(&format!(
                     "#<procedure {}>",
                     crate::builtins::BUILTINS[id].name
@@ -259,7 +263,7 @@ impl Vm {
             } else if ty == t.unspec {
                 out.push_str("#<unspecified>");
             } else if ty == t.thread {
-                out.push_str(&format!("#<thread {}>", self.m.read_word(g, 0)));
+                out.push_str(&format!("#<thread {}>", self.m.get_word(g, t.thread_index)));
             } else {
                 out.push_str("#<object>");
             }
@@ -281,11 +285,18 @@ impl Vm {
                     return false;
                 }
                 let t = &self.t;
-                if ty == t.int || ty == t.char || ty == t.symbol || ty == t.float {
-                    self.m.read_word(a, 0) == self.m.read_word(b, 0)
+                let payload = if ty == t.int {
+                    t.int_value
+                } else if ty == t.char {
+                    t.char_code
+                } else if ty == t.symbol {
+                    t.symbol_id
+                } else if ty == t.float {
+                    t.float_bits
                 } else {
-                    ty == t.true_ || ty == t.false_ || ty == t.unspec
-                }
+                    return ty == t.true_ || ty == t.false_ || ty == t.unspec;
+                };
+                self.m.get_word(a, payload) == self.m.get_word(b, payload)
             }
             _ => false,
         }
@@ -343,8 +354,8 @@ impl Vm {
                 }
             }
             if ty == t.pair {
-                work.push((self.m.read_ref(x, 1), self.m.read_ref(y, 1)));
-                work.push((self.m.read_ref(x, 0), self.m.read_ref(y, 0)));
+                work.push((self.m.get_ref(x, t.cdr), self.m.get_ref(y, t.cdr)));
+                work.push((self.m.get_ref(x, t.car), self.m.get_ref(y, t.car)));
             } else if ty == t.vector {
                 let n = self.m.len(x);
                 if n != self.m.len(y) {

@@ -60,7 +60,7 @@ impl Vm {
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
                 let code = self.m.read_ref(g, 0).expect("closure code");
-                let pid = self.m.read_word(code, 0) as u32;
+                let pid = self.m.get_word(code, self.t.code_proto) as u32;
                 let p = self.proto(pid as usize);
                 let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
                 if argc < nreq || (!rest && argc > nreq) {
@@ -89,7 +89,7 @@ impl Vm {
                     "attempt to call {shown}, which is not a procedure"
                 )));
             }
-            let id = self.m.read_word(g, 0) as usize;
+            let id = self.m.get_word(g, self.t.prim_index) as usize;
             if id == APPLY {
                 argc = self.spread_apply(fpos, argc)?;
                 continue;
@@ -120,13 +120,8 @@ impl Vm {
             self.m.stack_set(i, self.at(i + 1));
         }
         self.m.stack_truncate(fpos + argc);
-        let mut cur = self.m.pop();
-        let mut n = 0;
-        while let Some(p) = cur {
-            self.m.push(self.m.read_ref(p, 0));
-            n += 1;
-            cur = self.m.read_ref(p, 1);
-        }
+        let list = self.m.pop();
+        let n = self.push_list_elements(list);
         Ok(argc - 2 + n)
     }
 
@@ -155,7 +150,7 @@ impl Vm {
                 Op::Local(s) => self.dup(fp + 1 + s as usize),
                 Op::LocalCell(s) => {
                     let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.push(self.m.read_ref(cell, 0));
+                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
                 }
                 Op::SetLocal(s) => {
                     let v = self.m.pop();
@@ -164,15 +159,15 @@ impl Vm {
                 Op::SetLocalCell(s) => {
                     let top = self.top();
                     let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.write_ref(cell, 0, self.at(top));
+                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
                     self.m.stack_truncate(top);
                 }
                 Op::BoxLocal(s) => {
                     let slot = fp + 1 + s as usize;
-                    self.m.alloc_push(self.t.cell, 0)?;
+                    self.m.push_fixed(self.t.alloc.cell)?;
                     let top = self.top();
                     let cell = self.at(top).expect("fresh");
-                    self.m.write_ref(cell, 0, self.at(slot));
+                    self.m.set_ref(cell, self.t.cell_value, self.at(slot));
                     self.m.stack_set(slot, Some(cell));
                     self.m.stack_truncate(top);
                 }
@@ -183,13 +178,13 @@ impl Vm {
                 Op::FreeCell(i) => {
                     let clo = self.at(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.push(self.m.read_ref(cell, 0));
+                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
                 }
                 Op::SetFreeCell(i) => {
                     let top = self.top();
                     let clo = self.at(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.write_ref(cell, 0, self.at(top));
+                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
                     self.m.stack_truncate(top);
                 }
                 Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
@@ -199,18 +194,19 @@ impl Vm {
                     }
                     let table = self.at(CONSTS).expect("table");
                     let cell = self.m.read_ref(table, k).expect("global cell");
-                    let bound = self.m.read_word(cell, 1) & 1 == 1;
+                    let word = self.m.get_word(cell, self.t.global_word);
+                    let bound = word & 1 == 1;
                     if !bound && !matches!(op, Op::DefGlobal(_)) {
                         let name = self.global_name(cell);
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
                     if let Op::Global(_) = op {
-                        self.m.push(self.m.read_ref(cell, 0));
+                        self.m.push(self.m.get_ref(cell, self.t.global_value));
                     } else {
                         let top = self.top();
-                        self.m.write_ref(cell, 0, self.at(top));
+                        self.m.set_ref(cell, self.t.global_value, self.at(top));
                         if !bound {
-                            self.m.write_word(cell, 1, self.m.read_word(cell, 1) | 1);
+                            self.m.set_word(cell, self.t.global_word, word | 1);
                         }
                         self.m.stack_truncate(top);
                     }

@@ -47,15 +47,15 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
         threads.push(ThreadSlot::Running(handle));
         id
     };
-    vm.push_word(vm.t.thread, id as u64)
+    vm.push_word(vm.t.alloc.thread, vm.t.thread_index, id as u64)
 }
 
 /// `join`: waits for the thread and returns its value (again on later joins).
 /// A join that would wait for ever (a thread joining itself, or closing a
 /// cycle of threads joining each other) is an error instead.
 pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.thread, "a thread", "join")?;
-    let id = vm.m.read_word(vm.at(base).expect("checked"), 0) as usize;
+    let t = vm.expect(base, vm.t.thread, "a thread", "join")?;
+    let id = vm.m.get_word(t, vm.t.thread_index) as usize;
     let Some(me) = vm.thread else {
         // Nothing can wait for the main thread: no cycle is possible.
         return join_thread(vm, id);
@@ -85,27 +85,41 @@ pub fn join(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     r
 }
 
+/// Waits for spawned thread `id` and pushes its value. The first joiner joins
+/// the host thread; joiners that come while it waits wait for its result.
 fn join_thread(vm: &mut Vm, id: usize) -> Result<(), VmError> {
     let shared = Arc::clone(&vm.shared);
-    let slot = std::mem::replace(&mut lock(&shared.threads)[id], ThreadSlot::Joining);
-    let result = match slot {
-        ThreadSlot::Running(h) => {
+    let taken = {
+        let mut threads = lock(&shared.threads);
+        match &mut threads[id] {
+            slot @ ThreadSlot::Running(_) => Some(std::mem::replace(slot, ThreadSlot::Joining)),
+            _ => None,
+        }
+    };
+    let result = match taken {
+        Some(ThreadSlot::Running(h)) => {
             let joined = vm.m.blocking(move || h.join());
             let r = match joined {
                 Ok(r) => r.map(|g| g.map(Arc::new)),
                 Err(_) => Err(VmError::runtime("join: the thread panicked")),
             };
             lock(&shared.threads)[id] = ThreadSlot::Done(r.clone());
+            shared.joined.notify_all();
             r
         }
-        ThreadSlot::Done(r) => {
-            lock(&shared.threads)[id] = ThreadSlot::Done(r.clone());
-            r
-        }
-        ThreadSlot::Joining => {
-            return Err(VmError::runtime(
-                "join: another thread is joining this thread",
-            ))
+        _ => {
+            // Joined already, or being joined by another thread: its result, once
+            // that join ends (waiting counted as stopped, so collections go on).
+            let s = Arc::clone(&shared);
+            vm.m.blocking(move || {
+                let mut threads = lock(&s.threads);
+                loop {
+                    if let ThreadSlot::Done(r) = &threads[id] {
+                        return r.clone();
+                    }
+                    threads = s.joined.wait(threads).unwrap_or_else(|e| e.into_inner());
+                }
+            })
         }
     };
     match result {
