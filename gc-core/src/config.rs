@@ -83,6 +83,34 @@ impl std::fmt::Debug for CycleHook {
     }
 }
 
+/// Heap sizing ([`HeapConfig::sizing`]): the capacity becomes a maximum, and the
+/// heap's *soft limit* follows the live data. Cycles are paced against the soft
+/// limit, and memory above it is returned to the OS after each cycle.
+///
+/// After a cycle that found `live` bytes live (marked objects and kept large
+/// objects), the soft limit is `clamp(live · (1 + growth), initial, capacity)`: with `growth = 1.0`
+/// (Go's `GOGC=100`), the next cycle is due once as much was allocated again as
+/// was live. Allocation past the soft limit is never refused: the limit decides
+/// when cycles start and what memory is kept, and only the capacity is a wall.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sizing {
+    /// The soft limit to start with, and its floor (bytes).
+    pub initial: usize,
+    /// Allocation allowed between cycles, as a fraction of what the last cycle found
+    /// live.
+    pub growth: f64,
+}
+
+impl Default for Sizing {
+    /// 32 MiB to start with, growth 1.0.
+    fn default() -> Sizing {
+        Sizing {
+            initial: 32 << 20,
+            growth: 1.0,
+        }
+    }
+}
+
 /// Heap configuration. Build with `HeapConfig::new(capacity)` and adjust fields.
 #[derive(Clone, Debug)]
 pub struct HeapConfig {
@@ -141,6 +169,10 @@ pub struct HeapConfig {
     /// marking unsound. Exists to show that the tests catch a missing barrier.
     #[doc(hidden)]
     pub satb_barrier: bool,
+    /// Heap sizing: `None` (the default) makes `capacity` the heap's fixed size (every
+    /// cycle is paced against it, and memory once used stays resident, for
+    /// reuse); `Some` makes it a maximum (see [`Sizing`], [`HeapConfig::growable`]).
+    pub sizing: Option<Sizing>,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -192,6 +224,25 @@ impl HeapConfig {
             concurrent_compaction: true,
             concurrent_marking: true,
             satb_barrier: true,
+            sizing: None,
+        }
+    }
+
+    /// A heap that grows up to `max` bytes as its live data needs, starting small,
+    /// and gives memory back after bursts ([`Sizing::default`]): for runtimes whose
+    /// users should never have to size the heap. Reserving `max` costs address space
+    /// only.
+    pub fn growable(max: usize) -> HeapConfig {
+        let mut c = HeapConfig::new(max);
+        c.sizing = Some(Sizing::default());
+        c
+    }
+
+    /// The soft limit right after construction: the capacity, or the initial size.
+    pub fn initial_limit(&self) -> usize {
+        match self.sizing {
+            Some(s) => s.initial.min(self.capacity),
+            None => self.capacity,
         }
     }
 
@@ -249,6 +300,20 @@ impl HeapConfig {
                 "concurrent worker count {} must be between 1 and 256",
                 self.concurrent_workers
             ));
+        }
+        if let Some(s) = self.sizing {
+            if s.initial < MIN_CAPACITY {
+                return bad(format!(
+                    "initial heap size {} bytes is below the minimum of {MIN_CAPACITY}",
+                    s.initial
+                ));
+            }
+            if !(s.growth > 0.0 && s.growth <= 100.0) {
+                return bad(format!(
+                    "heap growth {} must be above 0 and at most 100 (a fraction of the live data)",
+                    s.growth
+                ));
+            }
         }
         if let GcTrigger::AfterBytes(0) = self.trigger {
             return bad("trigger AfterBytes(0) would collect on every allocation".into());

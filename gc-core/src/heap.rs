@@ -133,7 +133,7 @@ impl Heap {
             started: Instant::now(),
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
-            pacer: Pacer::new(config.capacity, 8 * config.tlab_size),
+            pacer: Pacer::new(config.initial_limit(), 8 * config.tlab_size),
             queues: Mutex::new(Vec::new()),
             hashes: Mutex::default(),
             #[cfg(target_os = "linux")]
@@ -217,6 +217,13 @@ impl Heap {
     /// [`crate::Mutator::blocking`].
     pub fn wait_idle(&self) {
         self.inner.driver.wait_idle();
+    }
+
+    /// The heap size the next cycle is paced against: the capacity, or with heap
+    /// sizing ([`HeapConfig::sizing`](crate::HeapConfig::sizing)) the soft limit set
+    /// after the last cycle.
+    pub fn soft_limit(&self) -> usize {
+        self.inner.pacer.limit()
     }
 
     /// Objects that were given an identity hash and are still alive as of the last

@@ -54,7 +54,7 @@ mod space;
 pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
 pub use config::{
-    parse_capacity, CycleHook, CyclePoint, FlipMode, GcTrigger, HeapConfig, MAX_CAPACITY,
+    parse_capacity, CycleHook, CyclePoint, FlipMode, GcTrigger, HeapConfig, Sizing, MAX_CAPACITY,
     MIN_CAPACITY,
 };
 pub use error::GcError;

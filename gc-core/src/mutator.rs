@@ -294,11 +294,19 @@ impl Mutator {
     /// pressure.
     fn pace(&mut self) {
         let inner = std::sync::Arc::clone(&self.heap.inner);
-        let (free, total) = {
-            let space = inner.space.lock();
-            (space.end() - space.top, space.allocated_total)
-        };
         let pacer = &inner.pacer;
+        let (hard_free, used, total) = {
+            let space = inner.space.lock();
+            (space.end() - space.top, space.used(), space.allocated_total)
+        };
+        // Free memory as the pacer sees it: below the soft limit with heap sizing
+        // (large objects count), else below the capacity.
+        let free = if inner.config.sizing.is_some() {
+            let in_use = used + inner.los.lock().used();
+            pacer.limit().saturating_sub(in_use).min(hard_free)
+        } else {
+            hard_free
+        };
         pacer.sample(inner.started.elapsed().as_nanos() as u64, total);
         let trigger = pacer.trigger();
         if free > trigger {
@@ -307,7 +315,9 @@ impl Mutator {
         if !inner.driver.busy() {
             inner.driver.request(&inner, Reason::Pacer);
         }
-        let ns = crate::pacer::throttle_ns(free, trigger);
+        // Throttling pushes back only as the real wall nears: past a soft limit,
+        // the heap just grows.
+        let ns = crate::pacer::throttle_ns(hard_free, trigger);
         if ns > 0 && inner.driver.awaiting_flip() {
             let d = std::time::Duration::from_nanos(ns);
             let since = std::time::Instant::now();
@@ -320,6 +330,9 @@ impl Mutator {
 
     pub(crate) fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
         self.safepoint();
+        if self.heap.inner.config.sizing.is_some() {
+            self.pace(); // large objects count against the soft limit
+        }
         if let crate::config::GcTrigger::AfterBytes(_) = self.heap.inner.config.trigger {
             self.heap.inner.space.lock().allocated_since_gc += words * WORD;
             self.trigger_after_bytes();

@@ -82,7 +82,8 @@ impl Reason {
 /// every refill, lock-free.
 #[derive(Debug)]
 pub struct Pacer {
-    capacity: usize,
+    /// The heap size cycles are paced against: the capacity, or the soft limit.
+    limit: AtomicUsize,
     reserve: usize,
     trigger: AtomicUsize,
     est: parking_lot::Mutex<Estimates>,
@@ -194,13 +195,13 @@ pub fn throttle_ns(free: usize, trigger: usize) -> u64 {
 }
 
 impl Pacer {
-    /// A pacer for a moving space of `capacity` bytes; `reserve` bytes are kept back
-    /// in every trigger (a few allocation buffers).
-    pub fn new(capacity: usize, reserve: usize) -> Pacer {
+    /// A pacer for a heap of `limit` bytes (its capacity, or its soft limit);
+    /// `reserve` bytes are kept back in every trigger (a few allocation buffers).
+    pub fn new(limit: usize, reserve: usize) -> Pacer {
         let est = Estimates::default();
-        let trigger = est.trigger(capacity, reserve);
+        let trigger = est.trigger(limit, reserve);
         Pacer {
-            capacity,
+            limit: AtomicUsize::new(limit),
             reserve,
             trigger: AtomicUsize::new(trigger),
             est: parking_lot::Mutex::new(est),
@@ -217,9 +218,20 @@ impl Pacer {
     fn update(&self, f: impl FnOnce(&mut Estimates) -> bool) {
         let mut est = self.est.lock();
         if f(&mut est) {
-            let t = est.trigger(self.capacity, self.reserve);
+            let t = est.trigger(self.limit(), self.reserve);
             self.trigger.store(t, Ordering::Relaxed);
         }
+    }
+
+    /// The heap size cycles are paced against (bytes).
+    pub fn limit(&self) -> usize {
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// A new soft limit (heap sizing, after a cycle): the trigger follows.
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
+        self.update(|_| true);
     }
 
     /// A rate sample (see [`Estimates::sample`]).

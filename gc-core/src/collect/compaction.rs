@@ -481,7 +481,14 @@ impl Compaction {
         // kernel cannot move would.
         let fails = inner.inject.cycle(InjectPoint::UffdMove);
         let stop_at = if fails { self.from_bytes / 2 } else { 0 };
-        let mut hi = self.from_bytes;
+        // With heap sizing, pages above the soft limit are not kept (`sizing.rs`):
+        // not worth moving.
+        let keep = if inner.config.sizing.is_some() {
+            inner.pacer.limit().next_multiple_of(chunk)
+        } else {
+            self.from_bytes
+        };
+        let mut hi = self.from_bytes.min(keep);
         while hi > 0 {
             let lo = (hi - 1) / chunk * chunk;
             let above_top = {

@@ -11,7 +11,8 @@
 //! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
 //! [`forward`]'s prefix sums), [`flip`] (moving the heap to from-space), [`fill`]
 //! (producing to-space pages), [`compaction`] (filling them concurrently through
-//! userfaultfd), [`release`] (what a cycle gives back), and [`verify`].
+//! userfaultfd), [`release`] (what a cycle gives back), [`sizing`] (the soft limit,
+//! memory handed back to the OS), and [`verify`].
 
 pub mod bitmap;
 #[cfg(target_os = "linux")]
@@ -30,6 +31,7 @@ pub mod refs;
 pub mod release;
 pub mod roots;
 pub mod sanity;
+pub mod sizing;
 pub mod verify;
 
 use crate::heap::HeapInner;
@@ -128,6 +130,7 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         throttled_ns: inner.pacer.throttled_ns() - throttled_before,
     };
     inner.log.lock().record_cycle(record);
+    sizing::after_cycle(inner);
 }
 
 /// What a cycle reports to `run_cycle`.
