@@ -105,7 +105,7 @@ impl Heap {
         };
         let failing_flipper = match config.inject {
             Some(InjectPoint::FlipMremap) => Some(Flipper::new(FlipConfig {
-                inject_mremap_errno: Some(libc::ENOMEM),
+                inject_mremap_errno: Some(flipgc_heap::sys::Errno::ENOMEM as i32),
                 ..flip_config.clone()
             })?),
             _ => None,

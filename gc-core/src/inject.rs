@@ -138,9 +138,9 @@ impl FaultInjector {
     pub fn call_errno(&self, p: InjectPoint) -> Option<i32> {
         let n = self.reach(p)?;
         (n % 4 == 0 && self.fire()).then_some(if n % 8 == 0 {
-            libc::ENOMEM
+            flipgc_heap::sys::Errno::ENOMEM as i32
         } else {
-            libc::EAGAIN
+            flipgc_heap::sys::Errno::EAGAIN as i32
         })
     }
 
@@ -192,8 +192,8 @@ mod tests {
         let errs: Vec<Option<i32>> = (0..8)
             .map(|_| k.call_errno(InjectPoint::UffdCopy))
             .collect();
-        assert_eq!(errs[0], Some(libc::ENOMEM));
-        assert_eq!(errs[4], Some(libc::EAGAIN));
+        assert_eq!(errs[0], Some(flipgc_heap::sys::Errno::ENOMEM as i32));
+        assert_eq!(errs[4], Some(flipgc_heap::sys::Errno::EAGAIN as i32));
         assert_eq!(errs.iter().filter(|e| e.is_some()).count(), 2);
 
         let w = FaultInjector::new(Some(InjectPoint::WorkerPanic));

@@ -252,7 +252,9 @@ impl Compaction {
                 Ok(()) => break,
                 Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
                 Err(CopyError::Os(e))
-                    if (e == libc::ENOMEM || e == libc::EAGAIN) && waited_us < 10_000_000 =>
+                    if (e == flipgc_heap::sys::Errno::ENOMEM as i32
+                        || e == flipgc_heap::sys::Errno::EAGAIN as i32)
+                        && waited_us < 10_000_000 =>
                 {
                     std::thread::sleep(std::time::Duration::from_micros(backoff_us));
                     waited_us += backoff_us;
