@@ -206,9 +206,10 @@ impl Heap {
     }
 
     /// Whether collections compact concurrently through userfaultfd, after the flip
-    /// pause, rather than inside it (or inside one `"full"` pause).
+    /// pause, rather than inside it (or inside one `"full"` pause, as every cycle
+    /// does with concurrent marking off).
     pub fn concurrent_compaction(&self) -> bool {
-        self.inner.concurrent
+        self.inner.concurrent && self.inner.config.concurrent_marking
     }
 
     /// Waits until no collection cycle is in progress (a concurrent compaction has

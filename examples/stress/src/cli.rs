@@ -1,5 +1,5 @@
 //! What the three stress binaries share: the heap options ([`HeapArgs`]: `--heap`,
-//! `--flip`, `--json`), the heap-size parser, and [`finish`], which prints the pause
+//! `--flip`, `--json`, `--stw`), the heap-size parser, and [`finish`], which prints the pause
 //! summary and writes the pause log JSON. Bad option values are clap errors (exit
 //! code 2); a failed or wrong run exits with code 1.
 
@@ -23,6 +23,11 @@ pub struct HeapArgs {
     /// Write the heap's pause log (and the run's summary) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Every collection one stop-the-world pause (concurrent marking off): the
+    /// reference path.
+    #[arg(long)]
+    pub stw: bool,
 }
 
 impl HeapArgs {
@@ -31,6 +36,7 @@ impl HeapArgs {
     pub fn config(&self, default_heap: usize) -> HeapConfig {
         let mut c = HeapConfig::new(self.heap.unwrap_or(default_heap));
         c.flip = self.flip;
+        c.concurrent_marking = !self.stw;
         c
     }
 }
@@ -69,14 +75,16 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
     println!("{summary}");
     let log = heap.pause_log();
     println!(
-        "GC: {} collections, {} pauses (flip {}, {} compaction), pause p50 {} us, p99 {} us, max {} us",
+        "GC: {} collections, {} pauses (flip {}, {}), pause p50 {} us, p99 {} us, max {} us",
         log.collections(),
         log.records().len(),
         heap.config().flip.name(),
-        if heap.concurrent_compaction() {
-            "concurrent"
+        if !heap.config().concurrent_marking {
+            "one-pause cycles"
+        } else if heap.concurrent_compaction() {
+            "concurrent marking and compaction"
         } else {
-            "in-pause"
+            "concurrent marking, in-pause compaction"
         },
         log.quantile_ns(0.5) / 1000,
         log.quantile_ns(0.99) / 1000,

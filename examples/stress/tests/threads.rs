@@ -72,9 +72,19 @@ fn churn_threads() {
         ops: 3000,
         roots: 32,
         seed: 21,
+        refs: 30,
+        refs_check: 2,
         ..churn::Params::default()
     };
     let s = churn::run(&heap, &t, &p).unwrap();
     assert_eq!((s.cycles, s.checksums.len()), (12, 2));
     assert!(!heap.pause_log().records().is_empty());
+    // The runtime features were checked exactly, and had something to check.
+    assert!(
+        s.finalized > 0 && s.weak_cleared > 0 && s.tokens > 0,
+        "finalized {}, weak cleared {}, tokens {}",
+        s.finalized,
+        s.weak_cleared,
+        s.tokens
+    );
 }

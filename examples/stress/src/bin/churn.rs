@@ -30,6 +30,14 @@ struct Args {
     /// Seed (thread i uses seed + i).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Runtime-feature operations (weak handles, finalizers, cleaners, identity
+    /// hashes) per thousand operations; 0 turns them off.
+    #[arg(long, default_value_t = 10)]
+    refs: u64,
+    /// Every this many cycles, each thread collects and checks its weak handles,
+    /// finalizers and cleaners exactly against the model.
+    #[arg(long, default_value_t = 4)]
+    refs_check: u64,
     /// Skip the verifier after each collection (faster; the model checks remain).
     #[arg(long)]
     no_verify: bool,
@@ -55,6 +63,8 @@ fn main() -> ExitCode {
         ops: args.ops,
         roots: args.roots,
         seed: args.seed,
+        refs: args.refs,
+        refs_check: args.refs_check,
         ..churn::Params::default()
     };
     let mut config = args.heap.config(64 << 20);

@@ -9,6 +9,10 @@
 //! build a chain of objects, allocate unrooted garbage, and spot-check a slot's id.
 //! The model ([`model::Model`]) applies the same operations to plain Rust data.
 //!
+//! With `refs` > 0, that many operations in a thousand are runtime-feature ones
+//! (weak handles, finalizers, cleaners, identity hashes; see `refs.rs`), and every
+//! `refs_check`-th cycle ends with a collection and an exact check of them.
+//!
 //! A *cycle* is `ops` operations followed by a full check: the canonical checksum
 //! of the heap graph reachable from the slots (shape, ids, lengths, byte contents)
 //! must equal the model's. A run ends after `cycles` cycles per thread, or after
@@ -17,11 +21,12 @@
 //! heap after every collection too. The same seed reproduces the same operations.
 
 pub mod model;
+mod refs;
 
 use crate::params::{parse_value, unknown_key, SetParam};
 use crate::rng::Rng;
 use crate::StressError;
-use flipgc_core::{Gc, GcError, Heap, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{FinalizerQueue, Gc, GcError, Heap, Mutator, TypeId, TypeRegistry, WeakHandle};
 use model::{blob_byte, Model, NODE, VEC};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -64,11 +69,18 @@ pub struct Params {
     pub garbage: usize,
     /// Seed; thread `i` uses `seed + i`.
     pub seed: u64,
+    /// Runtime-feature operations (weak handles, finalizers, cleaners, identity
+    /// hashes) per thousand operations; 0 turns them off.
+    pub refs: u64,
+    /// Every this many cycles, a thread collects and checks weak handles,
+    /// finalizers and cleaners exactly.
+    pub refs_check: u64,
 }
 
 impl Default for Params {
     /// One thread, 100 cycles of 10 000 operations, 64 slots, garbage up to 2000
-    /// nodes per operation, seed 1.
+    /// nodes per operation, seed 1, 10 runtime-feature operations in a thousand,
+    /// checked exactly every 4th cycle.
     fn default() -> Self {
         Params {
             threads: 1,
@@ -78,6 +90,8 @@ impl Default for Params {
             roots: 64,
             garbage: 2000,
             seed: 1,
+            refs: 10,
+            refs_check: 4,
         }
     }
 }
@@ -87,7 +101,15 @@ pub const DEFAULT_CYCLES: u64 = 100;
 
 impl SetParam for Params {
     const KEYS: &'static [&'static str] = &[
-        "threads", "cycles", "seconds", "ops", "roots", "garbage", "seed",
+        "threads",
+        "cycles",
+        "seconds",
+        "ops",
+        "roots",
+        "garbage",
+        "seed",
+        "refs",
+        "refs_check",
     ];
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -99,6 +121,8 @@ impl SetParam for Params {
             "roots" => self.roots = parse_value(key, value)?,
             "garbage" => self.garbage = parse_value(key, value)?,
             "seed" => self.seed = parse_value(key, value)?,
+            "refs" => self.refs = parse_value(key, value)?,
+            "refs_check" => self.refs_check = parse_value(key, value)?,
             _ => return Err(unknown_key::<Params>("churn", key)),
         }
         Ok(())
@@ -128,6 +152,12 @@ impl Params {
         if self.garbage == 0 || self.garbage > 1 << 20 {
             return bad("garbage must be between 1 and 2^20");
         }
+        if self.refs > 1000 {
+            return bad("refs must be at most 1000 (operations per thousand)");
+        }
+        if self.refs_check == 0 {
+            return bad("refs_check must be at least 1");
+        }
         if self.seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
             return bad("seconds must be positive");
         }
@@ -150,6 +180,13 @@ pub struct Summary {
     pub live_objects: u64,
     /// The final checksums, one per thread.
     pub checksums: Vec<u64>,
+    /// Runtime features checked exactly, all threads: objects finalized (returned
+    /// by their queue), weak handles found cleared, cleaner tokens received.
+    pub finalized: u64,
+    /// See `finalized`.
+    pub weak_cleared: u64,
+    /// See `finalized`.
+    pub tokens: u64,
     /// Wall time.
     pub elapsed_ns: u64,
 }
@@ -165,6 +202,11 @@ impl std::fmt::Display for Summary {
             f,
             "model checks passed; {} objects reachable at the end",
             self.live_objects
+        )?;
+        writeln!(
+            f,
+            "runtime features checked: {} objects finalized, {} weak handles cleared, {} cleaner tokens",
+            self.finalized, self.weak_cleared, self.tokens
         )?;
         let sums: Vec<String> = self.checksums.iter().map(|c| format!("{c:016x}")).collect();
         writeln!(f, "final checksums: {}", sums.join(" "))?;
@@ -193,6 +235,9 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
         objects: 0,
         live_objects: 0,
         checksums: Vec::new(),
+        finalized: 0,
+        weak_cleared: 0,
+        tokens: 0,
         elapsed_ns: 0,
     };
     for r in results {
@@ -202,12 +247,17 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
         summary.objects += r.objects;
         summary.live_objects += r.live;
         summary.checksums.push(r.checksum);
+        summary.finalized += r.counts[0];
+        summary.weak_cleared += r.counts[1];
+        summary.tokens += r.counts[2];
     }
     summary.elapsed_ns = start.elapsed().as_nanos() as u64;
     Ok(summary)
 }
 
 struct ThreadResult {
+    /// Finalized objects, cleared weak handles, cleaner tokens.
+    counts: [u64; 3],
     cycles: u64,
     ops: u64,
     objects: u64,
@@ -218,6 +268,17 @@ struct ThreadResult {
 /// One thread's mutator, graph and model.
 struct Churn {
     t: Types,
+    /// Runtime-feature operations per thousand.
+    refs: u64,
+    /// This thread's weak handles (their referents are in `model.weak`) and what
+    /// each was made for (kind, id, length).
+    weak: Vec<WeakHandle>,
+    weak_desc: Vec<(u8, u64, usize)>,
+    /// This thread's finalizer and cleaner queue.
+    queue: FinalizerQueue,
+    next_token: u64,
+    /// Finalized objects, cleared weak handles, cleaner tokens checked.
+    counts: [u64; 3],
     rng: Rng,
     model: Model,
     /// Root-stack index of slot 0.
@@ -243,6 +304,12 @@ fn churn_thread(
     }
     let mut c = Churn {
         t,
+        refs: p.refs,
+        weak: Vec::new(),
+        weak_desc: Vec::new(),
+        queue: heap.finalizer_queue(),
+        next_token: 0,
+        counts: [0; 3],
         rng: Rng::new(p.seed.wrapping_add(tid as u64)),
         model: Model::new(p.roots),
         base,
@@ -262,10 +329,14 @@ fn churn_thread(
         checksum = c
             .check(&m)
             .map_err(|e| StressError::Check(format!("thread {tid}, cycle {cycles}: {e}")))?;
+        if p.refs > 0 && cycles % p.refs_check == 0 {
+            c.refs_check(&mut m)?;
+        }
         c.model.compact();
     }
     m.stack_truncate(base);
     Ok(ThreadResult {
+        counts: c.counts,
         cycles,
         ops,
         objects: c.objects,
@@ -320,6 +391,9 @@ impl Churn {
     fn step(&mut self, m: &mut Mutator) -> Result<(), StressError> {
         let r = self.rng.below(1000);
         let s = self.slot();
+        if self.refs > 0 && self.rng.below(1000) < self.refs as usize {
+            return self.refs_op(m, s);
+        }
         match r {
             0..200 => {
                 let i = self.node(m)?;
@@ -470,7 +544,7 @@ impl Churn {
 
 /// An object's (kind, id, length) as the model records it; blob bytes are checked
 /// against their pattern.
-fn describe(m: &Mutator, t: Types, o: Gc<'_>) -> Result<(u8, u64, usize), String> {
+pub(super) fn describe(m: &Mutator, t: Types, o: Gc<'_>) -> Result<(u8, u64, usize), String> {
     let ty = m.type_of(o);
     if ty == t.node {
         Ok((NODE, m.read_word(o, 2), 0))

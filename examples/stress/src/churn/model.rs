@@ -49,15 +49,27 @@ pub struct MObj {
     pub len: usize,
     /// Reference fields (model indices).
     pub refs: Vec<Option<usize>>,
+    /// The identity hash the heap gave this object, once asked for.
+    pub hash: Option<u64>,
 }
 
-/// One thread's graph: objects and root slots (indices into `objs`).
+/// One thread's graph: objects and root slots (indices into `objs`), and the
+/// objects registered for finalization, with cleaners, or with weak handles.
 #[derive(Clone, Debug)]
 pub struct Model {
     /// All objects created since the last [`Model::compact`].
     pub objs: Vec<MObj>,
     /// The root slots.
     pub roots: Vec<Option<usize>>,
+    /// Objects registered for finalization, not yet returned: kept by the model's
+    /// compaction (with everything they reference), as the collector resurrects
+    /// them.
+    pub finalizable: Vec<usize>,
+    /// Weak handles' referents (parallel to the thread's handles): `None` once the
+    /// model dropped the object (it was unreachable at a model compaction).
+    pub weak: Vec<Option<usize>>,
+    /// Objects with a cleaner and their tokens: `None` once dropped (as `weak`).
+    pub cleaners: Vec<(Option<usize>, u64)>,
 }
 
 impl Model {
@@ -66,6 +78,9 @@ impl Model {
         Model {
             objs: Vec::new(),
             roots: vec![None; slots],
+            finalizable: Vec::new(),
+            weak: Vec::new(),
+            cleaners: Vec::new(),
         }
     }
 
@@ -76,6 +91,7 @@ impl Model {
             id,
             len,
             refs: vec![None; nrefs],
+            hash: None,
         });
         self.objs.len() - 1
     }
@@ -114,12 +130,25 @@ impl Model {
         h
     }
 
-    /// Drops unreachable objects (the model's own garbage collection), renumbering
-    /// the rest.
+    /// Which objects are reachable from `starts` (model indices).
+    pub fn reachable_from(&self, starts: impl IntoIterator<Item = usize>) -> Vec<bool> {
+        let mut seen = vec![false; self.objs.len()];
+        let mut todo: Vec<usize> = starts.into_iter().collect();
+        while let Some(i) = todo.pop() {
+            if !std::mem::replace(&mut seen[i], true) {
+                todo.extend(self.objs[i].refs.iter().flatten().copied());
+            }
+        }
+        seen
+    }
+
+    /// Drops objects reachable neither from the slots nor from a registered
+    /// finalizable object (the model's own garbage collection), renumbering the rest.
     pub fn compact(&mut self) {
         let mut new_index: Vec<Option<usize>> = vec![None; self.objs.len()];
         let mut order = Vec::new();
         let mut todo: Vec<usize> = self.roots.iter().flatten().copied().collect();
+        todo.extend(self.finalizable.iter().copied());
         while let Some(i) = todo.pop() {
             if new_index[i].is_some() {
                 continue;
@@ -140,6 +169,16 @@ impl Model {
         for r in self.roots.iter_mut().flatten() {
             *r = new_index[*r].expect("a root is reachable");
         }
+        for r in self.finalizable.iter_mut() {
+            *r = new_index[*r].expect("kept for finalization");
+        }
+        for w in self
+            .weak
+            .iter_mut()
+            .chain(self.cleaners.iter_mut().map(|c| &mut c.0))
+        {
+            *w = w.and_then(|i| new_index[i]);
+        }
         self.objs = objs;
     }
 }
@@ -150,6 +189,7 @@ fn placeholder() -> MObj {
         id: 0,
         len: 0,
         refs: Vec::new(),
+        hash: None,
     }
 }
 
