@@ -62,23 +62,25 @@ impl Mutator {
         panic!("field of type {want:?} used on {obj:?}, an object of type {got:?}");
     }
 
-    /// The address of field `field` of `obj`, after checking that it exists and is
-    /// (`want_ref`) or is not a reference field; and whether it is a weak field.
+    /// The address of reference field `field` of `obj`, after checking that it
+    /// exists and is a reference field; and whether it is a weak one.
     #[inline(always)]
     fn ref_slot(&self, obj: Gc<'_>, field: usize) -> (usize, bool) {
-        let at = self.field_slot(obj, field, true);
-        let h = Header(
-            // SAFETY: checked by `field_slot`: `obj` is an object of this heap.
-            unsafe { mem::load(obj.addr) },
-        );
-        let weak = field < 64 && self.heap.inner.types.weak_mask(h) >> field & 1 != 0;
-        (at, weak)
+        let (at, weak_mask) = self.slot_and_weak_mask(obj, field, true);
+        (at, field < 64 && weak_mask >> field & 1 != 0)
     }
 
     /// The address of field `field` of `obj`, after checking that it exists and is
     /// (`want_ref`) or is not a reference field.
     #[inline(always)]
     fn field_slot(&self, obj: Gc<'_>, field: usize, want_ref: bool) -> usize {
+        self.slot_and_weak_mask(obj, field, want_ref).0
+    }
+
+    /// [`Mutator::field_slot`], and the type's weak-field mask (one header load and
+    /// one shape lookup for both).
+    #[inline(always)]
+    fn slot_and_weak_mask(&self, obj: Gc<'_>, field: usize, want_ref: bool) -> (usize, u64) {
         let h = self.header_of(obj);
         let shape = self.heap.inner.types.shape(h);
         let payload = match shape.kind {
@@ -92,7 +94,7 @@ impl Mutator {
         if shape.is_ref(h.len(), field) != want_ref {
             wrong_kind(field, want_ref);
         }
-        obj.addr + WORD * (1 + field)
+        (obj.addr + WORD * (1 + field), shape.weak_mask)
     }
 
     // ---- by descriptor ----

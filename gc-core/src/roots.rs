@@ -504,6 +504,23 @@ impl Mutator {
         self.table().stack[i] = v;
     }
 
+    /// Pushes a copy of root stack entry `i` (no check: the stack holds only objects
+    /// of this heap). Panics if `i` is out of range.
+    #[inline]
+    pub fn stack_dup(&self, i: usize) {
+        let stack = &mut self.table().stack;
+        let v = stack[i];
+        stack.push(v);
+    }
+
+    /// Copies root stack entry `from` over entry `to` (no check, as
+    /// [`Mutator::stack_dup`]). Panics if either is out of range.
+    #[inline]
+    pub fn stack_copy(&self, from: usize, to: usize) {
+        let stack = &mut self.table().stack;
+        stack[to] = stack[from];
+    }
+
     /// Root stack depth.
     #[inline]
     pub fn stack_len(&self) -> usize {

@@ -448,6 +448,18 @@ fn the_root_stack_survives_collections() {
     want.truncate(54);
     assert_eq!(ids(&m), want);
 
+    // stack_dup and stack_copy move entries without checks, and they stay roots.
+    m.stack_dup(2);
+    m.stack_copy(4, 1);
+    m.collect();
+    want[1] = Some(4);
+    want.push(Some(2));
+    assert_eq!(ids(&m), want);
+    m.pop();
+    want.pop();
+    m.stack_set(1, None);
+    want[1] = None;
+
     // Truncating drops roots: only ids 0..=9 region survives.
     m.stack_truncate(5);
     m.collect();
