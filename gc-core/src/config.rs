@@ -141,6 +141,10 @@ pub struct HeapConfig {
     /// marking unsound. Exists to show that the tests catch a missing barrier.
     #[doc(hidden)]
     pub satb_barrier: bool,
+    /// What the GC log prints on stderr (see docs/gc-log.md); off by default.
+    /// [`Heap::new`](crate::Heap::new) adds what the environment variable
+    /// `FLIPGC_LOG` asks for ([`GcLog::from_env`](crate::GcLog::from_env)).
+    pub gc_log: crate::gclog::GcLog,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -170,7 +174,7 @@ impl HeapConfig {
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
     /// mutators run),
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
-    /// concurrent compaction where the kernel allows, no pre-touching.
+    /// concurrent compaction where the kernel allows, no pre-touching, no GC log.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -192,6 +196,7 @@ impl HeapConfig {
             concurrent_compaction: true,
             concurrent_marking: true,
             satb_barrier: true,
+            gc_log: crate::gclog::GcLog::OFF,
         }
     }
 

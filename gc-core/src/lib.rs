@@ -30,6 +30,7 @@
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
 //! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
 //! - [`PauseLog`]: every pause, its phases and the flip.
+//! - [`gclog`]: the GC log on stderr ([`GcLog`], `FLIPGC_LOG`; docs/gc-log.md).
 
 mod access;
 mod barrier;
@@ -37,6 +38,7 @@ mod collect;
 mod config;
 mod error;
 mod fatal;
+pub mod gclog;
 mod heap;
 mod inject;
 pub mod mem;
@@ -55,6 +57,7 @@ pub use config::{
     MIN_CAPACITY,
 };
 pub use error::GcError;
+pub use gclog::GcLog;
 pub use heap::Heap;
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};

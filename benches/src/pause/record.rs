@@ -321,9 +321,12 @@ mod tests {
     fn rec(kind: &'static str, total: u64, phases: Vec<(&'static str, u64)>) -> PauseRecord {
         PauseRecord {
             kind,
+            cycle: 1,
             at_ns: 0,
             total_ns: total,
             ttsp_ns: total / 10,
+            used_before_bytes: 0,
+            used_after_bytes: 0,
             phases,
             live_bytes: 0,
             live_objects: 0,
