@@ -315,13 +315,15 @@ fn timeline(area: &Area<'_>, run: &RunRecord) -> Result<(), String> {
             )
         }))
         .map_err(text_err)?;
+    // Thinner bars where there are many, so the heap stays visible behind them.
+    let (bar, dot) = if pauses > 150 { (1, 2) } else { (2, 3) };
     for p in &run.pauses {
         let (t, v) = (secs(p.at_ns), clamp(us(p.total_ns)));
         let color = kind_color(&p.kind);
         chart
             .draw_series([
-                PathElement::new([(t, lo), (t, v)], color.stroke_width(2)).into_dyn(),
-                Circle::new((t, v), 3, color.filled()).into_dyn(),
+                PathElement::new([(t, lo), (t, v)], color.stroke_width(bar)).into_dyn(),
+                Circle::new((t, v), dot, color.filled()).into_dyn(),
             ])
             .map_err(text_err)?;
     }
