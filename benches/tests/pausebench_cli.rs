@@ -1,6 +1,7 @@
 //! Runs the pausebench binary end to end: tiny runs of every workload whose JSON
-//! must have the agreed keys and consistent values, the table and the plot, and
-//! bad arguments that must exit with code 2 and say why.
+//! must have the agreed keys and consistent values, the table and the plot (with a
+//! timeline panel per run), the GC log and tracing on stderr, and bad arguments
+//! that must exit with code 2 and say why.
 
 use flipgc_bench::pause::record::{PAUSE_KEYS, RUN_KEYS, SUMMARY_KEYS};
 use std::path::PathBuf;
@@ -9,6 +10,8 @@ use std::process::{Command, Output};
 fn pausebench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pausebench"))
         .args(args)
+        .env_remove("FLIPGC_LOG")
+        .env_remove("RUST_LOG")
         .output()
         .unwrap()
 }
@@ -61,6 +64,17 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
 
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3 * 3 * 2); // workloads x modes x repeats
+                                       // A timeline panel per run, under the legend of its colours.
+    assert!(plot.contains("mark-start pause") && plot.contains("heap used (right axis)"));
+    for run in runs {
+        let title = format!(
+            "timeline: {} 4 MiB {} #{}:",
+            run["workload"].as_str().unwrap(),
+            run["mode"].as_str().unwrap(),
+            run["repeat"]
+        );
+        assert_eq!(plot.matches(&title).count(), 1, "{title}");
+    }
     for run in runs {
         for key in RUN_KEYS {
             assert!(run.get(key).is_some(), "{key} missing: {run}");
@@ -128,6 +142,41 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
     assert_eq!(runs[3]["repeat"], 1);
     assert_eq!(runs[6]["workload"], "binarytrees");
     assert_eq!(runs[17]["workload"], "churn");
+}
+
+#[test]
+fn gc_log_and_tracing_go_to_stderr() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pausebench"))
+        .args(["--workload", "gcbench", "--heap", "4m", "--modes", "auto"])
+        .args(["--params", TINY, "--gc-log=gc,phases"])
+        .env_remove("FLIPGC_LOG")
+        .env("RUST_LOG", "flipgc_core=info")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The table is still on stdout, alone.
+    assert!(
+        stdout.contains("pauses by kind") && !stdout.contains("[gc,"),
+        "{stdout}"
+    );
+    let pauses = stderr
+        .lines()
+        .filter(|l| l.contains("][gc,pause] GC("))
+        .count();
+    let phases = stderr
+        .lines()
+        .filter(|l| l.contains("][gc,phases] GC("))
+        .count();
+    assert!(pauses >= 3 && phases > pauses, "{stderr}");
+    assert!(
+        stderr.contains("][gc,cycle] GC(1) cycle reason="),
+        "{stderr}"
+    );
+    assert!(stderr.contains("][gc,summary] pauses kind=all"), "{stderr}");
+    assert!(stderr.contains("pause{kind=\"flip\"}"), "{stderr}");
+    assert!(stderr.contains("close time.busy="), "{stderr}");
 }
 
 #[test]

@@ -173,6 +173,10 @@ pub struct HeapConfig {
     /// cycle is paced against it, and memory once used stays resident, for
     /// reuse); `Some` makes it a maximum (see [`Sizing`], [`HeapConfig::growable`]).
     pub sizing: Option<Sizing>,
+    /// What the GC log prints on stderr (see docs/gc-log.md); off by default.
+    /// [`Heap::new`](crate::Heap::new) adds what the environment variable
+    /// `FLIPGC_LOG` asks for ([`GcLog::from_env`](crate::GcLog::from_env)).
+    pub gc_log: crate::gclog::GcLog,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -202,7 +206,7 @@ impl HeapConfig {
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
     /// mutators run),
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
-    /// concurrent compaction where the kernel allows, no pre-touching.
+    /// concurrent compaction where the kernel allows, no pre-touching, no GC log.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -225,6 +229,7 @@ impl HeapConfig {
             concurrent_marking: true,
             satb_barrier: true,
             sizing: None,
+            gc_log: crate::gclog::GcLog::OFF,
         }
     }
 

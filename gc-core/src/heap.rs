@@ -56,6 +56,8 @@ pub(crate) struct HeapInner {
     pub safepoints: Safepoints,
     pub globals: Mutex<GlobalTable>,
     pub log: Mutex<PauseLog>,
+    /// The GC log (`gclog.rs`).
+    pub gclog: crate::gclog::Logger,
     pub collector: Mutex<CollectorState>,
     pub flipper: Flipper,
     /// With `InjectPoint::FlipMremap`: a flipper whose `mremap` always fails.
@@ -89,7 +91,8 @@ impl Heap {
     /// failures (reserving the spaces) are [`GcError::Heap`].
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
         let caps = Capabilities::probe();
-        let config = config.validated(&caps.geometry)?;
+        let mut config = config.validated(&caps.geometry)?;
+        config.gc_log = config.gc_log.union(crate::gclog::GcLog::from_env());
         let (space, from_space) = MovingSpace::new(&config, &caps.geometry)?;
         let los = Los::new(config.large_object_capacity, caps.geometry.page)?;
         let los_marks = Arc::clone(los.marks());
@@ -112,8 +115,10 @@ impl Heap {
         };
         let flipper = Flipper::new(flip_config)?;
         let words = config.capacity / crate::mem::WORD;
+        let id = NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
         let inner = HeapInner {
-            id: NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             base: space.base(),
             end: space.end(),
             from_base: from_space.span.addr(),
@@ -126,11 +131,12 @@ impl Heap {
             safepoints: Safepoints::default(),
             globals: Mutex::new(GlobalTable::default()),
             log: Mutex::new(PauseLog::new()),
+            gclog: crate::gclog::Logger::new(config.gc_log, id, started),
             collector: Mutex::new(CollectorState::new(words)),
             flipper,
             failing_flipper,
             inject: FaultInjector::new(config.inject),
-            started: Instant::now(),
+            started,
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
             pacer: Pacer::new(config.initial_limit(), 8 * config.tlab_size),
@@ -143,6 +149,7 @@ impl Heap {
             types,
             config,
         };
+        inner.gclog.heap_created(&inner.config, inner.concurrent);
         Ok(Heap {
             inner: Arc::new(inner),
         })
@@ -188,6 +195,21 @@ impl Heap {
     /// The pause log (a snapshot).
     pub fn pause_log(&self) -> PauseLog {
         self.inner.log.lock().clone()
+    }
+
+    /// Time since the heap was created: the clock of the pause log's `at_ns` and of
+    /// the GC log's uptime.
+    pub fn uptime(&self) -> std::time::Duration {
+        self.inner.started.elapsed()
+    }
+
+    /// The GC log's summary of the heap so far, one line each (tags `gc,summary`;
+    /// see docs/gc-log.md): pauses by kind (count, total, p50, p99, max), cycles by
+    /// reason, allocation and fault stalls, throttling, compactions. The GC log
+    /// prints the same lines when the heap is dropped.
+    pub fn gc_summary(&self) -> String {
+        let log = self.inner.log.lock().clone();
+        self.inner.gclog.summary(&log).join("\n")
     }
 
     /// Bytes in use in the moving space (objects and fillers below the top).
@@ -249,6 +271,7 @@ impl Drop for HeapInner {
     fn drop(&mut self) {
         // The driver thread holds only a weak reference while idle: let it end.
         self.driver.shut_down();
+        self.gclog.heap_dropped(&self.log.lock());
     }
 }
 

@@ -30,6 +30,7 @@
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
 //! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
 //! - [`PauseLog`]: every pause, its phases and the flip.
+//! - [`gclog`]: the GC log on stderr ([`GcLog`], `FLIPGC_LOG`; docs/gc-log.md).
 
 mod access;
 mod barrier;
@@ -38,6 +39,7 @@ mod config;
 mod error;
 mod fatal;
 mod finalize;
+pub mod gclog;
 mod hash;
 mod heap;
 mod inject;
@@ -59,6 +61,7 @@ pub use config::{
 };
 pub use error::GcError;
 pub use finalize::FinalizerQueue;
+pub use gclog::GcLog;
 pub use heap::Heap;
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};

@@ -51,12 +51,19 @@ pub const PAUSE_KINDS: [&str; 4] = ["full", "mark-start", "mark-end", "flip"];
 pub struct PauseRecord {
     /// One of [`PAUSE_KINDS`].
     pub kind: &'static str,
-    /// When the pause began, since the heap was created.
+    /// The cycle it belongs to (numbered from 1).
+    pub cycle: u64,
+    /// When every mutator had stopped (the pause began `ttsp_ns` earlier), since the
+    /// heap was created.
     pub at_ns: u64,
     /// From the stop request until mutators could resume.
     pub total_ns: u64,
     /// From the stop request until every mutator had stopped.
     pub ttsp_ns: u64,
+    /// Bytes used in the moving space (below its top) once the world had stopped.
+    pub used_before_bytes: u64,
+    /// Bytes used in the moving space when the pause ended.
+    pub used_after_bytes: u64,
     /// Phase names and durations, in order.
     #[serde(serialize_with = "phases_as_map")]
     pub phases: Vec<(&'static str, u64)>,
@@ -116,6 +123,54 @@ pub struct CycleRecord {
     pub mark_rounds: u32,
     /// Time mutators slept in throttling during it (all threads, ns).
     pub throttled_ns: u64,
+    /// Bytes in the moving space after its flip (live data, with what was allocated
+    /// during marking): what compaction produced.
+    pub moved_bytes: u64,
+    /// Bytes held by live large objects after it.
+    pub large_object_bytes: u64,
+    /// How its flip moved the heap (`"mremap+dontunmap"`, `"mremap"`, `"copy"`).
+    pub flip_strategy: &'static str,
+    /// The flip's level (`"pud"`, `"pmd"`, `"pte"`, `"copy"`).
+    pub flip_level: &'static str,
+    /// Its pauses.
+    pub pauses: u32,
+    /// Its pauses' totals added up (ns).
+    pub pause_ns: u64,
+    /// `"concurrent"` (pages filled after the flip pause, through userfaultfd) or
+    /// `"in-pause"` (by the flip pause, or the one pause).
+    pub compaction: &'static str,
+    /// Time producing to-space pages (ns): a concurrent compaction's duration, or
+    /// the `compact` phase of the pause that compacted.
+    pub compaction_ns: u64,
+    /// Pages a concurrent compaction filled (0 for an in-pause one).
+    pub compaction_pages: u64,
+    /// Fault stalls recorded since the previous cycle's end.
+    pub fault_stalls: u64,
+    /// The longest of those (ns).
+    pub fault_stall_max_ns: u64,
+    /// Allocation stalls recorded since the previous cycle's end.
+    pub alloc_stalls: u64,
+    /// The longest of those (ns).
+    pub alloc_stall_max_ns: u64,
+}
+
+/// Stalls recorded since the window was last taken: count, total and longest (ns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StallSum {
+    /// How many.
+    pub count: u64,
+    /// Added up (ns).
+    pub total_ns: u64,
+    /// The longest (ns).
+    pub max_ns: u64,
+}
+
+impl StallSum {
+    fn add(&mut self, ns: u64) {
+        self.count += 1;
+        self.total_ns += ns;
+        self.max_ns = self.max_ns.max(ns);
+    }
 }
 
 /// The element at quantile `q` (0..=1) of ascending `sorted`, by nearest rank
@@ -146,6 +201,8 @@ pub struct PauseLog {
     sanity: Vec<crate::collect::sanity::SanityReport>,
     cycles: Vec<CycleRecord>,
     throttles: Histogram<u64>,
+    /// (fault, allocation) stalls since the last cycle record.
+    window: (StallSum, StallSum),
 }
 
 impl Default for PauseLog {
@@ -166,6 +223,7 @@ impl PauseLog {
             sanity: Vec::new(),
             cycles: Vec::new(),
             throttles: stall_histogram(),
+            window: Default::default(),
         }
     }
 
@@ -179,12 +237,14 @@ impl PauseLog {
     /// collection (its own or another thread's), from entering the slow path until
     /// it had memory (or gave up), in ns.
     pub fn record_alloc_stall(&mut self, ns: u64) {
+        self.window.1.add(ns);
         self.alloc_stalls.saturating_record(ns.max(1));
     }
 
     /// Records a fault stall: a mutator waiting for a page to be filled during
     /// concurrent compaction, in ns.
     pub fn record_fault_stall(&mut self, ns: u64) {
+        self.window.0.add(ns);
         self.fault_stalls.saturating_record(ns.max(1));
     }
 
@@ -192,6 +252,11 @@ impl PauseLog {
     /// page was installed (ns), and how many pages it filled.
     pub fn record_compaction(&mut self, ns: u64, pages: usize) {
         self.compactions.push((ns, pages));
+    }
+
+    /// The (fault, allocation) stalls recorded since the last call, and a new window.
+    pub(crate) fn take_stall_window(&mut self) -> (StallSum, StallSum) {
+        std::mem::take(&mut self.window)
     }
 
     /// Records a finished cycle.
@@ -343,9 +408,12 @@ mod tests {
     fn rec(total: u64) -> PauseRecord {
         PauseRecord {
             kind: "full",
+            cycle: 1,
             at_ns: 0,
             total_ns: total,
             ttsp_ns: 5,
+            used_before_bytes: 0,
+            used_after_bytes: 0,
             phases: vec![("mark", 3), ("flip", 2)],
             live_bytes: 0,
             live_objects: 0,
@@ -386,6 +454,13 @@ mod tests {
         log.record_alloc_stall(1_000);
         log.record_alloc_stall(50_000);
         log.record_fault_stall(7_000);
+        let (fault, alloc) = log.take_stall_window();
+        assert_eq!((fault.count, fault.max_ns), (1, 7_000));
+        assert_eq!(
+            (alloc.count, alloc.total_ns, alloc.max_ns),
+            (2, 51_000, 50_000)
+        );
+        assert_eq!(log.take_stall_window().0.count, 0);
         let j = log.to_json();
         assert_eq!(j["summary"]["alloc_stalls"], 2);
         assert_eq!(j["summary"]["fault_stalls"], 1);

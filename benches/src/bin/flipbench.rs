@@ -16,6 +16,7 @@ use flipgc_heap::{fmt_bytes, Capabilities, Geometry};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    flipgc_stress::cli::init_tracing();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,

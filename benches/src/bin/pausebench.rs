@@ -29,6 +29,7 @@ struct Plan {
 }
 
 fn main() -> ExitCode {
+    flipgc_stress::cli::init_tracing();
     let args = Args::parse();
     let usage = |msg: String| -> ! {
         Args::command()
@@ -72,8 +73,9 @@ fn plan(args: &Args) -> Result<Vec<Plan>, String> {
     Ok(plans)
 }
 
-fn progress(total: usize) -> Option<ProgressBar> {
-    if !std::io::stderr().is_terminal() {
+/// A progress bar on stderr, if it is a terminal and no GC log is written there.
+fn progress(total: usize, gc_log: bool) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() || gc_log {
         return None;
     }
     let bar = ProgressBar::new(total as u64);
@@ -86,7 +88,9 @@ fn progress(total: usize) -> Option<ProgressBar> {
 }
 
 fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
-    let bar = progress(plans.len());
+    let logging =
+        plans.iter().any(|p| p.config.gc_log.any()) || flipgc_core::GcLog::from_env().any();
+    let bar = progress(plans.len(), logging);
     let mut doc = Document::default();
     for p in plans {
         let name = p.workload.name();

@@ -52,6 +52,13 @@ pub struct Args {
     #[arg(long)]
     pub no_pretouch: bool,
 
+    /// Print the GC log of every run's heap on stderr: a line per pause and per
+    /// cycle (`--gc-log`), with a line per pause phase too (`--gc-log=gc,phases`);
+    /// see docs/gc-log.md. The environment variable FLIPGC_LOG does the same.
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "gc", value_parser = flipgc_core::GcLog::parse)]
+    pub gc_log: Option<flipgc_core::GcLog>,
+
     /// Also write the results as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -67,6 +74,7 @@ impl Args {
         super::mode::Options {
             verify: self.verify,
             pretouch: !self.no_pretouch,
+            gc_log: self.gc_log.unwrap_or_default(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! pausebench's modes: [`MODES`] and [`heap_config`], the single place where a mode
 //! name becomes a [`HeapConfig`].
 
-use flipgc_core::{FlipMode, HeapConfig};
+use flipgc_core::{FlipMode, GcLog, HeapConfig};
 
 /// Every mode `--modes` accepts, in a sensible run order.
 pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
@@ -9,6 +9,8 @@ pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
 /// Options every run's heap gets, whatever its mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
+    /// What the GC log prints (`--gc-log`).
+    pub gc_log: GcLog,
     /// The verifier after every collection.
     pub verify: bool,
     /// The heap faulted in at construction (as the JVM peers' `-XX:+AlwaysPreTouch`).
@@ -25,6 +27,7 @@ pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConf
     let mut c = HeapConfig::new(heap_bytes);
     c.verify_after_gc = o.verify;
     c.pretouch = o.pretouch;
+    c.gc_log = o.gc_log;
     match mode {
         "auto" | "pud" | "pmd" | "pte" | "copy" => {
             c.flip = FlipMode::parse(mode).map_err(|e| e.to_string())?;
@@ -69,9 +72,11 @@ mod tests {
         let o = Options {
             verify: true,
             pretouch: true,
+            gc_log: GcLog::ALL,
         };
         let c = heap_config("auto", 64 << 20, o).unwrap();
         assert!(c.verify_after_gc && c.pretouch);
+        assert_eq!(c.gc_log, GcLog::ALL);
         assert!(heap_config("fast", 64 << 20, Options::default())
             .unwrap_err()
             .contains("auto, stw, pud"));

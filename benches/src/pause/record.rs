@@ -64,6 +64,40 @@ pub struct RunRecord {
     /// Every collection cycle: why it started and what the pacer saw
     /// ([`flipgc_core::CycleRecord`]).
     pub cycles: Vec<flipgc_core::CycleRecord>,
+    /// What the timeline plot draws besides pauses and cycles (not in the JSON).
+    #[serde(skip)]
+    pub timeline: Timeline,
+}
+
+/// A run's time-stamped samples, in ns since the heap was created (the pause log's
+/// clock), oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    /// The hiccup meter's wake-ups: (when due, how late).
+    pub hiccups: Vec<(u64, u64)>,
+    /// The moving space's used bytes, (when, bytes): the hiccup meter's samples,
+    /// and every pause's used bytes when the world had stopped and when it ended.
+    pub heap_used: Vec<(u64, u64)>,
+}
+
+impl Timeline {
+    /// The timeline of a run: the meter's samples with the pauses' used bytes.
+    pub fn new(
+        hiccups: &[(u64, u64)],
+        heap_used: &[(u64, u64)],
+        pauses: &[PauseRecord],
+    ) -> Timeline {
+        let mut used = heap_used.to_vec();
+        for p in pauses {
+            used.push((p.at_ns, p.used_before_bytes));
+            used.push((p.at_ns + p.total_ns - p.ttsp_ns, p.used_after_bytes));
+        }
+        used.sort_by_key(|&(t, _)| t);
+        Timeline {
+            hiccups: hiccups.to_vec(),
+            heap_used: used,
+        }
+    }
 }
 
 /// One pause.
@@ -72,12 +106,19 @@ pub struct Pause {
     /// One of [`flipgc_core::PAUSE_KINDS`]: `"full"`, `"mark-start"`, `"mark-end"`,
     /// `"flip"`.
     pub kind: String,
-    /// When it began, since the heap was created.
+    /// The cycle it belongs to (from 1).
+    pub cycle: u64,
+    /// When every mutator had stopped (the pause began `ttsp_ns` earlier), since the
+    /// heap was created.
     pub at_ns: u64,
     /// From the stop request until mutators could resume.
     pub total_ns: u64,
     /// Time to safepoint: from the stop request until every mutator had stopped.
     pub ttsp_ns: u64,
+    /// The moving space's used bytes once the world had stopped.
+    pub used_before_bytes: u64,
+    /// The moving space's used bytes when the pause ended.
+    pub used_after_bytes: u64,
     /// Phase name to duration.
     pub phases: BTreeMap<String, u64>,
     /// Live bytes in the moving space afterwards.
@@ -291,6 +332,7 @@ impl RunRecord {
             summary,
             by_kind: by_kind(records),
             cycles: cycles.to_vec(),
+            timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, records),
         }
     }
 }
@@ -299,9 +341,12 @@ impl From<&PauseRecord> for Pause {
     fn from(r: &PauseRecord) -> Pause {
         Pause {
             kind: r.kind.to_string(),
+            cycle: r.cycle,
             at_ns: r.at_ns,
             total_ns: r.total_ns,
             ttsp_ns: r.ttsp_ns,
+            used_before_bytes: r.used_before_bytes,
+            used_after_bytes: r.used_after_bytes,
             phases: r.phases.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             live_bytes: r.live_bytes,
             flip: Flip {
@@ -321,9 +366,12 @@ mod tests {
     fn rec(kind: &'static str, total: u64, phases: Vec<(&'static str, u64)>) -> PauseRecord {
         PauseRecord {
             kind,
+            cycle: 1,
             at_ns: 0,
             total_ns: total,
             ttsp_ns: total / 10,
+            used_before_bytes: 0,
+            used_after_bytes: 0,
             phases,
             live_bytes: 0,
             live_objects: 0,
@@ -336,6 +384,18 @@ mod tests {
                 fallback_reason: None,
             },
         }
+    }
+
+    #[test]
+    fn the_timeline_merges_the_pauses_used_bytes() {
+        let mut p = rec("flip", 100, vec![("flip", 90)]);
+        (p.at_ns, p.ttsp_ns, p.used_before_bytes, p.used_after_bytes) = (1_000, 10, 900, 300);
+        let t = Timeline::new(&[(5, 1)], &[(0, 100), (2_000, 400)], &[p]);
+        assert_eq!(
+            t.heap_used,
+            [(0, 100), (1_000, 900), (1_090, 300), (2_000, 400)]
+        );
+        assert_eq!(t.hiccups, [(5, 1)]);
     }
 
     #[test]

@@ -163,6 +163,11 @@ pub struct Measured {
     pub log: PauseLog,
     /// The hiccup meter's late wake-ups (ns).
     pub hiccups: Histogram<u64>,
+    /// The hiccup meter's wake-ups, (when due, how late), ns since the heap was
+    /// created.
+    pub hiccup_samples: Vec<(u64, u64)>,
+    /// The hiccup meter's samples of the heap's used bytes, (when, bytes).
+    pub heap_used: Vec<(u64, u64)>,
     /// Peak RSS during the run (bytes), if readable.
     pub peak_rss: Option<u64>,
 }
@@ -170,7 +175,8 @@ pub struct Measured {
 /// A workload ready to run on a heap built from the registry it registered into.
 type Job = Box<dyn FnOnce(&Heap) -> Result<(), String>>;
 
-/// Runs `w` once on a fresh heap built from `config`, with the hiccup meter.
+/// Runs `w` once on a fresh heap built from `config`, with the hiccup meter; a cycle
+/// still under way when the job ends is waited for (outside the wall time).
 pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, String> {
     let mut registry = TypeRegistry::new();
     let err = |e: flipgc_core::GcError| e.to_string();
@@ -213,12 +219,17 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     let started = Instant::now();
     let result = job(&heap);
     let wall = started.elapsed();
-    let hiccups = meter.stop()?;
+    // The job's mutators are gone: let a cycle under way finish (the meter keeps
+    // passing safepoints), so that the log has no half cycle.
+    heap.wait_idle();
+    let meter = meter.stop()?;
     result.map_err(|e| format!("{}: {e}", w.name()))?;
     Ok(Measured {
         wall,
         log: heap.pause_log(),
-        hiccups,
+        hiccups: meter.histogram,
+        hiccup_samples: meter.samples,
+        heap_used: meter.heap_used,
         peak_rss: rss::peak_bytes(),
     })
 }

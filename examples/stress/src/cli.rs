@@ -1,10 +1,12 @@
 //! What the three stress binaries share: the heap options ([`HeapArgs`]: `--heap`,
-//! `--flip`, `--json`, `--stw`), the heap-size parser, and [`finish`], which prints the pause
-//! summary and writes the pause log JSON. Bad option values are clap errors (exit
-//! code 2); a failed or wrong run exits with code 1.
+//! `--flip`, `--gc-log`, `--json`, `--stw`), the heap-size parser, [`init_tracing`],
+//! and [`finish`], which prints the pause summary and writes the pause log JSON.
+//! Bad option values are clap errors (exit code 2); a failed or wrong run exits
+//! with code 1.
 
 use crate::StressError;
-use flipgc_core::{FlipMode, Heap, HeapConfig};
+use flipgc_core::{FlipMode, GcLog, Heap, HeapConfig};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,6 +21,13 @@ pub struct HeapArgs {
     /// How collections move the heap: auto, pud, pmd, pte or copy.
     #[arg(long, value_name = "MODE", value_parser = parse_flip, default_value = "auto")]
     pub flip: FlipMode,
+
+    /// Print the GC log on stderr: a line per pause and per cycle (`--gc-log`, or
+    /// `--gc-log=gc`), with a line per pause phase too (`--gc-log=gc,phases`). See
+    /// docs/gc-log.md; the environment variable FLIPGC_LOG does the same.
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "gc", value_parser = parse_gc_log)]
+    pub gc_log: Option<GcLog>,
 
     /// Write the heap's pause log (and the run's summary) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
@@ -37,8 +46,33 @@ impl HeapArgs {
         let mut c = HeapConfig::new(self.heap.unwrap_or(default_heap));
         c.flip = self.flip;
         c.concurrent_marking = !self.stw;
+        c.gc_log = self.gc_log.unwrap_or_default();
         c
     }
+}
+
+/// Parses `--gc-log`'s selectors (`gc`, `phases`, `gc,phases`, `all`, `off`).
+pub fn parse_gc_log(text: &str) -> Result<GcLog, String> {
+    GcLog::parse(text)
+}
+
+/// Installs a `tracing` subscriber for a binary (libraries never do): events and
+/// span closes, with each span's duration (`time.busy`), on stderr, filtered by
+/// `RUST_LOG` (`warn` when unset). `RUST_LOG=flipgc_core=debug` shows every
+/// `pause{kind}` and `phase{name}` span of the collector; docs/gc-log.md lists
+/// the spans and their targets. Does nothing if a subscriber is already set.
+pub fn init_tracing() {
+    use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::WARN.into())
+        .from_env_lossy();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_span_events(FmtSpan::CLOSE)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
 }
 
 /// Parses a heap size: a number with an optional unit `k`, `m`, `g` or `t` (powers
@@ -55,8 +89,10 @@ pub fn parse_flip(text: &str) -> Result<FlipMode, String> {
     FlipMode::parse(text.trim()).map_err(|e| e.to_string())
 }
 
-/// Finishes a stress binary: on success prints `summary` and the pause summary and
-/// writes the JSON (`{"workload", "result", "pauses", "summary"}`, the last two as
+/// Finishes a stress binary (whose mutators are all gone): waits for a cycle still
+/// under way (so the pause log, and the GC log, are complete), then on success
+/// prints `summary` and the pause summary and writes the JSON (`{"workload",
+/// "result", "pauses", "summary"}`, the last two as
 /// [`flipgc_core::PauseLog::to_json`]) if asked; on failure prints the error.
 /// Returns the exit code (1 for any failure).
 pub fn finish<S: std::fmt::Display + serde::Serialize>(
@@ -65,6 +101,7 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
     args: &HeapArgs,
     result: Result<S, StressError>,
 ) -> ExitCode {
+    heap.wait_idle();
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
@@ -144,6 +181,36 @@ mod tests {
             let e = parse_heap_size(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn gc_log_option() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct A {
+            #[command(flatten)]
+            heap: HeapArgs,
+            file: Option<String>,
+        }
+        let parse =
+            |args: &[&str]| A::try_parse_from(std::iter::once("x").chain(args.iter().copied()));
+        assert_eq!(parse(&[]).unwrap().heap.config(1 << 20).gc_log, GcLog::OFF);
+        assert_eq!(parse(&["--gc-log"]).unwrap().heap.gc_log, Some(GcLog::GC));
+        assert_eq!(
+            parse(&["--gc-log=gc,phases"])
+                .unwrap()
+                .heap
+                .config(1 << 20)
+                .gc_log,
+            GcLog::ALL
+        );
+        // The selectors need `=`: a following word is not taken for them.
+        let a = parse(&["--gc-log", "prog"]).unwrap();
+        assert_eq!(
+            (a.heap.gc_log, a.file.as_deref()),
+            (Some(GcLog::GC), Some("prog"))
+        );
+        assert!(parse(&["--gc-log=loud"]).is_err());
     }
 
     #[test]

@@ -42,7 +42,29 @@ pub fn run_source(
     r
 }
 
+/// Installs a `tracing` subscriber for the VM's binaries (the library itself never
+/// does): events and span closes, with each span's duration, on stderr, filtered by
+/// `RUST_LOG` (`warn` when unset); `RUST_LOG=flipgc_core=debug` shows the
+/// collector's `pause{kind}` and `phase{name}` spans (docs/gc-log.md). Does nothing
+/// if a subscriber is already set.
+pub fn init_tracing() {
+    use std::io::IsTerminal;
+    use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::WARN.into())
+        .from_env_lossy();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_span_events(FmtSpan::CLOSE)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
+}
+
 /// A one-line summary of a heap's pauses: count, total, median, p99 and max.
+/// (`(gc-stats)` and `toyvm --gc-stats` print the GC log's fuller summary,
+/// [`flipgc_core::Heap::gc_summary`].)
 pub fn pause_summary(log: &PauseLog) -> String {
     let ms = |ns: u64| ns as f64 / 1e6;
     let n = log.records().len();

@@ -1,12 +1,13 @@
 //! `toyvm`: run a Scheme file, or start a REPL, on a flipgc heap.
 //!
-//! `toyvm [FILE] [--heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N] [--gc-stats] [--verify]`.
+//! `toyvm [FILE] [--heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N] [--gc-stats]
+//! [--gc-log[=gc,phases]] [--verify]`.
 //! Exit status: 0 on success, 1 for a program error, 2 for bad usage, or the
 //! status the program passed to `exit`.
 
 use clap::Parser;
-use flipgc_core::{FlipMode, Heap, HeapConfig, TypeRegistry};
-use flipgc_toyvm::{pause_summary, register_types, ErrorKind, Session, VmError, VmTypes};
+use flipgc_core::{FlipMode, GcLog, Heap, HeapConfig, TypeRegistry};
+use flipgc_toyvm::{register_types, ErrorKind, Session, VmError, VmTypes};
 use std::process::ExitCode;
 
 /// Command-line options.
@@ -21,9 +22,16 @@ struct Args {
     /// How collections move the heap.
     #[arg(long, default_value = "auto", value_parser = parse_flip)]
     flip: FlipMode,
-    /// Print the pause summary to stderr at exit.
+    /// Print the GC log's summary (pauses by kind, cycles, stalls) to stderr at
+    /// exit, as `(gc-stats)` prints it.
     #[arg(long)]
     gc_stats: bool,
+    /// Print the GC log on stderr: a line per pause and per cycle (`--gc-log`), with
+    /// a line per pause phase too (`--gc-log=gc,phases`); see docs/gc-log.md. The
+    /// environment variable FLIPGC_LOG does the same.
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "gc", value_parser = GcLog::parse)]
+    gc_log: Option<GcLog>,
     /// Verify the heap after every collection.
     #[arg(long)]
     verify: bool,
@@ -42,6 +50,7 @@ fn parse_flip(s: &str) -> Result<FlipMode, String> {
 }
 
 fn main() -> ExitCode {
+    flipgc_toyvm::init_tracing();
     let args = Args::parse();
     let mut registry = TypeRegistry::new();
     let types = match register_types(&mut registry) {
@@ -54,6 +63,7 @@ fn main() -> ExitCode {
     let mut config = HeapConfig::new(args.heap);
     config.flip = args.flip;
     config.verify_after_gc = args.verify;
+    config.gc_log = args.gc_log.unwrap_or_default();
     let heap = match Heap::new(config, registry) {
         Ok(h) => h,
         Err(e) => {
@@ -80,8 +90,13 @@ fn main() -> ExitCode {
         },
         None => repl(&heap, &types, &args),
     };
+    if args.gc_stats || heap.config().gc_log.any() {
+        // Every session is gone: let a cycle under way finish, so that its lines
+        // and the summary are complete.
+        heap.wait_idle();
+    }
     if args.gc_stats {
-        eprintln!("{}", pause_summary(&heap.pause_log()));
+        eprintln!("{}", heap.gc_summary());
     }
     status
 }

@@ -149,6 +149,10 @@ impl Driver {
                 requested_at,
             };
             super::run_cycle(&inner, cycle);
+            // Let go of the heap before waking the waiters: one that drops the last
+            // handle after `wait_idle` then drops the heap itself, at once and on its
+            // own thread (the GC log's summary included), not this thread later.
+            drop(inner);
             // Cycles bump every counter; make sure of it even on paths that skip
             // some (and wake every waiter).
             self.bump(|st| {

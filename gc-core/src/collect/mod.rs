@@ -89,9 +89,15 @@ pub struct CycleStart {
 }
 
 /// Runs a cycle (on the driver thread): the concurrent cycle, or the one-pause
-/// cycle where concurrent marking is off; then records it and tells the pacer.
+/// cycle where concurrent marking is off; then records it, tells the pacer, and
+/// writes its GC log line.
 pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
     let started = Instant::now();
+    inner.gclog.set_cycle(c.n);
+    let (first_pause, first_compaction) = {
+        let log = inner.log.lock();
+        (log.records().len(), log.compactions().len())
+    };
     let (free_at_start, allocated_at_start) = {
         let mut space = inner.space.lock();
         space.min_free = space.end() - space.top;
@@ -113,6 +119,28 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         .pacer
         .cycle(to_flip.as_nanos() as u64, out.live_bytes, allocated);
     let since = |t: Instant| (t - inner.started).as_nanos() as u64;
+    let mut log = inner.log.lock();
+    let pauses = &log.records()[first_pause.min(log.records().len())..];
+    // The pause that moved the heap: the flip pause, or the one pause.
+    let moving = pauses
+        .iter()
+        .rev()
+        .find(|p| p.kind == "flip" || p.kind == "full");
+    let concurrent = log.compactions().get(first_compaction).copied();
+    let in_pause = moving
+        .and_then(|p| p.phases.iter().find(|(name, _)| *name == "compact"))
+        .map_or(0, |(_, ns)| *ns);
+    let (pause_count, pause_ns) = (pauses.len() as u32, pauses.iter().map(|p| p.total_ns).sum());
+    let (moved_bytes, large_object_bytes, flip_strategy, flip_level) =
+        moving.map_or((0, 0, "none", "none"), |p| {
+            (
+                p.live_bytes,
+                p.large_object_bytes,
+                p.flip.strategy,
+                p.flip.level,
+            )
+        });
+    let (fault, alloc) = log.take_stall_window();
     let record = CycleRecord {
         n: c.n,
         reason: c.reason.name(),
@@ -128,8 +156,30 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         live_bytes: out.live_bytes as u64,
         mark_rounds: out.mark_rounds,
         throttled_ns: inner.pacer.throttled_ns() - throttled_before,
+        moved_bytes,
+        large_object_bytes,
+        flip_strategy,
+        flip_level,
+        pauses: pause_count,
+        pause_ns,
+        compaction: if concurrent.is_some() {
+            "concurrent"
+        } else {
+            "in-pause"
+        },
+        compaction_ns: concurrent.map_or(in_pause, |(ns, _)| ns),
+        compaction_pages: concurrent.map_or(0, |(_, pages)| pages as u64),
+        fault_stalls: fault.count,
+        fault_stall_max_ns: fault.max_ns,
+        alloc_stalls: alloc.count,
+        alloc_stall_max_ns: alloc.max_ns,
     };
-    inner.log.lock().record_cycle(record);
+    let logged = inner.gclog.spec.gc.then(|| record.clone());
+    log.record_cycle(record);
+    drop(log);
+    if let Some(r) = logged {
+        inner.gclog.cycle_done(&r);
+    }
     sizing::after_cycle(inner);
 }
 

@@ -1,5 +1,6 @@
 //! A stop-the-world pause, as the GC driver runs it: stop every mutator, time each
-//! phase (each also a `tracing` span), record the pause in the pause log, resume.
+//! phase (each also a `tracing` span), record the pause in the pause log, resume,
+//! and write the pause's GC log lines (`gclog.rs`) once the world runs again.
 //! Every pause kind uses it: `"full"`, `"mark-start"`, `"mark-end"`, `"flip"`.
 
 use crate::heap::HeapInner;
@@ -17,7 +18,8 @@ pub struct Pause<'a> {
     last: Instant,
     current: Option<(&'static str, tracing::span::EnteredSpan)>,
     phases: Vec<(&'static str, u64)>,
-    _span: tracing::span::EnteredSpan,
+    used_before: usize,
+    span: tracing::span::EnteredSpan,
 }
 
 /// What a pause records besides its timing.
@@ -42,6 +44,8 @@ impl<'a> Pause<'a> {
             }
         };
         let now = Instant::now();
+        // The caller takes the space lock only after this returns.
+        let used_before = inner.space.lock().used();
         Pause {
             inner,
             kind,
@@ -50,7 +54,8 @@ impl<'a> Pause<'a> {
             last: now,
             current: None,
             phases: Vec::with_capacity(8),
-            _span: span,
+            used_before,
+            span,
         }
     }
 
@@ -71,15 +76,21 @@ impl<'a> Pause<'a> {
     }
 
     /// Ends the pause: records it, then resumes the world (mutators apply their
-    /// pending root work as they resume).
+    /// pending root work as they resume), then writes its GC log lines. Takes the
+    /// space lock (for the bytes used after the pause): call it with that released.
     pub fn end(mut self, d: Details) {
         self.end_phase();
         let ttsp = self.stopped.time_to_safepoint;
+        let used_after = self.inner.space.lock().used();
+        let cycle = self.inner.gclog.cycle();
         let record = PauseRecord {
             kind: self.kind,
+            cycle,
             at_ns: (self.start - self.inner.started).as_nanos() as u64,
             total_ns: (ttsp + self.start.elapsed()).as_nanos() as u64,
             ttsp_ns: ttsp.as_nanos() as u64,
+            used_before_bytes: self.used_before as u64,
+            used_after_bytes: used_after as u64,
             phases: std::mem::take(&mut self.phases),
             live_bytes: d.live.0 as u64,
             live_objects: d.live.1 as u64,
@@ -88,6 +99,30 @@ impl<'a> Pause<'a> {
             flip: d.flip.unwrap_or_else(FlipSummary::none),
         };
         tracing::debug!(kind = self.kind, total_ns = record.total_ns, "pause done");
-        self.inner.log.lock().record(record);
+        let logged = self.inner.gclog.spec.any().then(|| record.clone());
+        let round = {
+            let mut log = self.inner.log.lock();
+            log.record(record);
+            // A mark-end pause's round: the mark-end pauses of this cycle so far.
+            (self.kind == "mark-end").then(|| {
+                log.records()
+                    .iter()
+                    .rev()
+                    .take_while(|r| r.cycle == cycle)
+                    .filter(|r| r.kind == "mark-end")
+                    .count()
+            })
+        };
+        let Pause {
+            inner,
+            stopped,
+            span,
+            ..
+        } = self;
+        drop(stopped); // the world resumes
+        drop(span);
+        if let Some(r) = logged {
+            inner.gclog.pause(&r, round, inner.config.capacity as u64);
+        }
     }
 }

@@ -21,6 +21,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    cli::init_tracing();
     let args = Args::parse();
     let params = binarytrees::Params {
         depth: args.depth,

@@ -55,6 +55,7 @@ fn parse_inject(text: &str) -> Result<InjectPoint, String> {
 }
 
 fn main() -> ExitCode {
+    cli::init_tracing();
     let args = Args::parse();
     let params = churn::Params {
         threads: args.threads,

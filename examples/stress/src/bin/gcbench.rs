@@ -36,6 +36,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    cli::init_tracing();
     let args = Args::parse();
     let params = gcbench::Params {
         stretch: args.stretch,

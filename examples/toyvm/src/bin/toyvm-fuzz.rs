@@ -92,6 +92,7 @@ fn parse_seed(s: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
+    flipgc_toyvm::init_tracing();
     let args = Args::parse();
     let limits = Limits {
         heap: args.heap,

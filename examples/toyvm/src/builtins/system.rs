@@ -141,9 +141,11 @@ pub fn gc(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-/// `(gc-stats)`: prints the pause summary.
+/// `(gc-stats)`: prints the GC log's summary of the run so far (pauses by kind
+/// with count, total, p50, p99 and max; cycles; stalls; throttling; compactions:
+/// `Heap::gc_summary`, the lines the GC log prints at the end; docs/gc-log.md).
 pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    let summary = crate::pause_summary(&vm.shared.heap.pause_log());
+    let summary = vm.shared.heap.gc_summary();
     vm.out.push_str(&summary);
     vm.out.push('\n');
     vm.flush();
