@@ -86,12 +86,14 @@ impl FaultMode {
     }
 }
 
-/// Test-only: called by a concurrent compaction's background worker right after it
-/// has claimed the to-space pages `first..end` (of `pages`), before it fills them;
-/// it can sleep there to hold the pages in the `FILLING` state.
+/// Test-only: called by a concurrent compaction's background worker with the
+/// to-space pages at addresses `[start, end)`: with `false` before it tries to claim
+/// that run (waiting there holds back the background fill, claiming nothing), and
+/// with `true` right after it has claimed them, before it fills them (waiting there
+/// holds the pages in the `FILLING` state).
 #[doc(hidden)]
 #[derive(Clone)]
-pub struct FillHook(pub std::sync::Arc<dyn Fn(usize, usize, usize) + Send + Sync>);
+pub struct FillHook(pub std::sync::Arc<dyn Fn(usize, usize, bool) + Send + Sync>);
 
 impl std::fmt::Debug for FillHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

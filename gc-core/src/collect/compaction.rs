@@ -377,6 +377,10 @@ impl Compaction {
                 return;
             }
             let end = (start + self.run).min(pages);
+            let at = |p: usize| self.layout.base + p * self.page_bytes();
+            if let Some(hook) = &self.inner.config.fill_hook {
+                (hook.0)(at(start), at(end), false);
+            }
             let mut p = start;
             while p < end {
                 if !self.claim(p) {
@@ -389,7 +393,7 @@ impl Compaction {
                     p += 1;
                 }
                 if let Some(hook) = &self.inner.config.fill_hook {
-                    (hook.0)(first, p, pages);
+                    (hook.0)(at(first), at(p), true);
                 }
                 self.install(&ctx, first, p, out, false);
                 self.inner.inject.panic_once(InjectPoint::WorkerPanic);
@@ -451,6 +455,13 @@ impl Compaction {
                 }
                 stalls.push(seen.elapsed().as_nanos() as u64);
             }
+        }
+        // Faults still waiting for a worker's install when the server was told to
+        // stop: every page is filled by then (stop comes after `done`), so their
+        // stalls end no later than now. (They used to be dropped: the longest stalls,
+        // behind a worker's run, went unrecorded.)
+        for (_, seen) in installing {
+            stalls.push(seen.elapsed().as_nanos() as u64);
         }
         let mut log = self.inner.log.lock();
         for s in stalls {
