@@ -1,10 +1,10 @@
 //! What the three stress binaries share: the heap options ([`HeapArgs`]: `--heap`,
-//! `--flip`, `--json`), the heap-size parser, and [`finish`], which prints the pause
+//! `--flip`, `--fault-mode`, `--json`), the heap-size parser, and [`finish`], which prints the pause
 //! summary and writes the pause log JSON. Bad option values are clap errors (exit
 //! code 2); a failed or wrong run exits with code 1.
 
 use crate::StressError;
-use flipgc_core::{FlipMode, Heap, HeapConfig};
+use flipgc_core::{FaultMode, FlipMode, Heap, HeapConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,6 +20,12 @@ pub struct HeapArgs {
     #[arg(long, value_name = "MODE", value_parser = parse_flip, default_value = "auto")]
     pub flip: FlipMode,
 
+    /// Who fills a page a mutator touches during concurrent compaction: auto (sigbus
+    /// where the kernel has userfaultfd's SIGBUS feature), sigbus (the faulting
+    /// thread, in its SIGBUS handler) or server (a fault-serving thread).
+    #[arg(long, value_name = "MODE", value_parser = parse_fault_mode, default_value = "auto")]
+    pub fault_mode: FaultMode,
+
     /// Write the heap's pause log (and the run's summary) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -31,6 +37,7 @@ impl HeapArgs {
     pub fn config(&self, default_heap: usize) -> HeapConfig {
         let mut c = HeapConfig::new(self.heap.unwrap_or(default_heap));
         c.flip = self.flip;
+        c.fault_mode = self.fault_mode;
         c
     }
 }
@@ -47,6 +54,11 @@ pub fn parse_heap_size(text: &str) -> Result<usize, String> {
 /// Parses a flip mode (`auto`, `pud`, `pmd`, `pte`, `copy`).
 pub fn parse_flip(text: &str) -> Result<FlipMode, String> {
     FlipMode::parse(text.trim()).map_err(|e| e.to_string())
+}
+
+/// Parses a fault mode (`auto`, `sigbus`, `server`).
+pub fn parse_fault_mode(text: &str) -> Result<FaultMode, String> {
+    FaultMode::parse(text.trim()).map_err(|e| e.to_string())
 }
 
 /// Finishes a stress binary: on success prints `summary` and the pause summary and
@@ -82,6 +94,24 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
         log.quantile_ns(0.99) / 1000,
         log.quantile_ns(1.0) / 1000,
     );
+    if heap.concurrent_compaction() {
+        let stalls = log.fault_stalls();
+        let modes = log.compaction_fault_modes();
+        let n = |m| modes.iter().filter(|x| **x == m).count();
+        println!(
+            "fault stalls: {} (compactions: {} sigbus, {} server), p50 {} us, p99 {} us, max {} us{}",
+            stalls.len(),
+            n(FaultMode::Sigbus),
+            n(FaultMode::Server),
+            stalls.value_at_quantile(0.5) / 1000,
+            stalls.value_at_quantile(0.99) / 1000,
+            stalls.max() / 1000,
+            match log.fault_stalls_lost() {
+                0 => String::new(),
+                lost => format!(" ({lost} samples lost)"),
+            }
+        );
+    }
     if let Some(point) = heap.config().inject {
         println!("injected {point}: fired {} times", heap.injections_fired());
     }
@@ -136,6 +166,12 @@ mod tests {
             let e = parse_heap_size(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn fault_modes() {
+        assert_eq!(parse_fault_mode("server"), Ok(FaultMode::Server));
+        assert!(parse_fault_mode("x").unwrap_err().contains("auto, sigbus"));
     }
 
     #[test]
