@@ -106,6 +106,10 @@ impl Gate {
         *self.open.lock().unwrap() = true;
         self.cv.notify_all();
     }
+
+    fn close(&self) {
+        *self.open.lock().unwrap() = false;
+    }
 }
 
 fn gated() -> (Arc<Gate>, FillHook) {
@@ -332,11 +336,13 @@ fn used_from_top(stack: &[u8], paint: u8) -> usize {
 }
 
 /// Sixteen threads that are not mutators (twice SIGBUS mode's pool of fault
-/// records) read sixteen different unfilled pages at once, the background fill
-/// held back; one of them runs its handler on an alternate stack painted first, to
+/// records) read sixteen different unfilled pages at once, then forty more each,
+/// the background fill held back (every page is filled by its reader, in a buffer
+/// borrowed from the pool); one of them runs its handler on an alternate stack painted first, to
 /// see how much of it the kernel's signal frame and the handler use.
 fn strangers_fault_at_once(fault: FaultMode) {
     const THREADS: usize = 16;
+    const ROUNDS: usize = 4;
     let (gate, hook) = gated();
     let Some((heap, node)) = heap(fault, hook) else {
         return;
@@ -346,33 +352,57 @@ fn strangers_fault_at_once(fault: FaultMode) {
         build_list(&mut m, node, 100_000);
         let ids: Vec<u64> = (0..THREADS as u64).map(|k| k * 5_000).collect();
         let targets = globals_on(&m, &ids);
-        m.collect();
-        let addrs: Vec<(usize, u64)> = targets
-            .iter()
-            .map(|(g, id)| (m.get_global(g).addr(), *id))
-            .collect();
-        let start = Arc::new(std::sync::Barrier::new(THREADS));
-        let threads: Vec<_> = addrs
-            .iter()
-            .enumerate()
-            .map(|(i, &(a, id))| {
-                let (heap, start) = (heap.clone(), Arc::clone(&start));
-                std::thread::spawn(move || {
-                    let painted = (i == 0).then(AltStack::painted);
-                    start.wait();
-                    assert_eq!(heap.peek_word(a + 32), Some(id * 3), "stranger {i}");
-                    painted.map(|s| s.used())
+        let page = page();
+        // Each thread also reads 40 pages below its target (the targets are about 50
+        // pages apart), compared with the same words after the compaction.
+        let region = |a: usize| -> Vec<usize> {
+            (1..=40)
+                .map(|k| (a & !(page - 1)) - k * page + (k * 136) % page)
+                .collect()
+        };
+        let mut used = None;
+        // Several compactions: races between the strangers get several chances.
+        for round in 0..ROUNDS {
+            gate.close();
+            m.collect();
+            let addrs: Vec<(usize, u64)> = targets
+                .iter()
+                .map(|(g, id)| (m.get_global(g).addr(), *id))
+                .collect();
+            let start = Arc::new(std::sync::Barrier::new(THREADS));
+            let threads: Vec<_> = addrs
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, id))| {
+                    let (heap, start) = (heap.clone(), Arc::clone(&start));
+                    let words = region(a);
+                    std::thread::spawn(move || {
+                        let painted = (i == 0 && round == 0).then(AltStack::painted);
+                        start.wait();
+                        assert_eq!(heap.peek_word(a + 32), Some(id * 3), "stranger {i}");
+                        let read: Vec<u64> =
+                            words.iter().map(|&w| heap.peek_word(w).unwrap()).collect();
+                        (painted.map(|s| s.used()), read)
+                    })
                 })
-            })
-            .collect();
-        let used: Vec<Option<usize>> =
-            m.blocking(move || threads.into_iter().map(|t| t.join().unwrap()).collect());
-        gate.open();
-        m.blocking(|| heap.wait_idle());
+                .collect();
+            let results: Vec<(Option<usize>, Vec<u64>)> =
+                m.blocking(move || threads.into_iter().map(|t| t.join().unwrap()).collect());
+            used = used.or(results[0].0);
+            gate.open();
+            m.blocking(|| heap.wait_idle());
+            for (&(a, _), (_, read)) in addrs.iter().zip(&results) {
+                let after: Vec<u64> = region(a)
+                    .iter()
+                    .map(|&w| heap.peek_word(w).unwrap())
+                    .collect();
+                assert_eq!(read, &after, "words a stranger read in round {round}");
+            }
+        }
         let stalls = compacted_in(&heap, fault);
         assert!(!stalls.is_empty());
         if fault == FaultMode::Sigbus {
-            let used = used[0].unwrap();
+            let used = used.unwrap();
             eprintln!("the handler's alternate stack: {used} bytes used (signal frame included)");
             assert!(used > 0, "the handler ran on the alternate stack");
             // std gives its threads max(SIGSTKSZ, AT_MINSIGSTKSZ) bytes, 8 KiB here:
