@@ -45,6 +45,62 @@ impl FlipMode {
     }
 }
 
+/// Who fills a page a mutator touches during concurrent compaction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FaultMode {
+    /// `Sigbus` where the kernel has `UFFD_FEATURE_SIGBUS` (and the handler could be
+    /// installed), else `Server`.
+    #[default]
+    Auto,
+    /// The faulting thread fills the page itself, in its `SIGBUS` handler
+    /// (userfaultfd's SIGBUS mode; see `sigbus.rs`). Refused at construction where
+    /// the kernel lacks the feature.
+    Sigbus,
+    /// The faulting thread sleeps in the kernel while a fault-serving thread fills
+    /// the page (the fallback).
+    Server,
+}
+
+impl FaultMode {
+    /// Parses `auto`, `sigbus` or `server`.
+    pub fn parse(s: &str) -> Result<FaultMode, GcError> {
+        Ok(match s {
+            "auto" => FaultMode::Auto,
+            "sigbus" => FaultMode::Sigbus,
+            "server" => FaultMode::Server,
+            _ => {
+                return Err(GcError::Config(format!(
+                    "fault mode {s:?} is not one of auto, sigbus, server"
+                )))
+            }
+        })
+    }
+
+    /// The name [`FaultMode::parse`] accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultMode::Auto => "auto",
+            FaultMode::Sigbus => "sigbus",
+            FaultMode::Server => "server",
+        }
+    }
+}
+
+/// Test-only: called by a concurrent compaction's background worker with the
+/// to-space pages at addresses `[start, end)`: with `false` before it tries to claim
+/// that run (waiting there holds back the background fill, claiming nothing), and
+/// with `true` right after it has claimed them, before it fills them (waiting there
+/// holds the pages in the `FILLING` state).
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct FillHook(pub std::sync::Arc<dyn Fn(usize, usize, bool) + Send + Sync>);
+
+impl std::fmt::Debug for FillHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FillHook(..)")
+    }
+}
+
 /// When a collection starts (besides an explicit request).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GcTrigger {
@@ -177,6 +233,13 @@ pub struct HeapConfig {
     /// [`Heap::new`](crate::Heap::new) adds what the environment variable
     /// `FLIPGC_LOG` asks for ([`GcLog::from_env`](crate::GcLog::from_env)).
     pub gc_log: crate::gclog::GcLog,
+    /// Who fills the pages mutators touch during concurrent compaction: the faulting
+    /// thread itself in a `SIGBUS` handler, or a fault-serving thread (see
+    /// [`FaultMode`]). Background workers fill pages in address order either way.
+    pub fault_mode: FaultMode,
+    /// Test-only: see [`FillHook`].
+    #[doc(hidden)]
+    pub fill_hook: Option<FillHook>,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -206,7 +269,8 @@ impl HeapConfig {
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
     /// mutators run),
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
-    /// concurrent compaction where the kernel allows, no pre-touching, no GC log.
+    /// concurrent compaction where the kernel allows (pages mutators touch filled in
+    /// their own `SIGBUS` handlers where the kernel allows), no pre-touching, no GC log.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -230,6 +294,8 @@ impl HeapConfig {
             satb_barrier: true,
             sizing: None,
             gc_log: crate::gclog::GcLog::OFF,
+            fault_mode: FaultMode::Auto,
+            fill_hook: None,
         }
     }
 
@@ -461,6 +527,17 @@ mod tests {
         }
         .validated(&generic);
         assert!(e.unwrap_err().to_string().contains("does not exist"));
+    }
+
+    #[test]
+    fn fault_modes_parse() {
+        for m in ["auto", "sigbus", "server"] {
+            assert_eq!(FaultMode::parse(m).unwrap().name(), m);
+        }
+        assert!(FaultMode::parse("signal")
+            .unwrap_err()
+            .to_string()
+            .contains("auto, sigbus, server"));
     }
 
     #[test]

@@ -42,3 +42,41 @@ impl Drop for AbortOnUnwind {
         }
     }
 }
+
+/// A fixed buffer that formats without allocating (for [`die`]).
+struct RawMessage {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl std::fmt::Write for RawMessage {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// Ends the process from code that may run inside a signal handler (the `SIGBUS`
+/// handler of concurrent compaction, and the page filling it calls): formats
+/// `args` into a buffer on the stack, writes `flipgc: fatal: ...` to stderr with one
+/// `write(2)`, and calls `abort(3)`. Both are async-signal-safe; nothing is
+/// allocated, no lock is taken, and no panic machinery runs (the panic hook and
+/// unwinding are not async-signal-safe).
+#[cold]
+pub(crate) fn die(args: std::fmt::Arguments<'_>) -> ! {
+    use std::fmt::Write;
+    let mut m = RawMessage {
+        buf: [0; 512],
+        len: 0,
+    };
+    let _ = m.write_str("flipgc: fatal: ");
+    let _ = m.write_fmt(args);
+    let _ = m.write_str("; aborting\n");
+    // SAFETY: `m.buf[..m.len]` is initialised memory owned by this frame; write(2)
+    // only reads it. A short or failed write changes nothing: we abort next.
+    unsafe { libc::write(2, m.buf.as_ptr().cast(), m.len) };
+    // SAFETY: abort(3) takes no arguments and does not return.
+    unsafe { libc::abort() }
+}

@@ -3,7 +3,7 @@
 use crate::collect::concurrent_mark::Intake;
 use crate::collect::driver::Driver;
 use crate::collect::{CollectorState, CyclePhase};
-use crate::config::HeapConfig;
+use crate::config::{FaultMode, HeapConfig};
 use crate::error::GcError;
 use crate::inject::{FaultInjector, InjectPoint};
 use crate::mutator::Mutator;
@@ -84,6 +84,12 @@ pub(crate) struct HeapInner {
     pub compaction_scratch: Mutex<Option<crate::collect::compaction::Scratch>>,
     /// Whether cycles compact concurrently (config, flip mode and kernel allow it).
     pub concurrent: bool,
+    /// Who fills the pages mutators touch during concurrent compaction: `Sigbus` or
+    /// `Server` (`HeapConfig::fault_mode` resolved at construction).
+    pub fault_mode: FaultMode,
+    /// SIGBUS mode: this heap's slot in `sigbus.rs`'s table, for its whole life.
+    #[cfg(target_os = "linux")]
+    pub sigbus_slot: Option<usize>,
 }
 
 impl Heap {
@@ -117,6 +123,11 @@ impl Heap {
         let words = config.capacity / crate::mem::WORD;
         let id = NEXT_HEAP_ID.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
+        let concurrent = concurrent_allowed(&config);
+        let (fault_mode, sigbus_slot) =
+            resolve_fault_mode(&config, concurrent, (space.base(), space.end()))?;
+        #[cfg(not(target_os = "linux"))]
+        let _ = sigbus_slot;
         let inner = HeapInner {
             id,
             base: space.base(),
@@ -145,7 +156,10 @@ impl Heap {
             #[cfg(target_os = "linux")]
             compaction_scratch: Mutex::new(None),
             intake: Arc::default(),
-            concurrent: concurrent_allowed(&config),
+            concurrent,
+            fault_mode,
+            #[cfg(target_os = "linux")]
+            sigbus_slot,
             types,
             config,
         };
@@ -172,6 +186,12 @@ impl Heap {
             return Err(GcError::Config(
                 "this thread already has a mutator for this heap".into(),
             ));
+        }
+        // SIGBUS mode: a page buffer and stall samples for this thread's faults, and
+        // an alternate signal stack for its handler, made here, outside any handler.
+        #[cfg(target_os = "linux")]
+        if self.inner.sigbus_slot.is_some() {
+            crate::sigbus::bind_thread();
         }
         Ok(Mutator::new(self.clone()))
     }
@@ -234,6 +254,33 @@ impl Heap {
         self.inner.concurrent && self.inner.config.concurrent_marking
     }
 
+    /// Who fills the pages mutators touch during concurrent compaction: `Sigbus` (the
+    /// faulting thread, in its `SIGBUS` handler) or `Server` (a fault-serving
+    /// thread). Meaningful where [`Heap::concurrent_compaction`] is true. A compaction
+    /// that finds the handler replaced by an embedder's, or cannot open userfaultfd
+    /// in SIGBUS mode, uses the server (`PauseLog::compaction_fault_modes`).
+    pub fn fault_mode(&self) -> FaultMode {
+        self.inner.fault_mode
+    }
+
+    /// Test-only: reads the moving-space word at `addr` with no mutator (`None` if
+    /// `addr` is not an aligned address of the moving space). The word may belong to
+    /// no object, or to one a collection is moving; during a concurrent compaction the
+    /// read may fault on a page not yet filled, which is then filled (by this thread
+    /// in SIGBUS mode). For tests of faults on threads that are not mutators, or
+    /// inside `Mutator::blocking`.
+    #[doc(hidden)]
+    pub fn peek_word(&self, addr: usize) -> Option<u64> {
+        let i = &self.inner;
+        if addr % crate::mem::WORD != 0 || !(i.base..i.end).contains(&addr) {
+            return None;
+        }
+        // SAFETY: the moving space's span is mapped read-write for the heap's whole
+        // life (flips move its pages with MREMAP_DONTUNMAP, which leaves it mapped),
+        // and `addr` is an aligned word inside it; the load is atomic.
+        Some(unsafe { crate::mem::load(addr) })
+    }
+
     /// Waits until no collection cycle is in progress (a concurrent compaction has
     /// installed every page). For tests and orderly shutdown; does not count as a
     /// safepoint, so call it from a thread without a mutator or via
@@ -272,6 +319,11 @@ impl Drop for HeapInner {
         // The driver thread holds only a weak reference while idle: let it end.
         self.driver.shut_down();
         self.gclog.heap_dropped(&self.log.lock());
+        // No compaction is running (each holds a reference to this heap).
+        #[cfg(target_os = "linux")]
+        if let Some(slot) = self.sigbus_slot {
+            crate::sigbus::release_slot(slot);
+        }
     }
 }
 
@@ -285,6 +337,64 @@ impl HeapInner {
             _ => &self.flipper,
         }
     }
+}
+
+/// The fault mode a heap with `config` uses, and its slot in SIGBUS mode: `Auto` is
+/// SIGBUS mode where the kernel has `UFFD_FEATURE_SIGBUS`, the handler is installed
+/// and a slot is free; `Sigbus` is refused where it cannot be had. Without
+/// concurrent compaction no fault is ever served: `Server`, no slot.
+#[cfg(target_os = "linux")]
+fn resolve_fault_mode(
+    config: &HeapConfig,
+    concurrent: bool,
+    (lo, hi): (usize, usize),
+) -> Result<(FaultMode, Option<usize>), GcError> {
+    if !concurrent || config.fault_mode == FaultMode::Server {
+        return Ok((FaultMode::Server, None));
+    }
+    let caps = Capabilities::probe();
+    let forced = config.fault_mode == FaultMode::Sigbus;
+    let refuse = |why: &str| {
+        Err(GcError::Config(format!(
+            "fault mode sigbus is not available: {why}"
+        )))
+    };
+    if !caps.userfaultfd.has("SIGBUS") {
+        return if forced {
+            refuse("this kernel's userfaultfd lacks UFFD_FEATURE_SIGBUS")
+        } else {
+            Ok((FaultMode::Server, None))
+        };
+    }
+    if !crate::sigbus::install(caps.geometry.page) {
+        return if forced {
+            refuse("the SIGBUS handler could not be installed")
+        } else {
+            Ok((FaultMode::Server, None))
+        };
+    }
+    match crate::sigbus::claim_slot(lo, hi) {
+        Some(slot) => Ok((FaultMode::Sigbus, Some(slot))),
+        None if forced => refuse(&format!(
+            "{} heaps in SIGBUS mode exist already",
+            crate::sigbus::MAX_HEAPS
+        )),
+        None => Ok((FaultMode::Server, None)),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn resolve_fault_mode(
+    config: &HeapConfig,
+    _concurrent: bool,
+    _span: (usize, usize),
+) -> Result<(FaultMode, Option<usize>), GcError> {
+    if config.fault_mode == FaultMode::Sigbus {
+        return Err(GcError::Config(
+            "fault mode sigbus needs Linux's userfaultfd".into(),
+        ));
+    }
+    Ok((FaultMode::Server, None))
 }
 
 /// Whether `config` gets concurrent compaction on this host.

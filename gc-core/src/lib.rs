@@ -51,13 +51,17 @@ mod pauselog;
 mod pin;
 mod roots;
 mod safepoint;
+#[cfg(target_os = "linux")]
+mod sigbus;
 mod space;
 
 pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
+#[doc(hidden)]
+pub use config::FillHook;
 pub use config::{
-    parse_capacity, CycleHook, CyclePoint, FlipMode, GcTrigger, HeapConfig, Sizing, MAX_CAPACITY,
-    MIN_CAPACITY,
+    parse_capacity, CycleHook, CyclePoint, FaultMode, FlipMode, GcTrigger, HeapConfig, Sizing,
+    MAX_CAPACITY, MIN_CAPACITY,
 };
 pub use error::GcError;
 pub use finalize::FinalizerQueue;

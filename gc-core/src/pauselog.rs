@@ -198,6 +198,8 @@ pub struct PauseLog {
     alloc_stalls: Histogram<u64>,
     fault_stalls: Histogram<u64>,
     compactions: Vec<(u64, usize)>,
+    compaction_modes: Vec<crate::FaultMode>,
+    fault_stalls_lost: u64,
     sanity: Vec<crate::collect::sanity::SanityReport>,
     cycles: Vec<CycleRecord>,
     throttles: Histogram<u64>,
@@ -220,6 +222,8 @@ impl PauseLog {
             alloc_stalls: stall_histogram(),
             fault_stalls: stall_histogram(),
             compactions: Vec::new(),
+            compaction_modes: Vec::new(),
+            fault_stalls_lost: 0,
             sanity: Vec::new(),
             cycles: Vec::new(),
             throttles: stall_histogram(),
@@ -242,10 +246,34 @@ impl PauseLog {
     }
 
     /// Records a fault stall: a mutator waiting for a page to be filled during
-    /// concurrent compaction, in ns.
+    /// concurrent compaction, in ns. In SIGBUS mode the faulting thread measured it
+    /// itself, from its handler's entry to its return (end to end); in server mode the
+    /// fault server did, from reading the fault to the page's install (a lower bound).
     pub fn record_fault_stall(&mut self, ns: u64) {
         self.window.0.add(ns);
         self.fault_stalls.saturating_record(ns.max(1));
+    }
+
+    /// Counts fault stalls measured but not kept (a thread's sample table was full).
+    pub(crate) fn record_fault_stalls_lost(&mut self, n: u64) {
+        self.fault_stalls_lost += n;
+    }
+
+    /// Fault stalls measured but not kept (SIGBUS mode: a thread faulted more than
+    /// its sample table holds during one compaction).
+    pub fn fault_stalls_lost(&self) -> u64 {
+        self.fault_stalls_lost
+    }
+
+    /// Records who served the faults of the compaction just recorded.
+    pub(crate) fn record_compaction_mode(&mut self, mode: crate::FaultMode) {
+        self.compaction_modes.push(mode);
+    }
+
+    /// Who served each concurrent compaction's faults (`Sigbus` or `Server`), oldest
+    /// first, as [`PauseLog::compactions`].
+    pub fn compaction_fault_modes(&self) -> &[crate::FaultMode] {
+        &self.compaction_modes
     }
 
     /// Records a concurrent compaction: from the end of its flip pause until its last
@@ -367,7 +395,8 @@ impl PauseLog {
     /// `{"pauses": [...], "cycles": [...], "summary": {"collections" (cycles), "pauses", "p50_pause_ns", "p99_pause_ns",
     /// "max_pause_ns", "max_ttsp_ns", "alloc_stalls", "alloc_stall_p99_ns",
     /// "alloc_stall_max_ns", "fault_stalls", "fault_stall_p99_ns", "fault_stall_max_ns",
-    /// "compactions", "compaction_max_ns", "by_kind": {kind: {"count", "p50_ns", "p99_ns",
+    /// "fault_stalls_lost", "compactions", "compaction_fault_modes": {"sigbus", "server"},
+    /// "compaction_max_ns", "by_kind": {kind: {"count", "p50_ns", "p99_ns",
     /// "max_ns"}}}}`
     /// (stall quantiles come from HDR histograms, 3 significant digits; 0 when none).
     pub fn to_json(&self) -> serde_json::Value {
@@ -387,7 +416,12 @@ impl PauseLog {
                 "fault_stalls": self.fault_stalls.len(),
                 "fault_stall_p99_ns": self.fault_stalls.value_at_quantile(0.99),
                 "fault_stall_max_ns": self.fault_stalls.max(),
+                "fault_stalls_lost": self.fault_stalls_lost,
                 "compactions": self.compactions.len(),
+                "compaction_fault_modes": {
+                    "sigbus": self.compaction_modes.iter().filter(|m| **m == crate::FaultMode::Sigbus).count(),
+                    "server": self.compaction_modes.iter().filter(|m| **m == crate::FaultMode::Server).count(),
+                },
                 "throttles": self.throttles.len(),
                 "throttle_p99_ns": self.throttles.value_at_quantile(0.99),
                 "throttle_max_ns": self.throttles.max(),

@@ -6,10 +6,13 @@
 //! forced PMD, forced PTE, copy; from-space recycled (the default) on all of them,
 //! and released on one more; and every survivable run-time fault injection point
 //! (`flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, `uffd-open`,
-//! `mark-rounds`), each of which must give the same graph.
+//! `mark-rounds`), each of which must give the same graph. Concurrent compaction
+//! serves faults in SIGBUS mode (the default where the kernel has it) on the paths
+//! above, and with the fault server on the `*_server` paths; each compaction must
+//! have used the mode asked for.
 
 use flipgc_core::{
-    FlipMode, Gc, Handle, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
+    FaultMode, FlipMode, Gc, Handle, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
 };
 use flipgc_heap::Level;
 use proptest::prelude::*;
@@ -176,6 +179,7 @@ struct Path {
     recycle: bool,
     concurrent: bool,
     marking: bool,
+    fault: FaultMode,
 }
 
 fn run(
@@ -203,6 +207,7 @@ fn run(
     cfg.recycle_from_space = recycle;
     cfg.concurrent_compaction = concurrent;
     cfg.concurrent_marking = p.marking;
+    cfg.fault_mode = p.fault;
     cfg.inject = inject;
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();
@@ -393,6 +398,14 @@ fn run(
             prop_assert!(!in_pause, "a flip compacted in place: {:?}", r.phases);
         }
     }
+    // Every concurrent compaction served its faults in the heap's fault mode (the
+    // one asked for, unless Auto).
+    if p.fault != FaultMode::Auto && heap.concurrent_compaction() {
+        prop_assert_eq!(heap.fault_mode(), p.fault);
+    }
+    for m in log.compaction_fault_modes() {
+        prop_assert_eq!(*m, heap.fault_mode());
+    }
     let count_of = |kind: &str| log.records().iter().filter(|r| r.kind == kind).count();
     if marking {
         prop_assert_eq!(count_of("mark-start"), log.collections());
@@ -417,6 +430,7 @@ fn path(mode: FlipMode, capacity: usize) -> Path {
         recycle: true,
         concurrent: true,
         marking: true,
+        fault: FaultMode::Auto,
     }
 }
 
@@ -447,6 +461,7 @@ fn check_with(p: Path) {
         recycle,
         concurrent,
         marking,
+        fault,
     } = p;
     let count = AtomicUsize::new(0);
     let fired = AtomicUsize::new(0);
@@ -461,9 +476,14 @@ fn check_with(p: Path) {
     let n = count.load(Ordering::Relaxed);
     let fired = fired.load(Ordering::Relaxed);
     eprintln!(
-        "{} {}{}{}{}: {n} verified collections",
+        "{} {}{}{}{}{}: {n} verified collections",
         mode.name(),
         flipgc_heap::fmt_bytes(capacity),
+        match fault {
+            FaultMode::Auto => "",
+            FaultMode::Sigbus => " (faults: sigbus)",
+            FaultMode::Server => " (faults: server)",
+        },
         match (marking, concurrent) {
             (false, _) => " one-pause",
             (true, false) => " compaction in the flip pause",
@@ -552,6 +572,36 @@ fn churn_injected_mark_rounds() {
 fn churn_auto_pmd_compaction_in_the_flip_pause() {
     check_with(Path {
         concurrent: false,
+        ..path(FlipMode::Auto, 4 << 20)
+    });
+}
+
+fn check_server(p: Path) {
+    check_with(Path {
+        fault: FaultMode::Server,
+        ..p
+    });
+}
+
+#[test]
+fn churn_auto_pud_server() {
+    check_server(path(FlipMode::Auto, 1 << 30));
+}
+
+#[test]
+fn churn_auto_pmd_server() {
+    check_server(path(FlipMode::Auto, 4 << 20));
+}
+
+#[test]
+fn churn_forced_pte_server() {
+    check_server(path(FlipMode::Level(Level::Pte), 4 << 20));
+}
+
+#[test]
+fn churn_injected_uffd_copy_server() {
+    check_server(Path {
+        inject: Some(InjectPoint::UffdCopy),
         ..path(FlipMode::Auto, 4 << 20)
     });
 }

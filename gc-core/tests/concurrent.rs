@@ -1,12 +1,14 @@
 //! Concurrent compaction's races, each against a checksum of the object graph and
-//! the heap verifier: many threads faulting on one page; mutators writing into pages
+//! the heap verifier: many threads faulting on one page, and on neighbouring pages,
+//! at once, in both fault modes (SIGBUS: each faulting thread fills or waits in its
+//! own handler; server: a fault-serving thread fills); mutators writing into pages
 //! while their neighbours are installed; allocation during compaction (black
 //! allocation included); a collection requested during compaction; and the
 //! compaction inside the flip pause, and the one-pause cycle, giving the same graph
 //! as the concurrent path.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use flipgc_core::{Global, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::{Arc, Barrier};
 
 /// node: fields 0 and 1 are references, 2 and 3 words.
@@ -21,18 +23,49 @@ fn heap(capacity: usize, concurrent: bool) -> Option<(Heap, TypeId)> {
 }
 
 fn heap_with(capacity: usize, concurrent: bool, verify: bool) -> Option<(Heap, TypeId)> {
+    heap_in(capacity, concurrent, verify, FaultMode::Auto)
+}
+
+fn heap_in(
+    capacity: usize,
+    concurrent: bool,
+    verify: bool,
+    fault: FaultMode,
+) -> Option<(Heap, TypeId)> {
     let (r, node) = registry();
     let mut cfg = HeapConfig::new(capacity);
     cfg.gc_workers = 2;
     cfg.concurrent_workers = 2;
     cfg.verify_after_gc = verify;
     cfg.concurrent_compaction = concurrent;
-    let heap = Heap::new(cfg, r).unwrap();
+    cfg.fault_mode = fault;
+    let heap = match Heap::new(cfg, r) {
+        Ok(h) => h,
+        Err(e) if fault == FaultMode::Sigbus => {
+            eprintln!("skipped: {e}");
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    };
     if concurrent && !heap.concurrent_compaction() {
         eprintln!("skipped: no userfaultfd here");
         return None;
     }
+    if fault != FaultMode::Auto {
+        assert_eq!(heap.fault_mode(), fault);
+    }
     Some((heap, node))
+}
+
+/// Every compaction of `heap` served its faults in `mode`.
+fn assert_compacted_in(heap: &Heap, mode: FaultMode) {
+    let log = heap.pause_log();
+    let modes = log.compaction_fault_modes();
+    assert!(!modes.is_empty(), "no concurrent compaction");
+    assert!(
+        modes.iter().all(|m| *m == mode),
+        "{modes:?}, wanted {mode:?}"
+    );
 }
 
 /// Builds a list of `n` nodes (ids 0..n, word 3 = id * 3) interleaved with as much
@@ -66,57 +99,93 @@ fn walk(m: &Mutator, at: usize) -> (u64, u64) {
     (n, sum)
 }
 
-/// The head of the list at root stack slot `at` (its newest node: the highest
-/// address, so compacted into the last page, which the background fill reaches last).
-fn head_global(m: &Mutator, at: usize) -> Global {
-    m.global(m.stack_get(at).unwrap())
-}
-
-#[test]
-fn many_threads_faulting_on_one_page_all_see_it_filled_once() {
-    const THREADS: usize = 6;
-    let Some((heap, node)) = heap_with(256 << 20, true, false) else {
-        return;
-    };
+/// `threads` readers, released together right after the flip pause, each read the
+/// node `offsets[i % offsets.len()]` nodes down the list from its head (the newest
+/// node: the highest address, so compacted into the last pages, which the background
+/// fill, in address order, reaches last). Returns the fault stalls recorded.
+fn readers_fault_together(fault: FaultMode, threads: usize, offsets: &[u64]) -> Option<u64> {
+    let (heap, node) = heap_in(256 << 20, true, false, fault)?;
+    let mode = heap.fault_mode();
     let mut m = heap.bind_mutator().unwrap();
-    build_list(&mut m, node, 400_000);
-    let head = Arc::new(head_global(&m, 0));
+    const N: u64 = 400_000;
+    build_list(&mut m, node, N);
+    // Globals on the nodes the readers read (ids `offset`): each `offset` nodes
+    // (of 40 bytes) below the head.
+    let mut targets = Vec::new();
+    for &off in offsets {
+        let mut cur = m.stack_get(0);
+        for _ in 0..off {
+            cur = m.read_ref(cur.unwrap(), 0);
+        }
+        targets.push((Arc::new(m.global(cur.unwrap())), off));
+    }
     let before = walk(&m, 0);
-    let flipped = Arc::new(Barrier::new(THREADS + 1));
-    let readers: Vec<_> = (0..THREADS)
-        .map(|_| {
-            let (heap, head, flipped) = (heap.clone(), Arc::clone(&head), Arc::clone(&flipped));
+    let flipped = Arc::new(Barrier::new(threads + 1));
+    let readers: Vec<_> = (0..threads)
+        .map(|i| {
+            let (target, off) = targets[i % targets.len()].clone();
+            let (heap, flipped) = (heap.clone(), Arc::clone(&flipped));
             std::thread::spawn(move || {
                 let mut m = heap.bind_mutator().unwrap();
-                // Released right after the flip pause: straight to the list's head,
-                // compacted into the last page, which the background fill (in
-                // address order) reaches last: every reader faults on it at once.
                 m.blocking(|| flipped.wait());
-                let h = m.get_global(&head);
-                (m.read_word(h, 2), m.read_word(h, 3))
+                let h = m.get_global(&target);
+                assert_eq!(
+                    (m.read_word(h, 2), m.read_word(h, 3)),
+                    (off, off * 3),
+                    "reader {i}"
+                );
             })
         })
         .collect();
     m.collect();
     m.blocking(|| flipped.wait());
     for r in readers {
-        assert_eq!(m.blocking(move || r.join().unwrap()), (0, 0));
+        m.blocking(move || r.join().unwrap());
     }
     assert_eq!(walk(&m, 0), before);
     m.blocking(|| heap.wait_idle());
     let log = heap.pause_log();
     eprintln!(
-        "compaction {:?}, fault stalls {}",
+        "{}: compaction {:?}, fault stalls {} (max {} us)",
+        mode.name(),
         log.compactions(),
-        log.fault_stalls().len()
+        log.fault_stalls().len(),
+        log.fault_stalls().max() / 1000
     );
     assert_eq!(log.compactions().len(), 1);
     assert!(log.records().iter().any(|r| r.kind == "flip"));
+    assert_compacted_in(&heap, mode);
     assert!(
         !log.fault_stalls().is_empty(),
-        "the readers touched the last page before the background fill got there"
+        "the readers touched the last pages before the background fill got there"
     );
+    assert_eq!(log.fault_stalls_lost(), 0);
     m.verify().unwrap();
+    Some(log.fault_stalls().len())
+}
+
+#[test]
+fn many_threads_faulting_on_one_page_all_see_it_filled_once() {
+    readers_fault_together(FaultMode::Auto, 6, &[0]);
+}
+
+#[test]
+fn many_threads_faulting_on_one_page_all_see_it_filled_once_server() {
+    readers_fault_together(FaultMode::Server, 6, &[0]);
+}
+
+/// Nodes are 40 bytes: about 100 to a 4 KiB page. Two readers per page, on each of
+/// the last six pages and every other page below.
+const NEIGHBOURS: [u64; 6] = [0, 100, 200, 300, 500, 700];
+
+#[test]
+fn many_threads_faulting_on_neighbouring_pages_all_see_them_filled() {
+    readers_fault_together(FaultMode::Auto, 12, &NEIGHBOURS);
+}
+
+#[test]
+fn many_threads_faulting_on_neighbouring_pages_all_see_them_filled_server() {
+    readers_fault_together(FaultMode::Server, 12, &NEIGHBOURS);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! with its defect in place (see docs/testing.md).
 
 use flipgc_core::{
-    CycleHook, CyclePoint, FlipMode, Handle, Heap, HeapConfig, InjectPoint, Mutator, TypeId,
-    TypeRegistry,
+    CycleHook, CyclePoint, FaultMode, FlipMode, Handle, Heap, HeapConfig, InjectPoint, Mutator,
+    TypeId, TypeRegistry,
 };
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -248,13 +248,18 @@ fn compacting_workload(point: InjectPoint) {
     cfg.gc_workers = 2;
     cfg.concurrent_workers = 2;
     cfg.inject = Some(point);
+    if point == InjectPoint::ServerPanic {
+        // Only server mode has a fault server.
+        cfg.fault_mode = FaultMode::Server;
+    }
     let heap = Heap::new(cfg, types).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let live = chain(&mut m, node, 50_000);
     for _ in 0..5 {
         drop(chain(&mut m, node, 20_000));
         m.collect();
-        // Touch the live chain: faults on unfilled pages reach the fault server.
+        // Touch the live chain: faults on unfilled pages reach the fault server (or
+        // the faulting thread's handler).
         check_chain(&m, &live, 50_000);
     }
     m.blocking(|| heap.wait_idle());

@@ -21,7 +21,8 @@
 //! (objects made by threads whose mutators are gone), checks it, collects, checks
 //! again, and checks that after one more collection exactly the shared list is left
 //! (so no dead mutator's roots are still scanned). Run on flip modes auto, forced
-//! PTE and copy (`threads_churn_*`).
+//! PTE and copy (`threads_churn_*`), the first two also with the fault server
+//! instead of SIGBUS mode (`*_server`).
 //!
 //! `collect_storm_*`: four threads call `collect` back to back and rewrite their own
 //! lists in between, the shortest path to the race where a thread waiting out one
@@ -30,7 +31,9 @@
 //! Each body runs in a spawned thread with a 60 s limit: a hang fails with
 //! "deadlock suspected" and each thread's last phase.
 
-use flipgc_core::{FlipMode, Gc, Global, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{
+    FaultMode, FlipMode, Gc, Global, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry,
+};
 use flipgc_heap::Level;
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -914,9 +917,14 @@ fn body(mode: FlipMode, seed: u64, ctx: &Ctx) {
 }
 
 fn run(mode: FlipMode, seed: u64) {
+    run_in(mode, FaultMode::Auto, seed);
+}
+
+fn run_in(mode: FlipMode, fault: FaultMode, seed: u64) {
     let (types, t) = registry();
     let mut cfg = HeapConfig::new(HEAP);
     cfg.flip = mode;
+    cfg.fault_mode = fault;
     cfg.verify_after_gc = true;
     cfg.gc_workers = 2;
     cfg.concurrent_workers = 2;
@@ -934,9 +942,24 @@ fn run(mode: FlipMode, seed: u64) {
     });
     let ctx2 = std::sync::Arc::clone(&ctx);
     with_timeout(
-        &format!("churn-{}", mode.name()),
+        &format!("churn-{}-{}", mode.name(), fault.name()),
         move || body(mode, seed, &ctx2),
         || ctx.progress.report(),
+    );
+    // Every concurrent compaction served its faults in the mode asked for.
+    let log = ctx.heap.pause_log();
+    let modes = log.compaction_fault_modes();
+    assert_eq!(modes.is_empty(), !ctx.heap.concurrent_compaction());
+    if fault != FaultMode::Auto {
+        assert!(modes.iter().all(|m| *m == fault), "{modes:?}");
+    }
+    eprintln!(
+        "{} ({} faults): {} compactions, {} fault stalls, max {} us",
+        mode.name(),
+        ctx.heap.fault_mode().name(),
+        modes.len(),
+        log.fault_stalls().len(),
+        log.fault_stalls().max() / 1000
     );
 }
 
@@ -1056,6 +1079,16 @@ fn threads_churn_forced_pte() {
 #[test]
 fn threads_churn_copy() {
     run(FlipMode::Copy, 0x5eed_0003);
+}
+
+#[test]
+fn threads_churn_auto_server() {
+    run_in(FlipMode::Auto, FaultMode::Server, 0x5eed_0001);
+}
+
+#[test]
+fn threads_churn_forced_pte_server() {
+    run_in(FlipMode::Level(Level::Pte), FaultMode::Server, 0x5eed_0002);
 }
 
 #[test]

@@ -9,6 +9,14 @@
 //! every thread waiting on it, unless the copy asks not to (`DONTWAKE`). A copy onto a
 //! page that already exists fails with `EEXIST` and changes nothing, so a page is
 //! installed at most once whatever the race.
+//!
+//! **SIGBUS mode** ([`Userfault::open_sigbus`], `UFFD_FEATURE_SIGBUS`, Linux 4.14+):
+//! no thread sleeps and no event is queued; a user-space touch of a missing page gets
+//! `SIGBUS` (`BUS_ADRERR`, `si_addr` the address) instead, and the thread's signal
+//! handler installs the page itself with `UFFDIO_COPY` and returns, so the access
+//! retries. A kernel-mode access (a system call reading or writing the range) fails
+//! with `EFAULT` instead. [`Userfault::copy`] is async-signal-safe: one `ioctl` per
+//! attempt, no allocation, no lock.
 
 use crate::error::HeapError;
 use nix::errno::Errno;
@@ -20,6 +28,8 @@ const UFFD_API: u64 = 0xAA;
 /// The ioctl type of every userfaultfd request (`UFFDIO`).
 const UFFDIO: u8 = 0xAA;
 const UFFD_FEATURE_MOVE: u64 = 1 << 16;
+/// `UFFD_FEATURE_SIGBUS`: faults raise `SIGBUS` in the faulting thread.
+const UFFD_FEATURE_SIGBUS: u64 = 1 << 7;
 const UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES: u64 = 1 << 1;
 const UFFDIO_REGISTER_MODE_MISSING: u64 = 1;
 const UFFDIO_COPY_MODE_DONTWAKE: u64 = 1;
@@ -203,6 +213,7 @@ pub(crate) fn handshake(fd: &OwnedFd, features: u64) -> Result<u64, Errno> {
 pub struct Userfault {
     fd: OwnedFd,
     can_move: bool,
+    sigbus: bool,
 }
 
 /// Why a `UFFDIO_COPY` did not install its pages.
@@ -217,23 +228,51 @@ pub enum CopyError {
 impl Userfault {
     /// Opens a descriptor. `Unsupported` where the kernel (or permissions) refuse.
     /// Asks for `UFFD_FEATURE_MOVE` where the kernel has it ([`Userfault::move_pages`]).
+    /// Faults on its ranges sleep in the kernel and queue events ([`Userfault::poll`],
+    /// [`Userfault::read_faults`]).
     pub fn open() -> Result<Userfault, HeapError> {
+        Self::open_with(false)
+    }
+
+    /// Opens a descriptor in SIGBUS mode (`UFFD_FEATURE_SIGBUS`, and `MOVE` where the
+    /// kernel has it): a user-space touch of a missing page in its ranges raises
+    /// `SIGBUS` in the touching thread instead of sleeping (see the module docs).
+    /// `Unsupported` where the kernel lacks the feature.
+    pub fn open_sigbus() -> Result<Userfault, HeapError> {
+        Self::open_with(true)
+    }
+
+    fn open_with(sigbus: bool) -> Result<Userfault, HeapError> {
         let open = || {
             open_fd(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
                 .map(|(fd, _)| fd)
                 .map_err(|_| HeapError::Unsupported("userfaultfd"))
         };
+        let base = if sigbus { UFFD_FEATURE_SIGBUS } else { 0 };
         // The handshake can be done once per descriptor: try with MOVE, then without.
         let fd = open()?;
-        if handshake(&fd, UFFD_FEATURE_MOVE).is_ok() {
-            return Ok(Userfault { fd, can_move: true });
+        if handshake(&fd, base | UFFD_FEATURE_MOVE).is_ok() {
+            return Ok(Userfault {
+                fd,
+                can_move: true,
+                sigbus,
+            });
         }
         let fd = open()?;
-        handshake(&fd, 0).map_err(|e| HeapError::os("UFFDIO_API", 0, 0, e))?;
-        Ok(Userfault {
-            fd,
-            can_move: false,
-        })
+        match handshake(&fd, base) {
+            Ok(_) => Ok(Userfault {
+                fd,
+                can_move: false,
+                sigbus,
+            }),
+            Err(Errno::EINVAL) if sigbus => Err(HeapError::Unsupported("UFFD_FEATURE_SIGBUS")),
+            Err(e) => Err(HeapError::os("UFFDIO_API", 0, 0, e)),
+        }
+    }
+
+    /// Whether faults on this descriptor's ranges raise `SIGBUS` ([`Userfault::open_sigbus`]).
+    pub fn sigbus(&self) -> bool {
+        self.sigbus
     }
 
     /// Whether [`Userfault::move_pages`] is available.
@@ -291,7 +330,10 @@ impl Userfault {
     }
 
     /// Installs `len` bytes at registered address `dst` from `src` (one ioctl; the
-    /// kernel allocates the pages and copies), then wakes waiters if `wake`.
+    /// kernel allocates the pages and copies), then wakes waiters if `wake`. A copy
+    /// interrupted part way resumes after what was installed; `EAGAIN` with nothing
+    /// installed (the address space is changing) is returned, for the caller to retry
+    /// after a back-off. Async-signal-safe: `ioctl` only, no allocation, no lock.
     ///
     /// # Safety
     /// `src .. src + len` must be readable memory; `dst` and `len` page-aligned and
@@ -318,7 +360,6 @@ impl Userfault {
                 Ok(_) => return Ok(()),
                 // A partial copy (interrupted): continue after what was copied.
                 Err(Errno::EAGAIN) if c.copy > 0 => done += c.copy as usize,
-                Err(Errno::EAGAIN) => {}
                 Err(Errno::EEXIST) => return Err(CopyError::Exists),
                 Err(e) => return Err(CopyError::Os(e as i32)),
             }

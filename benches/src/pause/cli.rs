@@ -2,7 +2,7 @@
 //! values and runs are their cross product (workload × heap × mode × repeat). Bad
 //! values are clap errors (exit code 2) that say what is wrong.
 
-use super::mode::parse_mode;
+use super::mode::{parse_fault_mode, parse_mode};
 use super::workload::{Params, Workload};
 use clap::Parser;
 use std::path::PathBuf;
@@ -29,6 +29,12 @@ pub struct Args {
     /// Modes, comma-separated: auto, pud, pmd, pte, copy.
     #[arg(long, value_name = "MODES", value_delimiter = ',', value_parser = parse_mode, default_value = "auto,copy")]
     pub modes: Vec<String>,
+
+    /// Who fills a page a mutator touches during concurrent compaction: auto (sigbus
+    /// where the kernel has userfaultfd's SIGBUS feature), sigbus (the faulting
+    /// thread, in its SIGBUS handler) or server (a fault-serving thread).
+    #[arg(long, value_name = "MODE", value_parser = parse_fault_mode, default_value = "auto")]
+    pub fault_mode: flipgc_core::FaultMode,
 
     /// Runs of each combination.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -75,6 +81,7 @@ impl Args {
             verify: self.verify,
             pretouch: !self.no_pretouch,
             gc_log: self.gc_log.unwrap_or_default(),
+            fault_mode: self.fault_mode,
         }
     }
 
@@ -116,6 +123,7 @@ mod tests {
         assert_eq!(a.heap, vec![1 << 30]);
         assert_eq!(a.modes, vec!["auto", "copy"]);
         assert_eq!((a.threads, a.repeat, a.verify), (1, 1, false));
+        assert_eq!(a.fault_mode, flipgc_core::FaultMode::Auto);
         assert_eq!(a.workload_params().unwrap(), Params::new(1));
     }
 
@@ -143,10 +151,13 @@ mod tests {
             &["--workload", "jbb"],
             &["--threads", "0"],
             &["--repeat", "0"],
+            &["--fault-mode", "kernel"],
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{bad:?}");
         }
+        let a = parse(&["--fault-mode", "server"]).unwrap();
+        assert_eq!(a.heap_options().fault_mode, flipgc_core::FaultMode::Server);
         let a = parse(&["--params", "gcbench.nope=1"]).unwrap();
         assert!(a.workload_params().unwrap_err().contains("nope"));
     }

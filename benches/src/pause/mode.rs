@@ -1,7 +1,7 @@
 //! pausebench's modes: [`MODES`] and [`heap_config`], the single place where a mode
 //! name becomes a [`HeapConfig`].
 
-use flipgc_core::{FlipMode, GcLog, HeapConfig};
+use flipgc_core::{FaultMode, FlipMode, GcLog, HeapConfig};
 
 /// Every mode `--modes` accepts, in a sensible run order.
 pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
@@ -15,6 +15,10 @@ pub struct Options {
     pub verify: bool,
     /// The heap faulted in at construction (as the JVM peers' `-XX:+AlwaysPreTouch`).
     pub pretouch: bool,
+    /// Who fills the pages mutators touch during concurrent compaction
+    /// (`--fault-mode`: the faulting thread in its `SIGBUS` handler, or the fault
+    /// server; `Auto` is SIGBUS mode where the kernel has it).
+    pub fault_mode: FaultMode,
 }
 
 /// The heap configuration for a run in `mode` with `heap_bytes` of heap:
@@ -28,6 +32,7 @@ pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConf
     c.verify_after_gc = o.verify;
     c.pretouch = o.pretouch;
     c.gc_log = o.gc_log;
+    c.fault_mode = o.fault_mode;
     match mode {
         "auto" | "pud" | "pmd" | "pte" | "copy" => {
             c.flip = FlipMode::parse(mode).map_err(|e| e.to_string())?;
@@ -39,6 +44,11 @@ pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConf
         _ => return Err(unknown(mode)),
     }
     Ok(c)
+}
+
+/// Parses `--fault-mode`: `auto`, `sigbus` or `server`.
+pub fn parse_fault_mode(text: &str) -> Result<FaultMode, String> {
+    FaultMode::parse(text.trim()).map_err(|e| e.to_string())
 }
 
 /// Parses one `--modes` item.
@@ -73,10 +83,14 @@ mod tests {
             verify: true,
             pretouch: true,
             gc_log: GcLog::ALL,
+            fault_mode: FaultMode::Server,
         };
         let c = heap_config("auto", 64 << 20, o).unwrap();
         assert!(c.verify_after_gc && c.pretouch);
         assert_eq!(c.gc_log, GcLog::ALL);
+        assert_eq!(c.fault_mode, FaultMode::Server);
+        assert_eq!(parse_fault_mode(" sigbus"), Ok(FaultMode::Sigbus));
+        assert!(parse_fault_mode("signal").is_err());
         assert!(heap_config("fast", 64 << 20, Options::default())
             .unwrap_err()
             .contains("auto, stw, pud"));

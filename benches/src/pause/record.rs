@@ -49,6 +49,11 @@ pub struct RunRecord {
     pub heap_bytes: usize,
     /// Mode name (see `pause::mode`).
     pub mode: String,
+    /// Who served the faults of the run's concurrent compactions: `"sigbus"` (the
+    /// faulting threads, in their handlers: stalls measured end to end), `"server"`
+    /// (the fault server: stalls from reading the fault to the install, a lower
+    /// bound), `"mixed"`, or `"none"` (no concurrent compaction).
+    pub fault_mode: String,
     /// Repeat index, from 0.
     pub repeat: usize,
     /// The workload's parameters (`null` for the toy VM).
@@ -189,6 +194,8 @@ pub struct Summary {
     pub fault_stall_p99_ns: u64,
     /// Longest fault stall.
     pub fault_stall_max_ns: u64,
+    /// Fault stalls measured but not kept (a thread's sample table was full).
+    pub fault_stalls_lost: u64,
     /// Throttling sleeps (the pacer slowing allocation while a cycle was behind).
     pub throttles: u64,
     /// 99th-percentile throttling sleep.
@@ -313,6 +320,7 @@ impl RunRecord {
             fault_stalls: m.log.fault_stalls().len(),
             fault_stall_p99_ns: fault_p99,
             fault_stall_max_ns: fault_max,
+            fault_stalls_lost: m.log.fault_stalls_lost(),
             throttles: m.log.throttles().len(),
             throttle_p99_ns: throttle_p99,
             throttle_max_ns: throttle_max,
@@ -325,6 +333,7 @@ impl RunRecord {
             workload,
             heap_bytes,
             mode,
+            fault_mode: fault_mode_name(m.log.compaction_fault_modes()).to_string(),
             repeat,
             params,
             wall_ns: m.wall.as_nanos() as u64,
@@ -334,6 +343,19 @@ impl RunRecord {
             cycles: cycles.to_vec(),
             timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, records),
         }
+    }
+}
+
+/// `"sigbus"`, `"server"`, `"mixed"` or `"none"`: who served the faults of these
+/// compactions.
+pub fn fault_mode_name(modes: &[flipgc_core::FaultMode]) -> &'static str {
+    let sigbus = modes.contains(&flipgc_core::FaultMode::Sigbus);
+    let server = modes.contains(&flipgc_core::FaultMode::Server);
+    match (sigbus, server) {
+        (true, true) => "mixed",
+        (true, false) => "sigbus",
+        (false, true) => "server",
+        (false, false) => "none",
     }
 }
 

@@ -14,6 +14,7 @@
 //! | `top phase (max)` | the phase with the longest single occurrence, and that occurrence |
 //! | `hic p99`, `hic p99.9`, `hic max` | hiccup meter: how late a 1 ms sleep woke up |
 //! | `alloc p99`, `alloc max` | allocation slow paths that waited for a collection |
+//! | `faults` | who served faults: `sigbus` (the faulting thread), `server`, `mixed`, `none` |
 //! | `fault p99`, `fault max` | waits for a page during concurrent compaction |
 //! | `RSS MiB` | peak resident memory of the process during the run |
 //!
@@ -24,7 +25,7 @@ use super::record::RunRecord;
 use flipgc_heap::fmt_bytes;
 
 /// The runs table's columns.
-pub const RUN_HEADER: [&str; 18] = [
+pub const RUN_HEADER: [&str; 19] = [
     "workload",
     "heap",
     "mode",
@@ -40,6 +41,7 @@ pub const RUN_HEADER: [&str; 18] = [
     "hic max",
     "alloc p99",
     "alloc max",
+    "faults",
     "fault p99",
     "fault max",
     "RSS MiB",
@@ -51,7 +53,14 @@ pub const KIND_HEADER: [&str; 8] = [
 ];
 
 /// Columns left-aligned (text); the rest are right-aligned numbers.
-const TEXT_COLUMNS: [&str; 5] = ["workload", "heap", "mode", "kind", "top phase (max)"];
+const TEXT_COLUMNS: [&str; 6] = [
+    "workload",
+    "heap",
+    "mode",
+    "kind",
+    "top phase (max)",
+    "faults",
+];
 
 fn us(ns: u64) -> String {
     (ns / 1000).to_string()
@@ -80,6 +89,7 @@ pub fn run_cells(r: &RunRecord) -> Vec<String> {
         us(s.hiccup_max_ns),
         us(s.alloc_stall_p99_ns),
         us(s.alloc_stall_max_ns),
+        r.fault_mode.clone(),
         us(s.fault_stall_p99_ns),
         us(s.fault_stall_max_ns),
         (s.peak_rss_bytes >> 20).to_string(),

@@ -1,11 +1,11 @@
 //! What the three stress binaries share: the heap options ([`HeapArgs`]: `--heap`,
-//! `--flip`, `--gc-log`, `--json`, `--stw`), the heap-size parser, [`init_tracing`],
-//! and [`finish`], which prints the pause summary and writes the pause log JSON.
-//! Bad option values are clap errors (exit code 2); a failed or wrong run exits
-//! with code 1.
+//! `--flip`, `--fault-mode`, `--gc-log`, `--json`, `--stw`), the heap-size parser,
+//! [`init_tracing`], and [`finish`], which prints the pause summary and writes the
+//! pause log JSON. Bad option values are clap errors (exit code 2); a failed or
+//! wrong run exits with code 1.
 
 use crate::StressError;
-use flipgc_core::{FlipMode, GcLog, Heap, HeapConfig};
+use flipgc_core::{FaultMode, FlipMode, GcLog, Heap, HeapConfig};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +28,11 @@ pub struct HeapArgs {
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
           default_missing_value = "gc", value_parser = parse_gc_log)]
     pub gc_log: Option<GcLog>,
+    /// Who fills a page a mutator touches during concurrent compaction: auto (sigbus
+    /// where the kernel has userfaultfd's SIGBUS feature), sigbus (the faulting
+    /// thread, in its SIGBUS handler) or server (a fault-serving thread).
+    #[arg(long, value_name = "MODE", value_parser = parse_fault_mode, default_value = "auto")]
+    pub fault_mode: FaultMode,
 
     /// Write the heap's pause log (and the run's summary) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
@@ -47,6 +52,7 @@ impl HeapArgs {
         c.flip = self.flip;
         c.concurrent_marking = !self.stw;
         c.gc_log = self.gc_log.unwrap_or_default();
+        c.fault_mode = self.fault_mode;
         c
     }
 }
@@ -89,6 +95,11 @@ pub fn parse_flip(text: &str) -> Result<FlipMode, String> {
     FlipMode::parse(text.trim()).map_err(|e| e.to_string())
 }
 
+/// Parses a fault mode (`auto`, `sigbus`, `server`).
+pub fn parse_fault_mode(text: &str) -> Result<FaultMode, String> {
+    FaultMode::parse(text.trim()).map_err(|e| e.to_string())
+}
+
 /// Finishes a stress binary (whose mutators are all gone): waits for a cycle still
 /// under way (so the pause log, and the GC log, are complete), then on success
 /// prints `summary` and the pause summary and writes the JSON (`{"workload",
@@ -127,6 +138,24 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
         log.quantile_ns(0.99) / 1000,
         log.quantile_ns(1.0) / 1000,
     );
+    if heap.concurrent_compaction() {
+        let stalls = log.fault_stalls();
+        let modes = log.compaction_fault_modes();
+        let n = |m| modes.iter().filter(|x| **x == m).count();
+        println!(
+            "fault stalls: {} (compactions: {} sigbus, {} server), p50 {} us, p99 {} us, max {} us{}",
+            stalls.len(),
+            n(FaultMode::Sigbus),
+            n(FaultMode::Server),
+            stalls.value_at_quantile(0.5) / 1000,
+            stalls.value_at_quantile(0.99) / 1000,
+            stalls.max() / 1000,
+            match log.fault_stalls_lost() {
+                0 => String::new(),
+                lost => format!(" ({lost} samples lost)"),
+            }
+        );
+    }
     if let Some(point) = heap.config().inject {
         println!("injected {point}: fired {} times", heap.injections_fired());
     }
@@ -211,6 +240,12 @@ mod tests {
             (Some(GcLog::GC), Some("prog"))
         );
         assert!(parse(&["--gc-log=loud"]).is_err());
+    }
+
+    #[test]
+    fn fault_modes() {
+        assert_eq!(parse_fault_mode("server"), Ok(FaultMode::Server));
+        assert!(parse_fault_mode("x").unwrap_err().contains("auto, sigbus"));
     }
 
     #[test]

@@ -1,24 +1,29 @@
 //! Runs every program in `programs/` with the heap verifier on, under the flip
 //! modes auto, pte and copy, in a small heap (so each run collects several
 //! times), and compares the output with `NAME.out` exactly. A program may end
-//! with `(exit)` (status 0).
+//! with `(exit)` (status 0). Auto and pte run twice: with concurrent compaction's
+//! faults served in SIGBUS mode (the default where the kernel has it), and by the
+//! fault server.
 
 mod common;
 
 const HEAP: usize = 8 << 20;
 
-fn check(name: &str, flip: &str) {
+fn check(name: &str, flip: &str, fault: &str) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let src = std::fs::read_to_string(dir.join(format!("{name}.scm"))).unwrap();
     let expected = std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap();
-    let o = common::run_with(&src, HEAP, flip, true);
+    let o = common::run_in(&src, HEAP, flip, fault, true);
     match &o.result {
         // A program may end with (exit): status 0 is success.
         Ok(()) => {}
         Err(e) if e.kind == flipgc_toyvm::ErrorKind::Exit(0) => {}
-        Err(e) => panic!("{name} under {flip}: {e}\noutput so far:\n{}", o.output),
+        Err(e) => panic!(
+            "{name} under {flip} ({fault} faults): {e}\noutput so far:\n{}",
+            o.output
+        ),
     }
-    assert_eq!(o.output, expected, "{name} under {flip}");
+    assert_eq!(o.output, expected, "{name} under {flip} ({fault} faults)");
     assert!(
         o.pauses >= 2,
         "{name} under {flip} collected only {} times: too little allocation to test the collector",
@@ -30,8 +35,14 @@ macro_rules! program_tests {
     ($($test:ident => $name:literal;)*) => {$(
         #[test]
         fn $test() {
-            for flip in ["auto", "pte", "copy"] {
-                check($name, flip);
+            for (flip, fault) in [
+                ("auto", "auto"),
+                ("auto", "server"),
+                ("pte", "auto"),
+                ("pte", "server"),
+                ("copy", "auto"),
+            ] {
+                check($name, flip, fault);
             }
         }
     )*};

@@ -1,9 +1,17 @@
 //! Concurrent compaction: after the flip pause, to-space is an empty range registered
 //! with userfaultfd (MISSING mode) and mutators run. Background workers produce its
-//! pages in address order and install runs of them with one `UFFDIO_COPY` each; a
-//! fault-serving thread produces first any page a mutator touches (the mutator sleeps
-//! in the kernel until then). The page-producing code is the in-pause path's
-//! ([`FillCtx::fill_page_to`]), writing into a buffer instead of into place.
+//! pages in address order and install runs of them with one `UFFDIO_COPY` each. A
+//! page a mutator touches first is produced on demand, in one of two fault modes
+//! ([`crate::FaultMode`]):
+//! - **SIGBUS mode** (the default where the kernel has `UFFD_FEATURE_SIGBUS`): the
+//!   touching thread gets `SIGBUS`, and its handler (`sigbus.rs`) produces and
+//!   installs the page itself ([`Compaction::serve_in_handler`]), or waits for the
+//!   party already producing it, and returns; the access retries.
+//! - **server mode**: the touching thread sleeps in the kernel while a fault-serving
+//!   thread ([`Compaction::serve`]) reads the fault event and installs the page.
+//!
+//! The page-producing code is the in-pause path's ([`FillCtx::fill_page_to`]),
+//! writing into a buffer instead of into place.
 //!
 //! Per-page state machine (`states`), the only way a page gets installed:
 //! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`.
@@ -12,11 +20,17 @@
 //!    kernel refuses a second install (`EEXIST`), which would be reported as a bug.
 //! 2. No page is seen torn: the kernel maps the page only once the copy of the whole
 //!    buffer is done, and the buffer is complete before the copy starts.
-//! 3. Every mutator faulting on a page wakes after its one install: the install wakes
-//!    the waiters (`UFFDIO_COPY` without `DONTWAKE`), whoever made it (the server
-//!    does not wait for a worker's install in progress); a fault read after the page
-//!    was installed is answered with `UFFDIO_WAKE`; the kernel rechecks the page
-//!    table before sleeping, so a fault racing with the install does not sleep.
+//! 3. Every mutator faulting on a page resumes after its one install. Server mode:
+//!    the install wakes the waiters (`UFFDIO_COPY` without `DONTWAKE`), whoever made
+//!    it (the server does not wait for a worker's install in progress); a fault read
+//!    after the page was installed is answered with `UFFDIO_WAKE`; the kernel
+//!    rechecks the page table before sleeping, so a fault racing with the install does
+//!    not sleep. SIGBUS mode: nobody sleeps in the kernel; a handler that did not
+//!    claim the page backs off until its state is `FILLED`, which is stored only
+//!    after the installing `UFFDIO_COPY` returned (release; the handler's load is an
+//!    acquire), so the retried access finds the page table entry (or, on a stale TLB
+//!    or page-walk cache, takes a fault the kernel resolves itself: it sees the entry
+//!    under its page-table lock and raises nothing).
 //! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
 //!    until every page is `FILLED`; only then are from-space's pages recycled or
 //!    released and the tables handed back.
@@ -32,9 +46,16 @@
 //! 5. Mutators' roots are forwarded lazily (`roots.rs`); the compaction's end applies
 //!    whatever forwarding is still pending, so no stale root outlives it.
 //!
-//! Fault stalls are measured by the serving thread, from reading the fault event to
-//! the page being installed: a lower bound of the mutator's wait (it excludes the
-//! kernel's queueing and wake-up).
+//! 6. SIGBUS mode: the handler runs only while the compaction is published in its
+//!    heap's slot; the end unregisters, withdraws it and waits for handlers in flight
+//!    (`sigbus::retire`) before anything the handler reads is freed or reused.
+//!
+//! Fault stalls. SIGBUS mode: end to end, measured by the faulting thread itself,
+//! from its handler's entry to its return (`CLOCK_MONOTONIC`), kept in the thread's
+//! fault record and collected into the pause log here at the end. Server mode: by the
+//! serving thread, from reading the fault event to the page being installed (or seen
+//! installed): a lower bound of the mutator's wait (it excludes the kernel's queueing
+//! of the event, the server's wake-up, and the mutator's wake-up).
 
 use super::fill::{FillCtx, FillTables, Layout};
 use super::roots::forward_table;
@@ -96,7 +117,17 @@ pub struct Compaction {
     recycle_align: usize,
     /// Pages per background install ([`run_pages`]).
     run: usize,
+    /// This compaction's number (process-wide, from 1): the tag of its stall samples.
+    id: u64,
+    /// SIGBUS mode: the heap's slot in `sigbus.rs`'s table (the uffd was opened with
+    /// `UFFD_FEATURE_SIGBUS`); `None` in server mode.
+    slot: Option<usize>,
+    /// SIGBUS mode: stall samples lost because a thread's fault record was full.
+    stalls_lost: AtomicUsize,
 }
+
+/// Numbers compactions (the tags of their stall samples).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// What a compaction needs that is allocated once per heap, before the first flip
 /// pause (never inside one), and reused by every compaction after.
@@ -190,9 +221,17 @@ impl Compaction {
             "more to-space pages than the heap has"
         );
         let geometry = flipgc_heap::Capabilities::probe().geometry;
+        let slot = if uffd.sigbus() {
+            inner.sigbus_slot
+        } else {
+            None
+        };
         Compaction {
             recycle_align: recycle_align(&geometry),
             run: run_pages(geometry.page),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            slot,
+            stalls_lost: AtomicUsize::new(0),
             inner,
             tables,
             layout,
@@ -209,10 +248,52 @@ impl Compaction {
         }
     }
 
+    /// The reused buffers (there until `finish`, which runs after every handler and
+    /// thread using this compaction is done).
+    #[inline]
+    fn scratch(&self) -> &Scratch {
+        match &self.scratch {
+            Some(s) => s,
+            // Not a panic: this may run in a signal handler.
+            None => crate::fatal::die(format_args!(
+                "concurrent compaction: its buffers were used after its end"
+            )),
+        }
+    }
+
     /// The page states of this compaction's to-space.
     #[inline]
     fn states(&self) -> &[AtomicU8] {
-        &self.scratch.as_ref().expect("scratch until the end").states[..self.pages]
+        &self.scratch().states[..self.pages]
+    }
+
+    /// SIGBUS mode: publishes this compaction in its heap's slot, so that faulting
+    /// threads' handlers find it. Called in the flip pause, right after it was made
+    /// (before any mutator can run and fault).
+    pub fn publish(self: &Arc<Self>) {
+        if let Some(slot) = self.slot {
+            crate::sigbus::publish(slot, Arc::as_ptr(self));
+        }
+    }
+
+    /// Whether the handlers fill this compaction's pages (SIGBUS mode).
+    pub fn sigbus_mode(&self) -> bool {
+        self.slot.is_some()
+    }
+
+    /// Whether `addr` is in this compaction's registered range (the heap span).
+    pub(crate) fn covers(&self, addr: usize) -> bool {
+        (self.layout.base..self.end).contains(&addr)
+    }
+
+    /// The tag of this compaction's stall samples.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Counts a stall sample a handler could not keep (its record was full).
+    pub(crate) fn stall_lost(&self) {
+        self.stalls_lost.fetch_add(1, Ordering::Relaxed);
     }
 
     fn page_bytes(&self) -> usize {
@@ -225,51 +306,68 @@ impl Compaction {
             .is_ok()
     }
 
-    /// Produces claimed pages `[first, end)` into `buf` and installs them with one copy.
-    fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, buf: &mut [u64]) {
+    /// Produces claimed pages `[first, end)` into the buffer at `out` and installs
+    /// them with one copy, then marks them `FILLED`. Async-signal-safe when
+    /// `in_handler` (no lock, no allocation; failures end the process through
+    /// [`crate::fatal::die`]).
+    fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, out: usize, in_handler: bool) {
         let page = self.page_bytes();
-        let out = buf.as_mut_ptr() as usize;
         for p in first..end {
             ctx.fill_page_to(p, out + (p - first) * page);
         }
         let dst = self.layout.base + first * page;
         let len = (end - first) * page;
-        // Transient failures (`ENOMEM` under memory pressure, `EAGAIN` while the
-        // address space changes) are retried with a growing back-off; only a failure
-        // that lasts (about 10 s) or any other error is fatal. A failed copy
-        // installed nothing: the heap's copy wrapper resumes partial copies itself.
-        let mut backoff_us = 10u64;
-        let mut waited_us = 0u64;
-        loop {
-            let result = match self.inner.inject.call_errno(InjectPoint::UffdCopy) {
-                Some(errno) => Err(CopyError::Os(errno)),
-                // SAFETY: `buf` holds (end - first) produced pages; `dst` is
-                // page-aligned in the registered range; pages [first, end) are claimed
-                // by this thread, so nobody else installs them (invariant 1).
-                None => unsafe { self.uffd.copy(dst, out, len, true) },
-            };
-            match result {
-                Ok(()) => break,
-                Err(CopyError::Exists) => panic!("to-space page at {dst:#x} installed twice"),
-                Err(CopyError::Os(e))
-                    if (e == flipgc_heap::sys::Errno::ENOMEM as i32
-                        || e == flipgc_heap::sys::Errno::EAGAIN as i32)
-                        && waited_us < 10_000_000 =>
-                {
-                    std::thread::sleep(std::time::Duration::from_micros(backoff_us));
-                    waited_us += backoff_us;
-                    backoff_us = (backoff_us * 2).min(10_000);
-                }
-                Err(CopyError::Os(e)) => panic!(
-                    "UFFDIO_COPY at {dst:#x}: {}",
-                    std::io::Error::from_raw_os_error(e)
-                ),
-            }
+        // SAFETY: the buffer holds (end - first) produced pages; `dst` is page-aligned
+        // in the registered range; pages [first, end) are claimed by this thread, so
+        // nobody else installs them (invariant 1).
+        match unsafe { self.copy_in(dst, out, len) } {
+            Ok(()) => {}
+            Err(CopyError::Exists) => fail(
+                in_handler,
+                format_args!("to-space page at {dst:#x} installed twice"),
+            ),
+            Err(CopyError::Os(e)) => fail(
+                in_handler,
+                format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
+            ),
         }
         for s in &self.states()[first..end] {
             s.store(FILLED, Ordering::Release);
         }
         self.filled.fetch_add(end - first, Ordering::AcqRel);
+    }
+
+    /// `UFFDIO_COPY` of `len` bytes from `src` to `dst`, retrying transient failures
+    /// (`ENOMEM` under memory pressure, `EAGAIN` while the address space changes)
+    /// with a growing back-off for about 10 s; other errors, and a failure that lasts,
+    /// are returned. A failed copy installed nothing: the heap's copy wrapper resumes
+    /// partial copies itself. Async-signal-safe (`nanosleep`, atomics, `ioctl`).
+    ///
+    /// # Safety
+    /// As [`Userfault::copy`]'s.
+    unsafe fn copy_in(&self, dst: usize, src: usize, len: usize) -> Result<(), CopyError> {
+        let mut backoff_us = 10u64;
+        let mut waited_us = 0u64;
+        loop {
+            let result = match self.inner.inject.call_errno(InjectPoint::UffdCopy) {
+                Some(errno) => Err(CopyError::Os(errno)),
+                // SAFETY: forwarded from the caller. In SIGBUS mode nobody waits in
+                // the kernel, so the wake-up finds no waiter (cheap) either way.
+                None => unsafe { self.uffd.copy(dst, src, len, true) },
+            };
+            match result {
+                Err(CopyError::Os(e))
+                    if (e == flipgc_heap::sys::Errno::ENOMEM as i32
+                        || e == flipgc_heap::sys::Errno::EAGAIN as i32)
+                        && waited_us < 10_000_000 =>
+                {
+                    crate::sigbus::sleep_us(backoff_us);
+                    waited_us += backoff_us;
+                    backoff_us = (backoff_us * 2).min(10_000);
+                }
+                other => return other,
+            }
+        }
     }
 
     fn done(&self) -> bool {
@@ -281,6 +379,7 @@ impl Compaction {
         let _fatal = AbortOnUnwind::new("concurrent compaction (a page-filling worker)");
         let ctx = self.tables.ctx(&self.inner, &self.layout);
         let mut buf = vec![0u64; self.run * self.layout.page_words];
+        let out = buf.as_mut_ptr() as usize;
         let pages = self.pages;
         loop {
             let start = self.next.fetch_add(self.run, Ordering::Relaxed);
@@ -288,6 +387,10 @@ impl Compaction {
                 return;
             }
             let end = (start + self.run).min(pages);
+            let at = |p: usize| self.layout.base + p * self.page_bytes();
+            if let Some(hook) = &self.inner.config.fill_hook {
+                (hook.0)(at(start), at(end), false);
+            }
             let mut p = start;
             while p < end {
                 if !self.claim(p) {
@@ -299,18 +402,22 @@ impl Compaction {
                 while p < end && self.claim(p) {
                     p += 1;
                 }
-                self.install(&ctx, first, p, &mut buf);
+                if let Some(hook) = &self.inner.config.fill_hook {
+                    (hook.0)(at(first), at(p), true);
+                }
+                self.install(&ctx, first, p, out, false);
                 self.inner.inject.panic_once(InjectPoint::WorkerPanic);
             }
         }
     }
 
-    /// The fault server: produces first every page a mutator touches, and maps zero
-    /// pages where mutators allocate past the compacted end.
+    /// Server mode's fault server: produces first every page a mutator touches, and
+    /// maps zero pages where mutators allocate past the compacted end.
     fn serve(&self) {
         let _fatal = AbortOnUnwind::new("concurrent compaction (the fault server)");
         let ctx = self.tables.ctx(&self.inner, &self.layout);
         let mut buf = vec![0u64; self.layout.page_words];
+        let out = buf.as_mut_ptr() as usize;
         let page = self.page_bytes();
         let mut faults = Vec::new();
         let mut stalls = Vec::new();
@@ -342,9 +449,9 @@ impl Compaction {
             for &addr in &faults {
                 let p = (addr - self.layout.base) / page;
                 if p >= self.pages {
-                    self.zero_fill(addr);
+                    self.zero_fill(addr, false);
                 } else if self.claim(p) {
-                    self.install(&ctx, p, p + 1, &mut buf);
+                    self.install(&ctx, p, p + 1, out, false);
                 } else if self.states()[p].load(Ordering::Acquire) == FILLING {
                     installing.push((p, seen));
                     continue;
@@ -359,9 +466,48 @@ impl Compaction {
                 stalls.push(seen.elapsed().as_nanos() as u64);
             }
         }
+        // Faults still waiting for a worker's install when the server was told to
+        // stop: every page is filled by then (stop comes after `done`), so their
+        // stalls end no later than now. (They used to be dropped: the longest stalls,
+        // behind a worker's run, went unrecorded.)
+        for (_, seen) in installing {
+            stalls.push(seen.elapsed().as_nanos() as u64);
+        }
         let mut log = self.inner.log.lock();
         for s in stalls {
             log.record_fault_stall(s);
+        }
+    }
+
+    /// SIGBUS mode: serves the fault at `addr` (in [`Compaction::covers`]) inside
+    /// the faulting thread's `SIGBUS` handler, with `buf` (a page-sized buffer held
+    /// by this thread for this fault). On return the page is installed (by this
+    /// thread or another party), or the span is no longer registered; either way the
+    /// access can retry.
+    ///
+    /// Async-signal-safe: atomics, the read-only fill tables and from-space, the
+    /// buffer, `ioctl`, `sched_yield`, `nanosleep`; no lock, no allocation, no panic
+    /// on an expected path (a failure ends the process through
+    /// [`crate::fatal::die`]).
+    pub(crate) fn serve_in_handler(&self, addr: usize, buf: usize) {
+        let page = self.page_bytes();
+        let p = (addr - self.layout.base) / page;
+        if p >= self.pages {
+            self.zero_fill(addr, true);
+            return;
+        }
+        if self.claim(p) {
+            let ctx = self.tables.ctx(&self.inner, &self.layout);
+            self.install(&ctx, p, p + 1, buf, true);
+            return;
+        }
+        // Being produced by a worker or another faulting thread (or done): wait for
+        // its install. The installer needs nothing from this thread.
+        let state = &self.states()[p];
+        let mut attempt = 0u32;
+        while state.load(Ordering::Acquire) != FILLED {
+            crate::sigbus::back_off(attempt);
+            attempt = attempt.saturating_add(1);
         }
     }
 
@@ -371,10 +517,11 @@ impl Compaction {
     /// if part of the run exists already. Not `UFFDIO_ZEROPAGE`: the shared zero
     /// page costs every first write a copy-on-write fault and a TLB shootdown to
     /// the other CPUs (an inter-processor interrupt, expensive in a VM).
-    fn zero_fill(&self, addr: usize) {
+    /// Async-signal-safe when `in_handler`, as [`Compaction::serve_in_handler`].
+    fn zero_fill(&self, addr: usize, in_handler: bool) {
         let page = self.page_bytes();
         let lo = self.layout.base + self.pages * page;
-        let zeros = &self.scratch.as_ref().expect("scratch until the end").zeros;
+        let zeros = &self.scratch().zeros;
         let run = zeros.len();
         let run_start = (addr & !(run - 1)).max(lo);
         let run_end = ((addr & !(run - 1)) + run).min(self.end);
@@ -382,34 +529,47 @@ impl Compaction {
         let src = zeros.addr();
         // SAFETY: the source reads as zeros for `run` bytes (an untouched private
         // mapping); the destination is page-aligned inside the registered span.
-        match unsafe { self.uffd.copy(run_start, src, run_end - run_start, true) } {
+        match unsafe { self.copy_in(run_start, src, run_end - run_start) } {
             Ok(()) => {}
-            // The span was unregistered since the fault was queued (the end of the
-            // compaction): unregistering woke the toucher, who now faults normally.
+            // The span was unregistered since the fault (the end of the compaction):
+            // the toucher was woken (server mode) or retries (SIGBUS mode), and faults
+            // normally.
             Err(CopyError::Os(ENOENT)) => {}
             Err(CopyError::Exists) => {
                 // SAFETY: as above, for one page.
-                match unsafe { self.uffd.copy(at, src, page, true) } {
+                match unsafe { self.copy_in(at, src, page) } {
                     Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(ENOENT)) => {}
-                    Err(CopyError::Os(e)) => panic!("UFFDIO_COPY of zeros at {at:#x}: errno {e}"),
+                    Err(CopyError::Os(e)) => fail(
+                        in_handler,
+                        format_args!("UFFDIO_COPY of zeros at {at:#x}: errno {e}"),
+                    ),
                 }
-                // Installed by somebody else (or just now): make sure the toucher
-                // wakes (an error means the span is unregistered, which woke it).
-                let _ = self.uffd.wake(at, page);
+                if !in_handler {
+                    // Installed by somebody else (or just now): make sure the toucher
+                    // wakes (an error means the span is unregistered, which woke it).
+                    let _ = self.uffd.wake(at, page);
+                }
             }
-            Err(CopyError::Os(e)) => panic!("UFFDIO_COPY of zeros at {run_start:#x}: errno {e}"),
+            Err(CopyError::Os(e)) => fail(
+                in_handler,
+                format_args!("UFFDIO_COPY of zeros at {run_start:#x}: errno {e}"),
+            ),
         }
     }
 
-    /// Runs the compaction to the end (background workers and the fault server), then
-    /// finishes it. Called on a thread of its own, right after the flip pause.
+    /// Runs the compaction to the end (background workers, and the fault server in
+    /// server mode), then finishes it. Called on a thread of its own, right after the
+    /// flip pause.
     pub fn run(self: Arc<Self>, workers: usize) {
         let fatal = AbortOnUnwind::new("concurrent compaction");
+        let sigbus = self.sigbus_mode();
         std::thread::scope(|s| {
             let named = |name: &str| std::thread::Builder::new().name(name.into());
-            named("flipgc-fault-server")
-                .spawn_scoped(s, || self.serve())
-                .expect("spawning the fault server");
+            if !sigbus {
+                named("flipgc-fault-server")
+                    .spawn_scoped(s, || self.serve())
+                    .expect("spawning the fault server");
+            }
             let helpers: Vec<_> = (1..workers.max(1))
                 .map(|_| {
                     named("flipgc-fill")
@@ -426,30 +586,40 @@ impl Compaction {
             while !self.done() {
                 std::thread::yield_now();
             }
-            // The fault server keeps serving (zero pages past the compacted end)
-            // until the span is unregistered: a mutator or the verifier may fault
-            // there while holding the space lock this needs.
+            // Faults past the compacted end are served (zero pages) until the span is
+            // unregistered: a mutator or the verifier may fault there while holding
+            // the space lock this needs.
             fatal.phase("the end of a concurrent compaction (recycling, unregistering)");
-            self.release_memory();
+            self.unregister();
             self.stop.store(true, Ordering::Release);
         });
+        // No fault on the span reaches this compaction any more: the server has
+        // stopped, and handlers in flight have returned (`unregister`).
+        self.release_from_space();
         fatal.phase("the end of a concurrent compaction (handing the tables back)");
         self.finish();
     }
 
-    /// Every page is filled: recycles from-space's pages above the top into the
-    /// heap, unregisters the heap, and releases the rest of from-space.
-    fn release_memory(&self) {
-        let inner = &self.inner;
-        if inner.config.recycle_from_space {
+    /// Every page is filled: recycles from-space's pages above the top into the heap,
+    /// unregisters the heap span, and in SIGBUS mode withdraws the compaction from
+    /// its slot and waits for the handlers in flight (`sigbus::retire`).
+    fn unregister(&self) {
+        if self.inner.config.recycle_from_space {
             self.recycle();
         }
         self.uffd
             .unregister(self.layout.base, self.end - self.layout.base)
             .expect("unregistering the heap");
+        if let Some(slot) = self.slot {
+            crate::sigbus::retire(slot);
+        }
+    }
+
+    /// Maps from-space afresh: nothing reads it any more.
+    fn release_from_space(&self) {
         // From-space has its own lock, which no mutator takes: the fresh mapping
         // (milliseconds for a gigabyte with pages to free) holds up no allocation.
-        let mut from = inner.from_space.lock();
+        let mut from = self.inner.from_space.lock();
         if self.from_bytes > 0 {
             // A fresh mapping, not just MADV_DONTNEED: that would keep the page
             // tables, and the next flip's mremap would spend its pause freeing them
@@ -509,8 +679,9 @@ impl Compaction {
             }
             let mut at = lo;
             while at < hi {
-                // SAFETY: from-space is read by nobody now (every page is filled),
-                // and its contents are not needed any more.
+                // SAFETY: from-space is read by nobody now (every page is filled:
+                // no server or handler produces a page any more), and its contents
+                // are not needed any more.
                 let r = unsafe {
                     self.uffd
                         .move_pages(base + at, self.layout.from + at, hi - at)
@@ -559,11 +730,41 @@ impl Compaction {
         this.tables
             .into_tables()
             .hand_back(&mut inner.collector.lock(), top_word);
-        inner
-            .log
-            .lock()
-            .record_compaction(elapsed.as_nanos() as u64, pages);
+        // SIGBUS mode: the faulting threads' own stall samples (every handler for
+        // this compaction has returned: `unregister`).
+        let mut stalls = Vec::new();
+        if this.slot.is_some() {
+            crate::sigbus::drain_stalls(this.id, |ns| stalls.push(ns));
+        }
+        let lost = this.stalls_lost.load(Ordering::Relaxed);
+        let mode = if this.slot.is_some() {
+            crate::FaultMode::Sigbus
+        } else {
+            crate::FaultMode::Server
+        };
+        {
+            let mut log = inner.log.lock();
+            for ns in stalls {
+                log.record_fault_stall(ns);
+            }
+            log.record_fault_stalls_lost(lost as u64);
+            log.record_compaction(elapsed.as_nanos() as u64, pages);
+            log.record_compaction_mode(mode);
+        }
         *inner.cycle.lock() = CyclePhase::Idle;
+    }
+}
+
+/// Ends the process over a failed install: with a panic on a collector thread (its
+/// abort guard names the phase), with [`crate::fatal::die`] in a signal handler.
+#[cold]
+fn fail(in_handler: bool, args: std::fmt::Arguments<'_>) -> ! {
+    if in_handler {
+        crate::fatal::die(format_args!(
+            "concurrent compaction (a SIGBUS handler): {args}"
+        ))
+    } else {
+        panic!("{args}")
     }
 }
 

@@ -119,7 +119,10 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
 }
 
 /// A userfaultfd descriptor for the flip, opened outside the pause; `None` where
-/// the heap cannot compact concurrently (or the open fails, really or injected).
+/// the heap cannot compact concurrently (or the open fails, really or injected). In
+/// SIGBUS mode it is opened with `UFFD_FEATURE_SIGBUS`, unless the process's `SIGBUS`
+/// handler is no longer ours (an embedder replaced it) or the open fails: then this
+/// compaction uses the fault server.
 fn open_userfault(inner: &HeapInner) -> Option<flipgc_heap::Userfault> {
     if !inner.concurrent {
         return None;
@@ -127,6 +130,23 @@ fn open_userfault(inner: &HeapInner) -> Option<flipgc_heap::Userfault> {
     if inner.inject.cycle(InjectPoint::UffdOpen) {
         tracing::warn!("userfaultfd open failed (injected), compacting in the pause");
         return None;
+    }
+    #[cfg(target_os = "linux")]
+    if inner.sigbus_slot.is_some() {
+        if !crate::sigbus::still_installed() {
+            tracing::warn!(
+                "the SIGBUS handler was replaced since the heap was made: this compaction's \
+                 faults go to the fault server"
+            );
+        } else {
+            match flipgc_heap::Userfault::open_sigbus() {
+                Ok(u) => return Some(u),
+                Err(e) => tracing::warn!(
+                    "userfaultfd in SIGBUS mode did not open ({e}): this compaction's faults \
+                     go to the fault server"
+                ),
+            }
+        }
     }
     flipgc_heap::Userfault::open().ok()
 }

@@ -20,6 +20,13 @@
 //! the flip pause, and nothing is allocated while filling.
 //!
 //! The per-page plan (`page_first`) comes from `plan.rs`.
+//!
+//! **Async-signal-safe.** [`FillCtx::fill_page_to`] runs inside the faulting
+//! thread's `SIGBUS` handler in SIGBUS mode (`sigbus.rs`), so it and everything it
+//! calls only read the read-only tables and from-space, write the caller's buffer,
+//! take no lock and allocate nothing; a broken invariant (a header no type
+//! describes, live data that ends early) ends the process through
+//! [`crate::fatal::die`] (a raw `write(2)` and `abort(3)`), not through a panic.
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
@@ -134,6 +141,20 @@ impl FillCtx<'_> {
         }
     }
 
+    /// Words of the object with header `h` at old address `at`; a header no type
+    /// describes ends the process ([`crate::fatal::die`]: this may run in a signal
+    /// handler).
+    #[inline]
+    fn object_words(&self, h: Header, at: usize) -> usize {
+        match self.types.object_words(h) {
+            Some(n) => n,
+            None => crate::fatal::die(format_args!(
+                "page filling: invalid header {:#x} at {at:#x} (old address)",
+                h.0
+            )),
+        }
+    }
+
     /// Whether objects were allocated between the mark and the flip.
     fn has_black(&self) -> bool {
         self.at.flip_top > self.at.boundary
@@ -186,11 +207,7 @@ impl FillCtx<'_> {
             // SAFETY: `obj` is an object (or filler) header below the flip top: black
             // objects are contiguous inside each carve; from-space is read-only now.
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = WORD
-                * self
-                    .types
-                    .object_words(h)
-                    .expect("black object has a valid header");
+            let size = WORD * self.object_words(h, obj);
             if obj + size > at {
                 return obj;
             }
@@ -212,7 +229,7 @@ impl FillCtx<'_> {
         while obj < (start + page).min(self.at.flip_top) {
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = self.types.object_words(h).expect("valid header");
+            let size = self.object_words(h, obj);
             self.types.for_each_ref_field(h, |field| {
                 let at = obj + (field + 1) * WORD;
                 if (start..start + n * WORD).contains(&at) {
@@ -241,7 +258,7 @@ impl FillCtx<'_> {
             // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
             // read-only during compaction).
             let h = Header(unsafe { mem::load(src) });
-            let size = self.types.object_words(h).expect("valid header");
+            let size = self.object_words(h, self.at.base + obj * WORD);
             let n = (size - off).min(end_word - at);
             let dst = out + (at - first_word) * WORD;
             // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n) in the
@@ -261,10 +278,13 @@ impl FillCtx<'_> {
             });
             at += n;
             if at < end_word {
-                obj = self
-                    .mark
-                    .next_set(obj + size, self.at.top_word)
-                    .expect("live data continues");
+                obj = match self.mark.next_set(obj + size, self.at.top_word) {
+                    Some(next) => next,
+                    None => crate::fatal::die(format_args!(
+                        "page filling: live data ends early in to-space page {p} (after the \
+                         object at word {obj}), against the plan"
+                    )),
+                };
                 off = 0;
             }
         }

@@ -205,6 +205,8 @@ pub fn pause(
             mutators.clone(),
             scratch,
         ));
+        // SIGBUS mode: handlers find it from now on (no mutator runs yet).
+        compaction.publish();
         for m in &mutators {
             m.set_pending_forward(Arc::clone(&compaction) as Arc<dyn crate::roots::RootTask>);
         }

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use flipgc_core::{FlipMode, Heap, HeapConfig, TypeRegistry};
+use flipgc_core::{FaultMode, FlipMode, Heap, HeapConfig, TypeRegistry};
 use flipgc_toyvm::{register_types, run_source, VmError};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -37,19 +37,32 @@ pub struct Outcome {
 
 /// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip`.
 pub fn run_with(src: &str, capacity: usize, flip: &str, verify: bool) -> Outcome {
+    run_in(src, capacity, flip, "auto", verify)
+}
+
+/// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip` and fault
+/// mode `fault` (`auto`, `sigbus`, `server`).
+pub fn run_in(src: &str, capacity: usize, flip: &str, fault: &str, verify: bool) -> Outcome {
     let mut reg = TypeRegistry::new();
     let types = register_types(&mut reg).unwrap();
     let mut cfg = HeapConfig::new(capacity);
     cfg.flip = FlipMode::parse(flip).unwrap();
+    cfg.fault_mode = FaultMode::parse(fault).unwrap();
     cfg.verify_after_gc = verify;
     cfg.gc_workers = 2;
     let heap = Heap::new(cfg, reg).unwrap();
     let cap = Capture::default();
     let result = run_source(&heap, &types, "test.scm", src, Box::new(cap.clone()));
+    let log = heap.pause_log();
+    if fault != "auto" {
+        let want = FaultMode::parse(fault).unwrap();
+        let modes = log.compaction_fault_modes();
+        assert!(modes.iter().all(|m| *m == want), "{modes:?}, not {fault}");
+    }
     Outcome {
         result,
         output: cap.text(),
-        pauses: heap.pause_log().records().len(),
+        pauses: log.records().len(),
     }
 }
 
