@@ -23,3 +23,6 @@
       (let loop ((ls (cons lst more)))
         (if (not (%any-null? ls))
             (begin (apply f (%map1 car ls)) (loop (%map1 cdr ls)))))))
+
+(define (hashtable-update! ht key proc default)
+  (hashtable-set! ht key (proc (hashtable-ref ht key default))))
