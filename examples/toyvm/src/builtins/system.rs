@@ -150,10 +150,13 @@ pub fn gc(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-/// `(gc-stats)`: prints the pause summary.
+/// `(gc-stats)`: prints the pause summary and the heap's (live data, memory in
+/// use, soft limit, maximum).
 pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     let summary = crate::pause_summary(&vm.shared.heap.pause_log());
     vm.out.push_str(&summary);
+    vm.out.push('\n');
+    vm.out.push_str(&crate::heap_summary(&vm.shared.heap));
     vm.out.push('\n');
     vm.flush();
     vm.push_unspec();
