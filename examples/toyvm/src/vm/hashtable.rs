@@ -296,7 +296,8 @@ impl Vm {
             let mut cur = self.m.read_ref(old, i);
             while let Some(e) = cur {
                 cur = self.m.get_ref(e, d.next);
-                let j = (self.m.get_word(e, d.hash) as usize) & mask;
+                // Bit 0 is the weak-key flag, not part of the hash.
+                let j = (self.m.get_word(e, d.hash) & !1) as usize & mask;
                 self.m.set_ref(e, d.next, self.m.read_ref(new, j));
                 self.m.write_ref(new, j, Some(e));
             }
