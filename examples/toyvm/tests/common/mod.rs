@@ -33,23 +33,35 @@ pub struct Outcome {
     pub result: Result<(), VmError>,
     pub output: String,
     pub pauses: usize,
+    /// The most live data any cycle found, in bytes.
+    pub peak_live: u64,
 }
+
+/// The flip modes the tests run collections under.
+pub const FLIP_MODES: [&str; 3] = ["auto", "pte", "copy"];
 
 /// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip`.
 pub fn run_with(src: &str, capacity: usize, flip: &str, verify: bool) -> Outcome {
-    let mut reg = TypeRegistry::new();
-    let types = register_types(&mut reg).unwrap();
     let mut cfg = HeapConfig::new(capacity);
     cfg.flip = FlipMode::parse(flip).unwrap();
     cfg.verify_after_gc = verify;
+    run_config(src, cfg)
+}
+
+/// Runs `src` on a fresh heap configured by `cfg` (with two GC workers).
+pub fn run_config(src: &str, mut cfg: HeapConfig) -> Outcome {
+    let mut reg = TypeRegistry::new();
+    let types = register_types(&mut reg).unwrap();
     cfg.gc_workers = 2;
     let heap = Heap::new(cfg, reg).unwrap();
     let cap = Capture::default();
     let result = run_source(&heap, &types, "test.scm", src, Box::new(cap.clone()));
+    let log = heap.pause_log();
     Outcome {
         result,
         output: cap.text(),
-        pauses: heap.pause_log().records().len(),
+        pauses: log.records().len(),
+        peak_live: log.cycles().iter().map(|c| c.live_bytes).max().unwrap_or(0),
     }
 }
 
