@@ -6,13 +6,15 @@
 //! workload (see `programs/`) and as an example of embedding the collector.
 //!
 //! Entry points: [`register_types`], then [`run_source`] for a whole program or
-//! [`Session`] for a REPL.
+//! [`Session`] for a REPL. `toyvm`'s default heap is [`default_heap_config`]: it
+//! grows up to a quarter of physical memory.
 
 pub mod builtins;
 pub mod bytecode;
 pub mod compile;
 mod error;
 pub mod fuzz;
+pub mod heapsize;
 pub mod reader;
 pub mod repl;
 mod session;
@@ -21,6 +23,7 @@ mod types;
 pub mod vm;
 
 pub use error::{ErrorKind, VmError};
+pub use heapsize::{default_heap_config, default_max_heap, heap_summary};
 pub use session::Session;
 pub use types::{register_types, FixedTypes, VmTypes};
 

@@ -1,13 +1,17 @@
 //! `toyvm`: run a Scheme file, or start a REPL, on a flipgc heap.
 //!
-//! `toyvm [FILE] [--heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N] [--gc-stats]
-//! [--gc-log[=gc,phases]] [--verify]`.
+//! `toyvm [FILE] [--heap SIZE | --max-heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N]
+//! [--gc-stats] [--gc-log[=gc,phases]] [--verify]`.
+//! The heap grows with the program's live data up to a quarter of physical memory,
+//! unless `--heap` fixes its size or `--max-heap` sets another maximum.
 //! Exit status: 0 on success, 1 for a program error, 2 for bad usage, or the
 //! status the program passed to `exit`.
 
 use clap::Parser;
 use flipgc_core::{FlipMode, GcLog, Heap, HeapConfig, TypeRegistry};
-use flipgc_toyvm::{register_types, ErrorKind, Session, VmError, VmTypes};
+use flipgc_toyvm::{
+    default_heap_config, heap_summary, register_types, ErrorKind, Session, VmError, VmTypes,
+};
 use std::process::ExitCode;
 
 /// Command-line options.
@@ -16,9 +20,16 @@ use std::process::ExitCode;
 struct Args {
     /// Program to run; without it, an interactive REPL.
     file: Option<std::path::PathBuf>,
-    /// Heap capacity: bytes, or with a K, M or G suffix (e.g. 64M).
-    #[arg(long, default_value = "64M", value_parser = parse_size)]
-    heap: usize,
+    /// A fixed heap size: bytes, or with a K, M or G suffix (e.g. 64M). Cycles are
+    /// paced against it and memory once used stays resident. Without it the heap
+    /// is growable: it starts at 32 MiB, grows with the live data up to the
+    /// maximum (--max-heap), and gives memory back after bursts.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, conflicts_with = "max_heap")]
+    heap: Option<usize>,
+    /// The growable heap's maximum [default: a quarter of physical memory, or
+    /// 1G if unknown].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_heap: Option<usize>,
     /// How collections move the heap.
     #[arg(long, default_value = "auto", value_parser = parse_flip)]
     flip: FlipMode,
@@ -60,7 +71,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut config = HeapConfig::new(args.heap);
+    let mut config = match args.heap {
+        Some(size) => HeapConfig::new(size),
+        None => default_heap_config(args.max_heap),
+    };
     config.flip = args.flip;
     config.verify_after_gc = args.verify;
     config.gc_log = args.gc_log.unwrap_or_default();
@@ -97,6 +111,7 @@ fn main() -> ExitCode {
     }
     if args.gc_stats {
         eprintln!("{}", heap.gc_summary());
+        eprintln!("{}", heap_summary(&heap));
     }
     status
 }

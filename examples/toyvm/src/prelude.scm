@@ -23,3 +23,12 @@
       (let loop ((ls (cons lst more)))
         (if (not (%any-null? ls))
             (begin (apply f (%map1 car ls)) (loop (%map1 cdr ls)))))))
+
+(define (hashtable-update! ht key proc default)
+  (hashtable-set! ht key (proc (hashtable-ref ht key default))))
+
+(define (iota n)
+  (if (not (and (integer? n) (>= n 0)))
+      (error "iota: expected a non-negative integer, got" n))
+  (let loop ((i (- n 1)) (acc '()))
+    (if (< i 0) acc (loop (- i 1) (cons i acc)))))

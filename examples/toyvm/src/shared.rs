@@ -1,6 +1,7 @@
 //! [`Shared`]: state every thread of one program shares: the heap, the constant
 //! table (a heap vector rooted by a [`Global`]), interned symbol names, compiled
-//! prototypes, spawned threads and the output.
+//! prototypes, spawned threads, the output, and the host side of hashtables and
+//! guardians ([`TableState`], [`Guardians`], the reaper queue).
 //!
 //! No lock here is ever held across a GC point (a thread blocked on a lock
 //! outside a GC point would stall every collection).
@@ -8,7 +9,7 @@
 use crate::bytecode::Proto;
 use crate::error::VmError;
 use crate::types::VmTypes;
-use flipgc_core::{Global, Heap};
+use flipgc_core::{FinalizerQueue, Global, Heap};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
@@ -71,6 +72,40 @@ pub struct Fuel {
     pub left: u64,
 }
 
+/// The host side of hashtables: every hashtable operation holds this lock while
+/// it reads or changes a table (never across a GC point), so tables may be shared
+/// between threads. See `vm/weak.rs` for the canary and the registry.
+#[derive(Default)]
+pub struct TableState {
+    /// The weak hashtables: a chain of weak pairs whose cars are the tables, or
+    /// `None` while there is none.
+    pub registry: Option<Global>,
+    /// Whether a canary is registered with the reaper and not yet reported dead.
+    pub canary: bool,
+    /// Whether weak tables may hold entries whose key a collection cleared since
+    /// they were last swept.
+    pub stale: bool,
+    /// Sweeps of every weak table so far (for tests and `(gc-stats)`).
+    pub sweeps: u64,
+}
+
+/// The guardians' finalizer queues, by the index a guardian object holds. A slot
+/// is freed when the reaper reports its guardian dead.
+#[derive(Default)]
+pub struct Guardians {
+    /// Queues by index (`None`: free).
+    pub queues: Vec<Option<FinalizerQueue>>,
+    /// Free indices.
+    pub free: Vec<usize>,
+}
+
+impl Guardians {
+    /// Live guardians.
+    pub fn live(&self) -> usize {
+        self.queues.len() - self.free.len()
+    }
+}
+
 /// State shared by all threads running one program.
 pub struct Shared {
     /// The heap.
@@ -97,6 +132,13 @@ pub struct Shared {
     pub fuel: Mutex<Fuel>,
     /// Whether the output written so far ends inside a line (not after a newline).
     pub line_open: AtomicBool,
+    /// Hashtables: the lock every table operation holds, and the weak tables.
+    pub tables: Mutex<TableState>,
+    /// The guardians' queues.
+    pub guardians: Mutex<Guardians>,
+    /// Cleaner tokens of dead guardians (their index) and of the weak-table
+    /// canary (`vm::weak::CANARY`).
+    pub reaper: FinalizerQueue,
 }
 
 impl Shared {
@@ -118,6 +160,9 @@ impl Shared {
             out: Mutex::new(out),
             fuel: Mutex::new(Fuel::default()),
             line_open: AtomicBool::new(false),
+            tables: Mutex::new(TableState::default()),
+            guardians: Mutex::new(Guardians::default()),
+            reaper: heap.finalizer_queue(),
         })
     }
 

@@ -1,9 +1,11 @@
 //! The fuzzer's short run for CI (docs/testing.md has the long runs): cases
 //! generated from a fixed seed, in process and through the `toyvm` binary; every
 //! one must end cleanly (output or an error; no panic, signal, hang or stuck
-//! thread).
+//! thread); and generated programs (not cut ones) must agree with the model the
+//! generator keeps of their hashtables, weak pairs and guardians. Cases that use
+//! those run with the heap verifier on.
 
-use flipgc_toyvm::fuzz::{self, Case, Feed, Limits, Verdict};
+use flipgc_toyvm::fuzz::{self, Case, Feed, Kind, Limits, Verdict};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -11,6 +13,14 @@ use std::time::Duration;
 const SEED: u64 = 0x70_79_76_6d;
 /// Cases run in process.
 const CASES: u64 = 2000;
+/// Whether `case` uses hashtables, weak pairs or guardians.
+fn uses_weak_features(case: &Case) -> bool {
+    let text = String::from_utf8_lossy(&case.bytes);
+    ["hashtable", "weak-", "guardian"]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
 /// Cases run through the binary.
 const BINARY_CASES: u64 = 40;
 
@@ -35,26 +45,44 @@ fn generated_cases_end_cleanly_in_process() {
         .stack_size(8 << 20)
         .spawn(|| {
             let limits = Limits::default();
+            let verified = Limits {
+                verify: true,
+                ..Limits::default()
+            };
             let mut failures = Vec::new();
             let mut outcomes: BTreeMap<String, u64> = BTreeMap::new();
+            let mut modelled = 0;
             for index in 0..CASES {
                 let seed = fuzz::case_seed(SEED, index);
                 let case = fuzz::generate(seed);
-                let verdict = fuzz::run_case(&case, &limits);
+                let uses = uses_weak_features(&case);
+                let verdict = fuzz::run_case(&case, if uses { &verified } else { &limits });
                 *outcomes.entry(verdict.label()).or_default() += 1;
                 if let Verdict::Panic(m) | Verdict::Stuck(m) = &verdict {
                     failures.push(describe(index, &case, m));
                 }
+                if matches!(case.kind, Kind::Program | Kind::Broken) {
+                    if verdict.is_model_mismatch() {
+                        failures.push(describe(index, &case, "disagrees with the model"));
+                    }
+                    if String::from_utf8_lossy(&case.bytes).contains("model mismatch") {
+                        modelled += 1;
+                    }
+                }
             }
-            (failures, outcomes)
+            (failures, outcomes, modelled)
         })
         .unwrap();
-    let (failures, outcomes) = run.join().unwrap();
+    let (failures, outcomes, modelled) = run.join().unwrap();
     assert!(
         failures.is_empty(),
         "{} of {CASES} cases did not end cleanly:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    assert!(
+        modelled >= 50,
+        "only {modelled} cases checked hashtables, weak pairs or guardians against the model"
     );
     // The run reached every way a program ends.
     for label in [

@@ -288,12 +288,16 @@ fn in_process_run(args: &Args, limits: &Limits) -> ExitCode {
             println!("case {index} seed {seed:#x}: {msg}");
         }
         t.add(index, &case, verdict.label(), took);
-        if !verdict.is_clean() {
+        // A generated program (not a cut one) must agree with the generator's
+        // model of its hashtables, weak pairs and guardians.
+        let mismatch =
+            matches!(case.kind, Kind::Program | Kind::Broken) && verdict.is_model_mismatch();
+        if !verdict.is_clean() || mismatch {
             let saved = args.out.join(format!("fail-{seed:#x}.scm"));
             let _ = std::fs::write(&saved, &case.bytes);
             let msg = match &verdict {
                 Verdict::Panic(m) | Verdict::Stuck(m) => m.replace('\n', " "),
-                Verdict::Clean(_) => String::new(),
+                Verdict::Clean(_) => "disagrees with the model".into(),
             };
             let line = format!(
                 "case {index} seed {seed:#x} ({}{}): {}: {msg} [{}]",

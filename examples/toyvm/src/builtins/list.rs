@@ -17,6 +17,13 @@ fn pair_field(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
                 let f = if c == b'a' { vm.t.car } else { vm.t.cdr };
                 cur = vm.m.get_ref(p, f);
             }
+            Some(p) if vm.m.type_of(p) == vm.t.rt.weak_pair => {
+                cur = if c == b'a' {
+                    vm.weak_car(p)
+                } else {
+                    vm.m.get_ref(p, vm.t.rt.wp_cdr)
+                };
+            }
             _ => return Err(vm.type_error(who, "a pair", base)),
         }
     }
@@ -65,6 +72,16 @@ pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 }
 
 fn set_field(vm: &mut Vm, base: usize, who: &str, cdr: bool) -> Result<(), VmError> {
+    if vm.is(base, vm.t.rt.weak_pair) {
+        let p = vm.at(base).expect("checked");
+        if cdr {
+            vm.m.set_ref(p, vm.t.rt.wp_cdr, vm.at(base + 1));
+        } else {
+            vm.set_weak_car(p, vm.at(base + 1));
+        }
+        vm.push_unspec();
+        return Ok(());
+    }
     let p = vm.expect(base, vm.t.pair, "a pair", who)?;
     let f = if cdr { vm.t.cdr } else { vm.t.car };
     vm.m.set_ref(p, f, vm.at(base + 1));
@@ -136,17 +153,17 @@ pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let acc = cursor + 1;
     vm.m.push(None);
     while let Some(p) = vm.at(cursor) {
-        if vm.m.type_of(p) != vm.t.pair {
+        let Some((car, _)) = vm.pair_parts(p) else {
             return Err(vm.type_error("reverse", "a proper list", base));
-        }
-        vm.m.push(vm.m.get_ref(p, vm.t.car));
+        };
+        vm.m.push(car);
         let top = vm.top();
         vm.push_pair(top, acc)?;
         let new = vm.top();
         vm.m.stack_set(acc, vm.at(new));
         vm.m.stack_truncate(top);
         let p = vm.at(cursor).expect("pair");
-        vm.m.stack_set(cursor, vm.m.get_ref(p, vm.t.cdr));
+        vm.m.stack_set(cursor, vm.pair_cdr(p).flatten());
     }
     Ok(())
 }
@@ -162,6 +179,7 @@ fn tail(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
     while i < k {
         match cur {
             Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.get_ref(p, vm.t.cdr),
+            Some(p) if vm.is_pair_like(p) => cur = vm.pair_cdr(p).flatten(),
             _ => return Err(VmError::runtime(format!("{who}: index {k} out of range"))),
         }
         i += 1;
@@ -186,9 +204,8 @@ pub fn list_tail(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     tail(vm, base, "list-ref")?;
     let top = vm.top();
-    match vm.at(top) {
-        Some(p) if vm.m.type_of(p) == vm.t.pair => {
-            let v = vm.m.get_ref(p, vm.t.car);
+    match vm.at(top).and_then(|p| vm.pair_parts(p)) {
+        Some((v, _)) => {
             vm.m.stack_set(top, v);
             Ok(())
         }
@@ -208,13 +225,12 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
     let mut slow = cur;
     let mut half = false;
     while let Some(p) = cur {
-        if vm.m.type_of(p) != vm.t.pair {
+        let Some((item, next)) = vm.pair_parts(p) else {
             return Err(vm.type_error(who, "a proper list", base + 1));
-        }
-        let item = vm.m.get_ref(p, vm.t.car);
+        };
         let candidate = if assoc {
-            match item {
-                Some(e) if vm.m.type_of(e) == vm.t.pair => vm.m.get_ref(e, vm.t.car),
+            match item.and_then(|e| vm.pair_parts(e)) {
+                Some((k, _)) => k,
                 _ => {
                     return Err(VmError::runtime(format!(
                         "{who}: list element is not a pair"
@@ -234,10 +250,10 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
             vm.m.push(found);
             return Ok(());
         }
-        cur = vm.m.get_ref(p, vm.t.cdr);
+        cur = next;
         if half {
             // A pair `cur` has passed (an object's type never changes).
-            slow = slow.and_then(|s| vm.m.get_ref(s, vm.t.cdr));
+            slow = slow.and_then(|s| vm.pair_cdr(s).flatten());
             if cur.is_some() && slow == cur {
                 return Err(vm.type_error(who, "a proper list", base + 1));
             }

@@ -3,10 +3,12 @@
 //! `base..base + argc` and pushes its result (anything it pushes above the
 //! arguments is dropped by the caller, which keeps only the top).
 
+mod hashtable;
 mod list;
 mod num;
 mod string;
 mod system;
+mod weak;
 
 use crate::error::VmError;
 use crate::vm::Vm;
@@ -160,6 +162,24 @@ table! {
     "list->string" 1 1 => string::list_to_string;
     "char->integer" 1 1 => string::char_to_integer;
     "integer->char" 1 1 => string::integer_to_char;
+    "weak-cons" 2 2 => weak::weak_cons;
+    "weak-pair?" 1 1 => weak::is_weak_pair;
+    "bwp-object?" 1 1 => weak::is_bwp;
+    "make-guardian" 0 0 => weak::make_guardian;
+    "make-eq-hashtable" 0 1 => hashtable::make_eq;
+    "make-eqv-hashtable" 0 1 => hashtable::make_eqv;
+    "make-weak-eq-hashtable" 0 1 => hashtable::make_weak_eq;
+    "make-weak-eqv-hashtable" 0 1 => hashtable::make_weak_eqv;
+    "hashtable?" 1 1 => hashtable::is_hashtable;
+    "hashtable-weak?" 1 1 => hashtable::is_weak;
+    "hashtable-set!" 3 3 => hashtable::set;
+    "hashtable-ref" 3 3 => hashtable::get;
+    "hashtable-delete!" 2 2 => hashtable::delete;
+    "hashtable-contains?" 2 2 => hashtable::contains;
+    "hashtable-size" 1 1 => hashtable::size;
+    "hashtable-keys" 1 1 => hashtable::keys;
+    "hashtable-values" 1 1 => hashtable::values;
+    "hashtable-clear!" 1 1 => hashtable::clear;
 }
 
 /// The builtin named `name`.

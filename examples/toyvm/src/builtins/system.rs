@@ -35,10 +35,10 @@ pub fn is_null(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 }
 
 macro_rules! type_pred {
-    ($(#[$doc:meta] $name:ident => $($field:ident)|+;)*) => {$(
+    ($(#[$doc:meta] $name:ident => $($($field:ident).+)|+;)*) => {$(
         #[$doc]
         pub fn $name(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-            let b = false $(|| vm.is(base, vm.t.$field))+;
+            let b = false $(|| vm.is(base, vm.t.$($field).+))+;
             vm.push_bool(b);
             Ok(())
         }
@@ -46,16 +46,16 @@ macro_rules! type_pred {
 }
 
 type_pred! {
-    /// `pair?`.
-    is_pair => pair;
+    /// `pair?` (weak pairs are pairs, as in Chez Scheme).
+    is_pair => pair | rt.weak_pair;
     /// `string?`.
     is_string => string;
     /// `symbol?`.
     is_symbol => symbol;
     /// `vector?`.
     is_vector => vector;
-    /// `procedure?`.
-    is_procedure => closure | prim;
+    /// `procedure?` (guardians are procedures).
+    is_procedure => closure | prim | rt.guardian;
     /// `boolean?`.
     is_boolean => true_ | false_;
     /// `char?`.
@@ -134,19 +134,31 @@ pub fn exit(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     Err(VmError::new(ErrorKind::Exit(code), format!("exit {code}")))
 }
 
-/// `(gc)`: a full collection now.
+/// `(gc)`: waits for any collection in progress, then runs a complete one whose
+/// snapshot is taken after the call (`Mutator::collect`). When it returns,
+/// everything unreachable at the call has been reclaimed, weak pairs' cars to it
+/// read `#!bwp`, weak tables no longer hold entries for it (their values are
+/// released, to go at the next collection), and guardians have it.
 pub fn gc(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     vm.m.collect();
+    vm.weak_sync()?;
+    {
+        let mut st = crate::shared::lock(&vm.shared.tables);
+        vm.freshen(&mut st);
+    }
     vm.push_unspec();
     Ok(())
 }
 
 /// `(gc-stats)`: prints the GC log's summary of the run so far (pauses by kind
 /// with count, total, p50, p99 and max; cycles; stalls; throttling; compactions:
-/// `Heap::gc_summary`, the lines the GC log prints at the end; docs/gc-log.md).
+/// `Heap::gc_summary`, the lines the GC log prints at the end; docs/gc-log.md),
+/// then the heap's line (live data, memory in use, soft limit, maximum).
 pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     let summary = vm.shared.heap.gc_summary();
     vm.out.push_str(&summary);
+    vm.out.push('\n');
+    vm.out.push_str(&crate::heap_summary(&vm.shared.heap));
     vm.out.push('\n');
     vm.flush();
     vm.push_unspec();

@@ -8,6 +8,9 @@
 //! allocation bombs, threads and deep nesting), the same with many deliberate
 //! mistakes (wrong arity, wrong types, unbound names, malformed special forms),
 //! a program cut or spliced at random points, a soup of tokens, or random bytes.
+//! Programs also use hashtables, weak pairs and guardians, in scenarios the
+//! generator follows in a model: where the VM disagrees with it, the program
+//! exits with [`MODEL_MISMATCH_EXIT`].
 //! Every case is a pure function of its 64-bit seed, so a failure is replayed from
 //! its seed alone. The VM must end every case cleanly: output, or a [`VmError`];
 //! never a panic, a signal or a hang. The `toyvm-fuzz` binary drives long runs;
@@ -15,6 +18,8 @@
 
 mod program;
 mod run;
+
+pub use program::MODEL_MISMATCH_EXIT;
 
 pub use run::{
     install_panic_counter, may_exit, panic_count, run_binary, run_case, run_source,
@@ -398,6 +403,13 @@ impl Verdict {
     /// Whether the case ended cleanly.
     pub fn is_clean(&self) -> bool {
         matches!(self, Verdict::Clean(_))
+    }
+
+    /// Whether the program reported that the VM disagreed with the generator's
+    /// model (meaningful for [`Kind::Program`] and [`Kind::Broken`] cases only:
+    /// cutting a program can break its model).
+    pub fn is_model_mismatch(&self) -> bool {
+        matches!(self, Verdict::Clean(Err(e)) if e.kind == crate::ErrorKind::Exit(MODEL_MISMATCH_EXIT))
     }
 
     /// A short label: `ok`, the error kind, `panic` or `stuck`.

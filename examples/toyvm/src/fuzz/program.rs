@@ -26,6 +26,8 @@ enum Ty {
     Proc1,
     /// A procedure of two arguments.
     Proc2,
+    /// A hashtable.
+    Table,
 }
 
 use Ty::*;
@@ -159,6 +161,62 @@ const SIGS: &[Sig] = &[
     sig("for-each", &[Proc1, List], 0, None, Any, 2),
     sig("error", &[Str], 0, Some(Any), Any, 1),
     sig("gc", &[], 0, None, Any, 1),
+    sig("make-eq-hashtable", &[Idx], 1, None, Table, 2),
+    sig("make-eqv-hashtable", &[Idx], 1, None, Table, 2),
+    sig("make-weak-eq-hashtable", &[Idx], 1, None, Table, 1),
+    sig("make-weak-eqv-hashtable", &[Idx], 1, None, Table, 1),
+    sig("hashtable-set!", &[Table, Any, Any], 0, None, Any, 3),
+    sig("hashtable-ref", &[Table, Any, Any], 0, None, Any, 3),
+    sig(
+        "hashtable-update!",
+        &[Table, Any, Proc1, Any],
+        0,
+        None,
+        Any,
+        1,
+    ),
+    sig("hashtable-delete!", &[Table, Any], 0, None, Any, 1),
+    sig("hashtable-contains?", &[Table, Any], 0, None, Bool, 1),
+    sig("hashtable-size", &[Table], 0, None, Int, 1),
+    sig("hashtable-keys", &[Table], 0, None, Vector, 1),
+    sig("hashtable-values", &[Table], 0, None, Vector, 1),
+    sig("hashtable-clear!", &[Table], 0, None, Any, 1),
+    sig("hashtable?", &[Any], 0, None, Bool, 1),
+    sig("hashtable-weak?", &[Table], 0, None, Bool, 1),
+    sig("weak-cons", &[Any, List], 0, None, List, 2),
+    sig("weak-pair?", &[Any], 0, None, Bool, 1),
+    sig("bwp-object?", &[Any], 0, None, Bool, 1),
+    sig("make-guardian", &[], 0, None, Proc1, 1),
+];
+
+/// The status `(exit 97)` with which a generated program reports that the VM
+/// disagreed with the generator's model of its hashtables, weak pairs or
+/// guardians (no other generated form exits with 97).
+pub const MODEL_MISMATCH_EXIT: u8 = 97;
+
+/// Allocates about 4.8 MiB (300 vectors of 16 KiB, below the large-object
+/// threshold): more than the fuzzer's heap, so it collects.
+const CHURN: &str = "(do ((i 300 (- i 1))) ((= i 0)) (make-vector 2000 i))";
+
+/// Keys compared by value: numbers, characters, symbols, booleans, ().
+const VALUE_KEYS: &[&str] = &[
+    "0",
+    "1",
+    "-7",
+    "42",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "1.5",
+    "0.0",
+    "-0.0",
+    "+nan.0",
+    "#\\a",
+    "#\\λ",
+    "'sym",
+    "'other",
+    "#t",
+    "#f",
+    "'()",
 ];
 
 /// Names that are not bound (some look like builtins of other Schemes).
@@ -385,6 +443,9 @@ struct Gen<'r> {
     fresh: usize,
     /// Expression nodes left; at 0 only atoms are generated.
     budget: usize,
+    /// Whether a builtin was redefined (then model checks, which call builtins,
+    /// are left out).
+    redefined: bool,
 }
 
 /// A program of top-level forms (`sloppy`: percentage of deliberate mistakes).
@@ -398,6 +459,7 @@ pub fn program(rng: &mut Rng, sloppy: u32) -> String {
         globals: Vec::new(),
         fresh: 0,
         budget,
+        redefined: false,
     };
     let mut out = String::new();
     for _ in 0..g.rng.size(1, 14) {
@@ -507,7 +569,7 @@ impl Gen<'_> {
 
     fn any_ty(&mut self) -> Ty {
         *self.rng.pick(&[
-            Any, Int, Idx, Num, Str, Char, List, Chars, Vector, Sym, Bool, Proc1,
+            Any, Int, Idx, Num, Str, Char, List, Chars, Vector, Sym, Bool, Proc1, Table,
         ])
     }
 
@@ -952,6 +1014,15 @@ impl Gen<'_> {
                     "(lambda (x) (list x x))",
                 ])
                 .to_string(),
+            Table => self
+                .rng
+                .pick(&[
+                    "(make-eq-hashtable)",
+                    "(make-eqv-hashtable)",
+                    "(make-weak-eq-hashtable)",
+                    "(make-weak-eqv-hashtable 100)",
+                ])
+                .to_string(),
             Proc2 => self
                 .rng
                 .pick(&[
@@ -1050,7 +1121,7 @@ impl Gen<'_> {
 
     /// A targeted scenario: a few top-level forms exercising one hard case.
     fn scenario(&mut self) -> String {
-        let n = self.rng.below(24);
+        let n = self.rng.below(27);
         let k = self.rng.pick(&[0usize, 1, 2, 3, 10, 100, 1000]).to_string();
         match n {
             // Circular lists and vectors, then an operation that walks them.
@@ -1230,31 +1301,34 @@ impl Gen<'_> {
                 }
             }
             // Redefined builtins.
-            12 => self
-                .rng
-                .pick(&[
-                    "(define (car x) 'mine) (write (car '(1)))",
-                    "(set! + -) (write (+ 5 3))",
-                    "(define list 5) (write (list 1))",
-                    "(define (apply f . a) 'no) (write (apply + '(1)))",
-                    "(define display 1) (display 2)",
-                    "(set! map car) (write (map 1 2))",
-                    "(define (length l) -1) (write (length '(1 2)))",
-                    // Local names that shadow special forms and builtins.
-                    "(write (let ((if car)) (if '(1 2))))",
-                    "(write ((lambda (quote) (quote 1)) -))",
-                    "(define (f define) (define 1)) (write (f -))",
-                    "(write (let ((else #f)) (cond (else 1) (#t 2))))",
-                    "(write (let ((lambda list)) (lambda 1 2)))",
-                    "(write (let loop ((loop 3)) loop))",
-                    "(write (let ((car cdr) (x '(1 2))) (car x)))",
-                    "(define (g) (set! g 5) g) (write (g)) (write g)",
-                    "(write (do ((do 0 (+ do 1))) ((= do 3) do)))",
-                    "(write ((lambda () (define x 1) (set! x (+ x 1)) (define y x) y)))",
-                    "(write ((lambda () (begin (define x 1)) x)))",
-                    "(write (letrec ((a b) (b 1)) a))",
-                ])
-                .to_string(),
+            12 => {
+                self.redefined = true;
+                self
+                    .rng
+                    .pick(&[
+                        "(define (car x) 'mine) (write (car '(1)))",
+                        "(set! + -) (write (+ 5 3))",
+                        "(define list 5) (write (list 1))",
+                        "(define (apply f . a) 'no) (write (apply + '(1)))",
+                        "(define display 1) (display 2)",
+                        "(set! map car) (write (map 1 2))",
+                        "(define (length l) -1) (write (length '(1 2)))",
+                        // Local names that shadow special forms and builtins.
+                        "(write (let ((if car)) (if '(1 2))))",
+                        "(write ((lambda (quote) (quote 1)) -))",
+                        "(define (f define) (define 1)) (write (f -))",
+                        "(write (let ((else #f)) (cond (else 1) (#t 2))))",
+                        "(write (let ((lambda list)) (lambda 1 2)))",
+                        "(write (let loop ((loop 3)) loop))",
+                        "(write (let ((car cdr) (x '(1 2))) (car x)))",
+                        "(define (g) (set! g 5) g) (write (g)) (write g)",
+                        "(write (do ((do 0 (+ do 1))) ((= do 3) do)))",
+                        "(write ((lambda () (define x 1) (set! x (+ x 1)) (define y x) y)))",
+                        "(write ((lambda () (begin (define x 1)) x)))",
+                        "(write (letrec ((a b) (b 1)) a))",
+                    ])
+                    .to_string()
+            }
             // Exponentially shared structure (a DAG), printed and compared.
             13 => {
                 let op = *self.rng.pick(&[
@@ -1345,10 +1419,273 @@ impl Gen<'_> {
             ),
             // Vectors filled with themselves and printed in every way.
             22 => "(define v (make-vector 3 0)) (vector-fill! v v) (write v) (display v) (write-shared v) (write (equal? v v))".into(),
+            // Hashtables, weak pairs and guardians, checked against a model.
+            23 => self.hashtable_scenario(),
+            24 => self.weak_pair_scenario(),
+            25 => self.guardian_scenario(),
             _ => {
                 let e = self.expr(6);
                 format!("(write {e})")
             }
         }
+    }
+}
+
+/// The hashtable, weak pair and guardian scenarios: operations the generator
+/// follows in a model, with checks that exit with [`MODEL_MISMATCH_EXIT`] where
+/// the VM disagrees.
+impl Gen<'_> {
+    /// `(exit 97)` (after writing `what` and the value) unless `expr` is
+    /// `equal?` to `want`; nothing if a builtin was redefined.
+    fn model_check(&self, what: &str, expr: &str, want: &str) -> String {
+        if self.redefined {
+            return String::new();
+        }
+        format!(
+            " (let ((got {expr})) (if (not (equal? got {want})) (begin (write '(model mismatch: {what})) (write got) (exit {MODEL_MISMATCH_EXIT}))))"
+        )
+    }
+
+    /// Object keys (compared by identity): `n` fresh objects of several kinds.
+    fn objects(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|i| match self.rng.below(4) {
+                0 => format!(" (cons {i} '())"),
+                1 => format!(" (vector {i} {i})"),
+                2 => format!(" (make-string {} #\\k)", i % 3),
+                _ => format!(" (lambda () {i})"),
+            })
+            .collect()
+    }
+
+    /// A table of a random kind, operated on at random and checked against a
+    /// model: keys by value and objects kept in a vector (always reachable), and
+    /// entries whose keys are dropped at once (gone from a weak table after
+    /// `(gc)`; counted forever by a strong one).
+    fn hashtable_scenario(&mut self) -> String {
+        let h = self.name("ht");
+        let ks = self.name("hk");
+        let weak = self.rng.chance(50);
+        let ctor = match (weak, self.rng.chance(50)) {
+            (false, false) => "make-eq-hashtable",
+            (false, true) => "make-eqv-hashtable",
+            (true, false) => "make-weak-eq-hashtable",
+            (true, true) => "make-weak-eqv-hashtable",
+        };
+        let size = if self.rng.chance(30) {
+            format!(" {}", self.rng.size(0, 5000))
+        } else {
+            String::new()
+        };
+        let nobj = self.rng.range(1, 12);
+        let objs = self.objects(nobj);
+        let mut out = format!("(define {h} ({ctor}{size})) (define {ks} (vector{objs}))");
+        let mut keys: Vec<String> = (0..nobj)
+            .map(|i| format!("(vector-ref {ks} {i})"))
+            .collect();
+        for _ in 0..self.rng.range(1, 8) {
+            keys.push(self.rng.pick(VALUE_KEYS).to_string());
+        }
+        keys.sort();
+        keys.dedup();
+        let mut model: std::collections::BTreeMap<usize, i64> = Default::default();
+        // Entries whose key was dropped: exactly counted in a strong table;
+        // in a weak one, at most this many (none after a (gc)).
+        let mut dropped = 0usize;
+        let size_check = |me: &Self, what: &str, expr: &str, n: usize, dropped: usize| {
+            if weak {
+                me.model_check(
+                    what,
+                    &format!("(let ((s {expr})) (and (>= s {n}) (<= s {})))", n + dropped),
+                    "#t",
+                )
+            } else {
+                me.model_check(what, expr, &(n + dropped).to_string())
+            }
+        };
+        for step in 0..self.rng.size(4, 60) {
+            let k = self.rng.below(keys.len());
+            let key = keys[k].clone();
+            match self.rng.weighted(&[30, 6, 10, 8, 25, 8, 8, 3, 4, 3, 2]) {
+                0 => {
+                    let v = self.rng.below(1000) as i64;
+                    out.push_str(&format!(" (hashtable-set! {h} {key} {v})"));
+                    model.insert(k, v);
+                }
+                1 => {
+                    out.push_str(&format!(" (hashtable-set! {h} (cons 'dropped '()) {step})"));
+                    dropped += 1;
+                }
+                2 => {
+                    out.push_str(&format!(" (hashtable-delete! {h} {key})"));
+                    model.remove(&k);
+                }
+                3 => {
+                    out.push_str(&format!(
+                        " (hashtable-update! {h} {key} (lambda (x) (- x 1)) 100)"
+                    ));
+                    let v = model.get(&k).copied().unwrap_or(100) - 1;
+                    model.insert(k, v);
+                }
+                4 => {
+                    let want = model.get(&k).map_or("'none".to_string(), |v| v.to_string());
+                    let c = self.model_check(
+                        &format!("ref {step}"),
+                        &format!("(hashtable-ref {h} {key} 'none)"),
+                        &want,
+                    );
+                    out.push_str(&c);
+                }
+                5 => {
+                    let want = if model.contains_key(&k) { "#t" } else { "#f" };
+                    let c = self.model_check(
+                        &format!("contains {step}"),
+                        &format!("(hashtable-contains? {h} {key})"),
+                        want,
+                    );
+                    out.push_str(&c);
+                }
+                6 => {
+                    let what = format!("size {step}");
+                    let expr = format!("(hashtable-size {h})");
+                    out.push_str(&size_check(self, &what, &expr, model.len(), dropped));
+                }
+                7 => {
+                    let what = format!("keys {step}");
+                    let expr = format!("(vector-length (hashtable-keys {h}))");
+                    out.push_str(&size_check(self, &what, &expr, model.len(), dropped));
+                }
+                8 => {
+                    out.push_str(" (gc)");
+                    if weak {
+                        dropped = 0;
+                    }
+                }
+                9 => {
+                    out.push(' ');
+                    out.push_str(CHURN);
+                }
+                _ => {
+                    out.push_str(&format!(" (hashtable-clear! {h})"));
+                    model.clear();
+                    dropped = 0;
+                }
+            }
+        }
+        // Every key, at the end.
+        for (k, key) in keys.iter().enumerate() {
+            let want = model.get(&k).map_or("'none".to_string(), |v| v.to_string());
+            let c = self.model_check(
+                &format!("final ref {k}"),
+                &format!("(hashtable-ref {h} {key} 'none)"),
+                &want,
+            );
+            out.push_str(&c);
+        }
+        out
+    }
+
+    /// Weak pairs whose cars are kept (in a vector), dropped at once, or values;
+    /// after a (gc), the kept ones are intact and the dropped ones broken.
+    fn weak_pair_scenario(&mut self) -> String {
+        let wk = self.name("wk");
+        let wp = self.name("wp");
+        let nkept = self.rng.range(1, 6);
+        let objs = self.objects(nkept);
+        let mut out = format!("(define {wk} (vector{objs}))");
+        let n = self.rng.range(1, 10);
+        // Per pair: Some(i) kept object i, None dropped, or a value.
+        let mut kinds = Vec::new();
+        let mut pairs = String::new();
+        for j in 0..n {
+            match self.rng.below(3) {
+                0 => {
+                    let i = self.rng.below(nkept);
+                    pairs.push_str(&format!(" (weak-cons (vector-ref {wk} {i}) {j})"));
+                    kinds.push(format!("(eq? (car P) (vector-ref {wk} {i}))"));
+                }
+                1 => {
+                    pairs.push_str(&format!(" (weak-cons (cons 'dropped {j}) {j})"));
+                    kinds.push("(bwp-object? (car P))".to_string());
+                }
+                _ => {
+                    let v = *self.rng.pick(VALUE_KEYS);
+                    pairs.push_str(&format!(" (weak-cons {v} {j})"));
+                    kinds.push(format!("(eqv? (car P) {v})"));
+                }
+            }
+        }
+        out.push_str(&format!(" (define {wp} (vector{pairs}))"));
+        if self.rng.chance(50) {
+            out.push(' ');
+            out.push_str(CHURN);
+        }
+        out.push_str(" (gc)");
+        for (j, test) in kinds.iter().enumerate() {
+            let p = format!("(vector-ref {wp} {j})");
+            let c = self.model_check(
+                &format!("weak pair {j}"),
+                &format!(
+                    "(and {} (eqv? (cdr {p}) {j}) (weak-pair? {p}))",
+                    test.replace('P', &p)
+                ),
+                "#t",
+            );
+            out.push_str(&c);
+        }
+        // Then nothing is kept: every object car is broken.
+        out.push_str(&format!(" (set! {wk} #f) (gc)"));
+        for (j, test) in kinds.iter().enumerate() {
+            if test.starts_with("(eq? ") {
+                let p = format!("(vector-ref {wp} {j})");
+                let c = self.model_check(
+                    &format!("weak pair {j} once dropped"),
+                    &format!("(bwp-object? (car {p}))"),
+                    "#t",
+                );
+                out.push_str(&c);
+            }
+        }
+        out
+    }
+
+    /// A guardian with objects registered (some kept, some several times, some
+    /// dropped at once, some values): after a (gc) it returns each dropped
+    /// registration once, then #f; once the kept ones are dropped, those too.
+    fn guardian_scenario(&mut self) -> String {
+        let g = self.name("gd");
+        let gk = self.name("gk");
+        let nkept = self.rng.range(1, 6);
+        let objs = self.objects(nkept);
+        let mut out = format!("(define {g} (make-guardian)) (define {gk} (vector{objs}))");
+        let (mut kept, mut dropped) = (0usize, 0usize);
+        for j in 0..self.rng.range(1, 12) {
+            match self.rng.below(3) {
+                0 => {
+                    let i = self.rng.below(nkept);
+                    out.push_str(&format!(" ({g} (vector-ref {gk} {i}))"));
+                    kept += 1;
+                }
+                1 => {
+                    out.push_str(&format!(" ({g} (cons 'dropped {j}))"));
+                    dropped += 1;
+                }
+                _ => {
+                    let v = *self.rng.pick(VALUE_KEYS);
+                    out.push_str(&format!(" ({g} {v})"));
+                }
+            }
+        }
+        if self.rng.chance(50) {
+            out.push(' ');
+            out.push_str(CHURN);
+        }
+        let drain = format!("(let loop ((n 0)) (if ({g}) (loop (- n 1)) (- n)))");
+        out.push_str(" (gc)");
+        out.push_str(&self.model_check("guardian dropped", &drain, &dropped.to_string()));
+        out.push_str(&self.model_check("guardian empty", &format!("({g})"), "#f"));
+        out.push_str(&format!(" (set! {gk} #f) (gc)"));
+        out.push_str(&self.model_check("guardian kept", &drain, &kept.to_string()));
+        out
     }
 }

@@ -3,10 +3,13 @@
 //! allocation. This file owns the VM's state, the fixed bottom slots (constant
 //! table, booleans, small integers) and value construction/inspection helpers.
 
+mod guardian;
+pub mod hashtable;
 mod link;
 pub mod print;
 mod run;
 mod threads;
+pub mod weak;
 
 pub use threads::{join, spawn};
 
@@ -26,12 +29,14 @@ pub const FALSE: usize = 1;
 pub const TRUE: usize = 2;
 /// Stack slot of the unspecified value.
 pub const UNSPEC: usize = 3;
+/// Stack slot of the broken-weak-pointer object `#!bwp`.
+pub const BWP: usize = 4;
 /// Smallest cached integer.
 pub const INT_CACHE_MIN: i64 = -64;
 /// Largest cached integer.
 pub const INT_CACHE_MAX: i64 = 1024;
 /// Stack slot of the cached integer `INT_CACHE_MIN`.
-pub const INT_CACHE: usize = 4;
+pub const INT_CACHE: usize = 5;
 /// First stack slot above the fixed ones.
 pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
 /// Most nested (non-tail) calls before "stack overflow".
@@ -130,7 +135,13 @@ impl Vm {
             lock(&self.shared.consts).table = Some(g);
             self.consts_len = CONSTS_INITIAL;
         }
-        for ty in [self.t.alloc.false_, self.t.alloc.true_, self.t.alloc.unspec] {
+        let t = self.t;
+        for ty in [
+            t.alloc.false_,
+            t.alloc.true_,
+            t.alloc.unspec,
+            t.rt.bwp_alloc,
+        ] {
             self.m.push_fixed(ty)?;
         }
         for i in INT_CACHE_MIN..=INT_CACHE_MAX {
@@ -329,10 +340,10 @@ impl Vm {
     pub fn push_list_elements(&self, v: Option<Gc<'_>>) -> usize {
         let mut n = 0;
         let mut cur = v;
-        while let Some(p) = cur.filter(|&p| self.m.type_of(p) == self.t.pair) {
-            self.m.push(self.m.get_ref(p, self.t.car));
+        while let Some((car, cdr)) = cur.and_then(|p| self.pair_parts(p)) {
+            self.m.push(car);
             n += 1;
-            cur = self.m.get_ref(p, self.t.cdr);
+            cur = cdr;
         }
         n
     }
@@ -430,13 +441,16 @@ impl Vm {
                     Some(p) if self.m.type_of(p) == self.t.pair => {
                         fast = self.m.get_ref(p, self.t.cdr)
                     }
-                    Some(_) => return ListShape::Improper,
+                    Some(p) => match self.pair_cdr(p) {
+                        Some(cdr) => fast = cdr,
+                        None => return ListShape::Improper,
+                    },
                 }
                 n += 1;
             }
             // `slow` is half as far along: a pair `fast` has already passed (and
             // an object's type never changes).
-            slow = slow.and_then(|p| self.m.get_ref(p, self.t.cdr));
+            slow = slow.and_then(|p| self.pair_cdr(p).flatten());
             if fast.is_some() && fast == slow {
                 return ListShape::Circular;
             }
@@ -452,9 +466,9 @@ impl Vm {
         }
     }
 
-    /// Whether stack entry `i` is a procedure.
+    /// Whether stack entry `i` is a procedure (a closure, a builtin or a guardian).
     pub fn is_procedure(&self, i: usize) -> bool {
-        self.is(i, self.t.closure) || self.is(i, self.t.prim)
+        self.is(i, self.t.closure) || self.is(i, self.t.prim) || self.is(i, self.t.rt.guardian)
     }
 
     /// The written (or displayed) form of `v`, with long output truncated.

@@ -83,10 +83,11 @@ impl Vm {
             })
     }
 
-    /// Whether `g` is a pair or a vector (the objects datum labels can name).
+    /// Whether `g` is a pair (weak or not) or a vector (the objects datum labels
+    /// can name).
     fn is_node(&self, g: Gc<'_>) -> bool {
         let ty = self.m.type_of(g);
-        ty == self.t.pair || ty == self.t.vector
+        ty == self.t.pair || ty == self.t.vector || ty == self.t.rt.weak_pair
     }
 
     /// The pairs and vectors of `root` that need labels under `labels`: a
@@ -104,8 +105,8 @@ impl Vm {
         state.insert(root, false);
         while let Some(top) = stack.last_mut() {
             let (g, i) = *top;
-            let pair = self.m.type_of(g) == self.t.pair;
-            let n = if pair { 2 } else { self.m.len(g) };
+            let pair = self.pair_parts(g);
+            let n = if pair.is_some() { 2 } else { self.m.len(g) };
             if i == n {
                 state.insert(g, true);
                 stack.pop();
@@ -113,9 +114,9 @@ impl Vm {
             }
             top.1 += 1;
             let child = match (pair, i) {
-                (true, 0) => self.m.get_ref(g, self.t.car),
-                (true, _) => self.m.get_ref(g, self.t.cdr),
-                (false, _) => self.m.read_ref(g, i),
+                (Some((car, _)), 0) => car,
+                (Some((_, cdr)), _) => cdr,
+                (None, _) => self.m.read_ref(g, i),
             };
             let Some(c) = child.filter(|&c| self.is_node(c)) else {
                 continue;
@@ -167,10 +168,11 @@ impl Vm {
                     continue;
                 }
                 Item::Tail(Some(g)) => {
-                    if self.m.type_of(g) == t.pair && !label.contains_key(&g) {
+                    if let Some((car, cdr)) = self.pair_parts(g).filter(|_| !label.contains_key(&g))
+                    {
                         out.push(' ');
-                        work.push(Item::Tail(self.m.get_ref(g, t.cdr)));
-                        work.push(Item::Val(self.m.get_ref(g, t.car)));
+                        work.push(Item::Tail(cdr));
+                        work.push(Item::Val(car));
                     } else {
                         out.push_str(" . ");
                         work.push(Item::Text(")"));
@@ -194,10 +196,10 @@ impl Vm {
                 next_label += 1;
             }
             let ty = self.m.type_of(g);
-            if ty == t.pair {
+            if let Some((car, cdr)) = self.pair_parts(g) {
                 out.push('(');
-                work.push(Item::Tail(self.m.get_ref(g, t.cdr)));
-                work.push(Item::Val(self.m.get_ref(g, t.car)));
+                work.push(Item::Tail(cdr));
+                work.push(Item::Val(car));
             } else if ty == t.int {
                 out.push_str(&(self.m.get_word(g, t.int_value) as i64).to_string());
             } else if ty == t.float {
@@ -264,6 +266,13 @@ impl Vm {
                 out.push_str("#<unspecified>");
             } else if ty == t.thread {
                 out.push_str(&format!("#<thread {}>", self.m.get_word(g, t.thread_index)));
+            } else if ty == t.rt.bwp {
+                out.push_str("#!bwp");
+            } else if ty == t.rt.hashtable {
+                let kind = super::hashtable::KIND_NAMES[self.table_kind(g) as usize & 3];
+                out.push_str(&format!("#<{kind} hashtable>"));
+            } else if ty == t.rt.guardian {
+                out.push_str("#<procedure guardian>");
             } else {
                 out.push_str("#<object>");
             }
@@ -294,7 +303,7 @@ impl Vm {
                 } else if ty == t.float {
                     t.float_bits
                 } else {
-                    return ty == t.true_ || ty == t.false_ || ty == t.unspec;
+                    return ty == t.true_ || ty == t.false_ || ty == t.unspec || ty == t.rt.bwp;
                 };
                 self.m.get_word(a, payload) == self.m.get_word(b, payload)
             }
@@ -334,8 +343,13 @@ impl Vm {
             let (Some(x), Some(y)) = (a, b) else {
                 return Some(false);
             };
-            let ty = self.m.type_of(x);
-            if ty != self.m.type_of(y) {
+            // Weak pairs compare as pairs.
+            let kind = |g| match self.m.type_of(g) {
+                ty if ty == t.rt.weak_pair => t.pair,
+                ty => ty,
+            };
+            let ty = kind(x);
+            if ty != kind(y) {
                 return Some(false);
             }
             if ty == t.pair || ty == t.vector {
@@ -353,9 +367,9 @@ impl Vm {
                     }
                 }
             }
-            if ty == t.pair {
-                work.push((self.m.get_ref(x, t.cdr), self.m.get_ref(y, t.cdr)));
-                work.push((self.m.get_ref(x, t.car), self.m.get_ref(y, t.car)));
+            if let (Some((xa, xd)), Some((ya, yd))) = (self.pair_parts(x), self.pair_parts(y)) {
+                work.push((xd, yd));
+                work.push((xa, ya));
             } else if ty == t.vector {
                 let n = self.m.len(x);
                 if n != self.m.len(y) {

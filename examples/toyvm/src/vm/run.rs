@@ -83,6 +83,13 @@ impl Vm {
                 }
                 return Ok(Some(pid));
             }
+            if ty == self.t.rt.guardian {
+                self.call_guardian(fpos, argc)?;
+                let top = self.top();
+                self.m.stack_set(fpos, self.at(top));
+                self.m.stack_truncate(fpos + 1);
+                return Ok(None);
+            }
             if ty != self.t.prim {
                 let shown = self.repr(Some(g), true);
                 return Err(VmError::runtime(format!(

@@ -33,7 +33,14 @@ pub struct Outcome {
     pub result: Result<(), VmError>,
     pub output: String,
     pub pauses: usize,
+    /// The most live data any cycle found, in bytes.
+    pub peak_live: u64,
+    /// The fault mode of each concurrent compaction.
+    pub fault_modes: Vec<FaultMode>,
 }
+
+/// The flip modes the tests run collections under.
+pub const FLIP_MODES: [&str; 3] = ["auto", "pte", "copy"];
 
 /// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip`.
 pub fn run_with(src: &str, capacity: usize, flip: &str, verify: bool) -> Outcome {
@@ -43,26 +50,34 @@ pub fn run_with(src: &str, capacity: usize, flip: &str, verify: bool) -> Outcome
 /// Runs `src` on a fresh heap of `capacity` bytes with flip mode `flip` and fault
 /// mode `fault` (`auto`, `sigbus`, `server`).
 pub fn run_in(src: &str, capacity: usize, flip: &str, fault: &str, verify: bool) -> Outcome {
-    let mut reg = TypeRegistry::new();
-    let types = register_types(&mut reg).unwrap();
     let mut cfg = HeapConfig::new(capacity);
     cfg.flip = FlipMode::parse(flip).unwrap();
     cfg.fault_mode = FaultMode::parse(fault).unwrap();
     cfg.verify_after_gc = verify;
+    let o = run_config(src, cfg);
+    if fault != "auto" {
+        let want = FaultMode::parse(fault).unwrap();
+        let modes = &o.fault_modes;
+        assert!(modes.iter().all(|m| *m == want), "{modes:?}, not {fault}");
+    }
+    o
+}
+
+/// Runs `src` on a fresh heap configured by `cfg` (with two GC workers).
+pub fn run_config(src: &str, mut cfg: HeapConfig) -> Outcome {
+    let mut reg = TypeRegistry::new();
+    let types = register_types(&mut reg).unwrap();
     cfg.gc_workers = 2;
     let heap = Heap::new(cfg, reg).unwrap();
     let cap = Capture::default();
     let result = run_source(&heap, &types, "test.scm", src, Box::new(cap.clone()));
     let log = heap.pause_log();
-    if fault != "auto" {
-        let want = FaultMode::parse(fault).unwrap();
-        let modes = log.compaction_fault_modes();
-        assert!(modes.iter().all(|m| *m == want), "{modes:?}, not {fault}");
-    }
     Outcome {
         result,
         output: cap.text(),
         pauses: log.records().len(),
+        peak_live: log.cycles().iter().map(|c| c.live_bytes).max().unwrap_or(0),
+        fault_modes: log.compaction_fault_modes().to_vec(),
     }
 }
 

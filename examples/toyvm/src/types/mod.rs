@@ -9,7 +9,12 @@
 //! of another type panics, so code that must report a Scheme-level type error
 //! checks the type first (`m.type_of(g) == t.pair`), then uses the descriptor.
 //! Vectors and closures are arrays: they are allocated with a length and read by
-//! index.
+//! index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
+//! guardians) are in [`runtime`].
+
+pub mod runtime;
+
+pub use runtime::{EntryDesc, RtTypes};
 
 use flipgc_core::{FixedType, GcError, RefField, TypeId, TypeRegistry, WordField};
 
@@ -75,6 +80,8 @@ pub struct VmTypes {
     pub prim_index: WordField,
     /// A thread's index among the spawned threads.
     pub thread_index: WordField,
+    /// Weak pairs, `#!bwp`, hashtables and guardians.
+    pub rt: RtTypes,
 }
 
 /// The allocation descriptor of every fixed-size VM type (see [`VmTypes`] for
@@ -172,5 +179,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         code_proto: types.word_field(code, 0)?,
         prim_index: types.word_field(prim, 0)?,
         thread_index: types.word_field(thread, 0)?,
+        rt: runtime::register(types)?,
     })
 }
