@@ -54,6 +54,7 @@ mod safepoint;
 #[cfg(target_os = "linux")]
 mod sigbus;
 mod space;
+mod sync;
 
 pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;

@@ -20,9 +20,14 @@
 //!    writes before the collector's reads and the collector's writes before the
 //!    resumed mutators' reads.
 
+//!
+//! This file names its lock, condition variable and atomics through `crate::sync`
+//! only: `tests/models.rs` compiles it against a model checker and explores the
+//! handshake's interleavings, pending root work included.
+
 use crate::roots::MutatorShared;
-use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Condvar, Mutex, MutexGuard};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -130,7 +135,7 @@ impl Safepoints {
 
     /// A mutator resumes: it applies its pending root forwarding (left by a flip
     /// pause) before it touches its roots or the heap again.
-    fn resume(st: parking_lot::MutexGuard<'_, State>, id: u64) {
+    fn resume(st: MutexGuard<'_, State>, id: u64) {
         let shared = st
             .mutators
             .iter()

@@ -13,7 +13,8 @@
 //! The page-producing code is the in-pause path's ([`FillCtx::fill_page_to`]),
 //! writing into a buffer instead of into place.
 //!
-//! Per-page state machine (`states`), the only way a page gets installed:
+//! Per-page state machine (`page_state.rs`, which gives each hand-off's memory
+//! ordering; modelled in `tests/models.rs`), the only way a page gets installed:
 //! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`.
 //! Invariants:
 //! 1. A page is produced and installed once: only the claimant fills it, and the
@@ -58,6 +59,7 @@
 //! of the event, the server's wake-up, and the mutator's wake-up).
 
 use super::fill::{FillCtx, FillTables, Layout};
+use super::page_state::{self, OnFault};
 use super::roots::forward_table;
 use super::CyclePhase;
 use crate::fatal::AbortOnUnwind;
@@ -69,10 +71,6 @@ use flipgc_heap::{CopyError, Userfault};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-const UNFILLED: u8 = 0;
-const FILLING: u8 = 1;
-const FILLED: u8 = 2;
 
 /// Where recycling starts moving from-space's pages back: the allocation top
 /// rounded up to this, a PMD's worth (so huge pages move whole, and above every
@@ -180,7 +178,7 @@ const EBUSY: i32 = flipgc_heap::sys::Errno::EBUSY as i32;
 
 /// `n` page states, all `UNFILLED`, from zeroed memory.
 fn unfilled_states(n: usize) -> Box<[AtomicU8]> {
-    const _: () = assert!(UNFILLED == 0);
+    const _: () = assert!(page_state::UNFILLED == 0);
     let zeroed: Box<[u8]> = vec![0u8; n].into_boxed_slice();
     // SAFETY: `AtomicU8` has the same size, alignment and bit validity as `u8`, so a
     // boxed slice of one is a boxed slice of the other (same allocation layout).
@@ -301,9 +299,7 @@ impl Compaction {
     }
 
     fn claim(&self, p: usize) -> bool {
-        self.states()[p]
-            .compare_exchange(UNFILLED, FILLING, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        page_state::claim(self.states(), p)
     }
 
     /// Produces claimed pages `[first, end)` into the buffer at `out` and installs
@@ -312,29 +308,27 @@ impl Compaction {
     /// [`crate::fatal::die`]).
     fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, out: usize, in_handler: bool) {
         let page = self.page_bytes();
-        for p in first..end {
-            ctx.fill_page_to(p, out + (p - first) * page);
-        }
-        let dst = self.layout.base + first * page;
-        let len = (end - first) * page;
-        // SAFETY: the buffer holds (end - first) produced pages; `dst` is page-aligned
-        // in the registered range; pages [first, end) are claimed by this thread, so
-        // nobody else installs them (invariant 1).
-        match unsafe { self.copy_in(dst, out, len) } {
-            Ok(()) => {}
-            Err(CopyError::Exists) => fail(
-                in_handler,
-                format_args!("to-space page at {dst:#x} installed twice"),
-            ),
-            Err(CopyError::Os(e)) => fail(
-                in_handler,
-                format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
-            ),
-        }
-        for s in &self.states()[first..end] {
-            s.store(FILLED, Ordering::Release);
-        }
-        self.filled.fetch_add(end - first, Ordering::AcqRel);
+        page_state::install(self.states(), &self.filled, first, end, || {
+            for p in first..end {
+                ctx.fill_page_to(p, out + (p - first) * page);
+            }
+            let dst = self.layout.base + first * page;
+            let len = (end - first) * page;
+            // SAFETY: the buffer holds (end - first) produced pages; `dst` is
+            // page-aligned in the registered range; pages [first, end) are claimed by
+            // this thread, so nobody else installs them (invariant 1).
+            match unsafe { self.copy_in(dst, out, len) } {
+                Ok(()) => {}
+                Err(CopyError::Exists) => fail(
+                    in_handler,
+                    format_args!("to-space page at {dst:#x} installed twice"),
+                ),
+                Err(CopyError::Os(e)) => fail(
+                    in_handler,
+                    format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
+                ),
+            }
+        });
     }
 
     /// `UFFDIO_COPY` of `len` bytes from `src` to `dst`, retrying transient failures
@@ -371,7 +365,7 @@ impl Compaction {
     }
 
     fn done(&self) -> bool {
-        self.filled.load(Ordering::Acquire) == self.pages
+        page_state::all_filled(&self.filled, self.pages)
     }
 
     /// A background worker: claims runs of pages in address order and installs them.
@@ -428,7 +422,7 @@ impl Compaction {
         while !self.stop.load(Ordering::Acquire) {
             self.inner.inject.panic_once(InjectPoint::ServerPanic);
             installing.retain(|&(p, seen)| {
-                let done = self.states()[p].load(Ordering::Acquire) == FILLED;
+                let done = page_state::is_filled(self.states(), p);
                 if done {
                     stalls.push(seen.elapsed().as_nanos() as u64);
                 }
@@ -450,18 +444,23 @@ impl Compaction {
                 let p = (addr - self.layout.base) / page;
                 if p >= self.pages {
                     self.zero_fill(addr, false);
-                } else if self.claim(p) {
-                    self.install(&ctx, p, p + 1, out, false);
-                } else if self.states()[p].load(Ordering::Acquire) == FILLING {
-                    installing.push((p, seen));
-                    continue;
                 } else {
-                    // Installed before the fault was read: the toucher may already
-                    // be awake (the kernel rechecks before sleeping); make sure.
-                    let at = self.layout.base + p * page;
-                    self.uffd
-                        .wake(at, page)
-                        .expect("UFFDIO_WAKE on a registered page");
+                    match page_state::on_fault_event(self.states(), p) {
+                        OnFault::Install => self.install(&ctx, p, p + 1, out, false),
+                        OnFault::Installing => {
+                            installing.push((p, seen));
+                            continue;
+                        }
+                        // Installed before the fault was read: the toucher may
+                        // already be awake (the kernel rechecks before sleeping);
+                        // make sure.
+                        OnFault::Wake => {
+                            let at = self.layout.base + p * page;
+                            self.uffd
+                                .wake(at, page)
+                                .expect("UFFDIO_WAKE on a registered page");
+                        }
+                    }
                 }
                 stalls.push(seen.elapsed().as_nanos() as u64);
             }
@@ -503,12 +502,7 @@ impl Compaction {
         }
         // Being produced by a worker or another faulting thread (or done): wait for
         // its install. The installer needs nothing from this thread.
-        let state = &self.states()[p];
-        let mut attempt = 0u32;
-        while state.load(Ordering::Acquire) != FILLED {
-            crate::sigbus::back_off(attempt);
-            attempt = attempt.saturating_add(1);
-        }
+        page_state::wait_filled(self.states(), p, crate::sigbus::back_off);
     }
 
     /// A fault past the compacted end (fresh allocation): installs private zeroed
@@ -723,9 +717,7 @@ impl Compaction {
         };
         let top_word = this.layout.top_word;
         let scratch = this.scratch.take().expect("scratch until the end");
-        scratch.states[..this.pages]
-            .iter()
-            .for_each(|s| s.store(UNFILLED, Ordering::Relaxed));
+        page_state::reset(&scratch.states[..this.pages]);
         *inner.compaction_scratch.lock() = Some(scratch);
         this.tables
             .into_tables()

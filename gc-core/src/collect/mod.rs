@@ -25,6 +25,7 @@ pub mod flip;
 pub mod forward;
 pub mod full;
 pub mod mark;
+pub mod page_state;
 pub mod pause;
 pub mod plan;
 pub mod refs;
