@@ -268,16 +268,7 @@ impl Compaction {
             while p < end && page_state::claim(&self.states, p) {
                 p += 1;
             }
-            // As the library: after producing each page, install what is produced
-            // at once if a thread waits for one of those pages.
-            let mut batch = first;
-            for q in first..p {
-                if q + 1 < p && page_state::waited(&self.states, batch, q + 1) {
-                    self.install(batch, q + 1);
-                    batch = q + 1;
-                }
-            }
-            self.install(batch, p);
+            self.install(first, p);
         }
     }
 

@@ -15,9 +15,7 @@
 //!
 //! Per-page state machine (`page_state.rs`, which gives each hand-off's memory
 //! ordering; modelled in `tests/models.rs`), the only way a page gets installed:
-//! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`
-//! (`WAITED` marks a claimed page somebody waits for: its claimant installs what it
-//! has produced at once instead of finishing its run first).
+//! `UNFILLED --claim (CAS, one winner)--> FILLING --UFFDIO_COPY, then store--> FILLED`.
 //! Invariants:
 //! 1. A page is produced and installed once: only the claimant fills it, and the
 //!    kernel refuses a second install (`EEXIST`), which would be reported as a bug.
@@ -101,7 +99,7 @@ pub struct Compaction {
     uffd: Userfault,
     /// Mutators whose roots may still await forwarding (see `roots.rs`).
     mutators: Vec<Arc<MutatorShared>>,
-    /// Per to-space page: `UNFILLED`, `FILLING`, `WAITED` or `FILLED` (`pages` of the
+    /// Per to-space page: `UNFILLED`, `FILLING` or `FILLED` (`pages` of the
     /// scratch's states).
     pages: usize,
     /// The reused buffers (page states, the zero source).
@@ -305,35 +303,21 @@ impl Compaction {
     }
 
     /// Produces claimed pages `[first, end)` into the buffer at `out` and installs
-    /// them, then marks them `FILLED`: with one copy, unless a thread starts waiting
-    /// for one of them meanwhile (`WAITED`); then what is produced so far is
-    /// installed at once, and the rest after. Async-signal-safe when `in_handler`
-    /// (no lock, no allocation; failures end the process through
+    /// them with one copy, then marks them `FILLED`. Async-signal-safe when
+    /// `in_handler` (no lock, no allocation; failures end the process through
     /// [`crate::fatal::die`]).
     fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, out: usize, in_handler: bool) {
         let page = self.page_bytes();
-        let mut batch = first;
-        for p in first..end {
-            ctx.fill_page_to(p, out + (p - first) * page);
-            if p + 1 < end && page_state::waited(self.states(), batch, p + 1) {
-                self.copy_batch(batch, p + 1, out + (batch - first) * page, in_handler);
-                batch = p + 1;
-            }
-        }
-        self.copy_batch(batch, end, out + (batch - first) * page, in_handler);
-    }
-
-    /// Installs produced pages `[first, end)` from `src` with one `UFFDIO_COPY` and
-    /// marks them `FILLED`.
-    fn copy_batch(&self, first: usize, end: usize, src: usize, in_handler: bool) {
-        let page = self.page_bytes();
         page_state::install(self.states(), &self.filled, first, end, || {
+            for p in first..end {
+                ctx.fill_page_to(p, out + (p - first) * page);
+            }
             let dst = self.layout.base + first * page;
             let len = (end - first) * page;
-            // SAFETY: the buffer holds (end - first) produced pages at `src`; `dst`
-            // is page-aligned in the registered range; pages [first, end) are
-            // claimed by this thread, so nobody else installs them (invariant 1).
-            match unsafe { self.copy_in(dst, src, len) } {
+            // SAFETY: the buffer holds (end - first) produced pages; `dst` is
+            // page-aligned in the registered range; pages [first, end) are claimed by
+            // this thread, so nobody else installs them (invariant 1).
+            match unsafe { self.copy_in(dst, out, len) } {
                 Ok(()) => {}
                 Err(CopyError::Exists) => fail(
                     in_handler,

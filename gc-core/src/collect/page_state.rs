@@ -3,18 +3,11 @@
 //! fault server, the `SIGBUS` handler); `tests/models.rs` compiles this same file
 //! against a model checker and explores every interleaving of those parties.
 //!
-//! `UNFILLED --claim (CAS, one winner)--> FILLING --install, then store--> FILLED`,
-//! and `FILLING --a thread starts waiting--> WAITED --install, then store--> FILLED`:
-//! `WAITED` is `FILLING` with a hint for the claimant, which then installs what it
-//! has produced of its run at once instead of at the run's end ([`waited`]), so a
-//! thread waits for about one page's production, not for a whole run's.
+//! `UNFILLED --claim (CAS, one winner)--> FILLING --install, then store--> FILLED`
 //!
 //! Memory ordering, hand-off by hand-off:
 //! - the claim is a compare-exchange: exactly one party wins a page (invariant 1 of
 //!   `compaction.rs`). Acquire on success; it publishes nothing itself.
-//! - `WAITED` is a hint only, set and read relaxed: a claimant that misses it
-//!   installs the page at the end of its run, as without it; one that sees it
-//!   early installs sooner. Nothing is published through it.
 //! - `FILLED` is stored with release after the installing `UFFDIO_COPY` returned;
 //!   a waiter's acquire load that sees it therefore also sees the page installed
 //!   (the `SIGBUS` handler returns and the access retries).
@@ -34,8 +27,6 @@ pub const UNFILLED: u8 = 0;
 pub const FILLING: u8 = 1;
 /// Installed.
 pub const FILLED: u8 = 2;
-/// Claimed, and another thread waits for it: its claimant should install it soon.
-pub const WAITED: u8 = 3;
 
 /// Claims page `p` for the caller, who must then [`install`] it. `false` if
 /// another party claimed it first.
@@ -46,9 +37,9 @@ pub fn claim(states: &[AtomicU8], p: usize) -> bool {
         .is_ok()
 }
 
-/// Installs claimed pages `[first, end)`: `copy` installs them (produced before
-/// or inside it; it returns only once they are mapped, or ends the process), then
-/// they become `FILLED` and count towards [`all_filled`].
+/// Installs claimed pages `[first, end)`: `copy` produces and installs them (it
+/// returns only once they are mapped, or ends the process), then they become
+/// `FILLED` and count towards [`all_filled`].
 #[inline]
 pub fn install(
     states: &[AtomicU8],
@@ -59,14 +50,7 @@ pub fn install(
 ) {
     copy();
     for s in &states[first..end] {
-        // A swap, not a store: a waiter may have turned the page `WAITED` since it
-        // was claimed. With a plain store (correct by the C11 rules, as far as I
-        // can tell) the model checker still let a waiter that had synchronised
-        // with this install read its own `WAITED` afterwards and wait for ever; as
-        // a read-modify-write the swap is ordered after that `WAITED` in the
-        // page's modification order, which rules it out. One locked instruction
-        // per page.
-        s.swap(FILLED, Ordering::Release);
+        s.store(FILLED, Ordering::Release);
     }
     filled.fetch_add(end - first, Ordering::AcqRel);
 }
@@ -86,31 +70,12 @@ pub enum OnFault {
 #[inline]
 pub fn on_fault_event(states: &[AtomicU8], p: usize) -> OnFault {
     if claim(states, p) {
-        return OnFault::Install;
+        OnFault::Install
+    } else if states[p].load(Ordering::Acquire) == FILLING {
+        OnFault::Installing
+    } else {
+        OnFault::Wake
     }
-    match states[p].load(Ordering::Acquire) {
-        FILLING | WAITED => {
-            note_waiter(states, p);
-            OnFault::Installing
-        }
-        _ => OnFault::Wake,
-    }
-}
-
-/// Tells the claimant of page `p` that a thread waits for it (if it is still being
-/// produced). A hint, see the module docs.
-#[inline]
-pub fn note_waiter(states: &[AtomicU8], p: usize) {
-    let _ = states[p].compare_exchange(FILLING, WAITED, Ordering::Relaxed, Ordering::Relaxed);
-}
-
-/// Whether a thread waits for one of the claimed pages `[first, end)`: their
-/// claimant should install them now.
-#[inline]
-pub fn waited(states: &[AtomicU8], first: usize, end: usize) -> bool {
-    states[first..end]
-        .iter()
-        .any(|s| s.load(Ordering::Relaxed) == WAITED)
 }
 
 /// Whether page `p` is installed.
@@ -123,7 +88,6 @@ pub fn is_filled(states: &[AtomicU8], p: usize) -> bool {
 /// `back_off` with the attempt number between looks.
 #[inline]
 pub fn wait_filled(states: &[AtomicU8], p: usize, mut back_off: impl FnMut(u32)) {
-    note_waiter(states, p);
     let mut attempt = 0u32;
     while !is_filled(states, p) {
         back_off(attempt);
