@@ -293,6 +293,7 @@ impl Mutator {
     /// stop, so no object may be half-made): its rate sample, its trigger, its
     /// pressure.
     fn pace(&mut self) {
+        use crate::pacer::CyclePart;
         let inner = std::sync::Arc::clone(&self.heap.inner);
         let pacer = &inner.pacer;
         let (hard_free, used, total) = {
@@ -317,8 +318,15 @@ impl Mutator {
         }
         // Throttling pushes back only as the real wall nears: past a soft limit,
         // the heap just grows.
-        let ns = crate::pacer::throttle_ns(hard_free, trigger);
-        if ns > 0 && inner.driver.awaiting_flip() {
+        let part = if !inner.driver.busy() {
+            CyclePart::Idle
+        } else if inner.driver.awaiting_flip() {
+            CyclePart::BeforeFlip
+        } else {
+            CyclePart::Compacting
+        };
+        let ns = crate::pacer::throttle_in(part, hard_free, trigger);
+        if ns > 0 {
             let d = std::time::Duration::from_nanos(ns);
             let since = std::time::Instant::now();
             self.blocking(|| std::thread::sleep(d));

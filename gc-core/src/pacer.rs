@@ -194,6 +194,31 @@ pub fn throttle_ns(free: usize, trigger: usize) -> u64 {
     (MAX_THROTTLE_NS as f64 * pressure) as u64
 }
 
+/// Where in a cycle an allocation-buffer refill happens, for throttling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CyclePart {
+    /// No cycle requested or under way: no throttling (the trigger starts one).
+    Idle,
+    /// A cycle is requested, or marking and planning: memory comes at its flip.
+    BeforeFlip,
+    /// The cycle has flipped and its compaction runs: the next cycle cannot start
+    /// before the compaction ends.
+    Compacting,
+}
+
+/// How long a refill in `part` should sleep with `free` bytes left and trigger
+/// `trigger`: before the flip, [`throttle_ns`] below half the trigger; while the
+/// compaction runs, below a quarter (the cycle has freed its memory, but a heap
+/// run dry then would stop its allocator for the rest of the compaction and the
+/// next cycle's marking); never while idle.
+pub fn throttle_in(part: CyclePart, free: usize, trigger: usize) -> u64 {
+    match part {
+        CyclePart::Idle => 0,
+        CyclePart::BeforeFlip => throttle_ns(free, trigger),
+        CyclePart::Compacting => throttle_ns(free, trigger / 2),
+    }
+}
+
 impl Pacer {
     /// A pacer for a heap of `limit` bytes (its capacity, or its soft limit);
     /// `reserve` bytes are kept back in every trigger (a few allocation buffers).
@@ -337,6 +362,18 @@ mod tests {
         e.cycle(10_000 * MS, 1 << 30, 0);
         e.cycle(10_000 * MS, 1 << 30, 0);
         assert_eq!(e.trigger(1 << 30, 0), 1 << 30);
+    }
+
+    #[test]
+    fn throttling_follows_the_part_of_the_cycle() {
+        use CyclePart::*;
+        assert_eq!(throttle_in(Idle, 0, 1000), 0);
+        assert_eq!(throttle_in(BeforeFlip, 250, 1000), MAX_THROTTLE_NS / 2);
+        // While compacting: nothing until a quarter of the trigger, then the same
+        // slope down to the wall.
+        assert_eq!(throttle_in(Compacting, 250, 1000), 0);
+        assert_eq!(throttle_in(Compacting, 125, 1000), MAX_THROTTLE_NS / 2);
+        assert_eq!(throttle_in(Compacting, 0, 1000), MAX_THROTTLE_NS);
     }
 
     #[test]
