@@ -107,3 +107,36 @@ fn unusable_parameters_exit_1() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("min-depth 10 is above max-depth 8"), "{err}");
 }
+
+/// `--inject server-panic` runs the fault server (SIGBUS mode has none, so the
+/// point would never fire): the process must end promptly with the fault
+/// server's panic; with `--fault-mode sigbus` it is refused (exit 2).
+#[test]
+fn churn_server_panic_runs_the_fault_server() {
+    let start = std::time::Instant::now();
+    let o = run(
+        CHURN,
+        &[
+            "--threads",
+            "2",
+            "--seconds",
+            "30",
+            "--inject",
+            "server-panic",
+        ],
+    );
+    let (out, err) = text(&o);
+    assert!(!o.status.success(), "{out}\n{err}");
+    assert!(err.contains("the fault server"), "{err}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(25),
+        "{err}"
+    );
+    let o = run(
+        CHURN,
+        &["--inject", "server-panic", "--fault-mode", "sigbus"],
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}\n{err}");
+    assert!(err.contains("needs the fault server"), "{err}");
+}

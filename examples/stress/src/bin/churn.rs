@@ -3,7 +3,7 @@
 //! after every collection. A mismatch exits with code 1 (the verifier panics).
 
 use clap::Parser;
-use flipgc_core::InjectPoint;
+use flipgc_core::{FaultMode, InjectPoint};
 use flipgc_stress::{churn, cli};
 use std::process::ExitCode;
 
@@ -43,7 +43,9 @@ struct Args {
     no_verify: bool,
     /// Inject a failure at run time: flip-mremap, uffd-register, uffd-copy,
     /// uffd-move or uffd-open (survived: the model checks must still pass), or
-    /// worker-panic or server-panic (the process must end at once, non-zero).
+    /// worker-panic or server-panic (the process must end at once, non-zero;
+    /// server-panic runs the fault server, i.e. `--fault-mode server`, since
+    /// SIGBUS mode has none).
     #[arg(long, value_name = "POINT", value_parser = parse_inject)]
     inject: Option<InjectPoint>,
     #[command(flatten)]
@@ -71,6 +73,20 @@ fn main() -> ExitCode {
     let mut config = args.heap.config(64 << 20);
     config.verify_after_gc = !args.no_verify;
     config.inject = args.inject;
+    if args.inject == Some(InjectPoint::ServerPanic) {
+        match config.fault_mode {
+            // Only the fault server can panic: run it.
+            FaultMode::Auto => config.fault_mode = FaultMode::Server,
+            FaultMode::Server => {}
+            FaultMode::Sigbus => {
+                eprintln!(
+                    "churn: --inject server-panic needs the fault server, and --fault-mode sigbus \
+                     has none: use --fault-mode server or auto"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let (heap, types) = match cli::build_heap("churn", config, churn::register) {
         Ok(built) => built,
         Err(code) => return code,
