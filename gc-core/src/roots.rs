@@ -274,10 +274,10 @@ impl Clone for Handle {
     fn clone(&self) -> Handle {
         let shared = self.shared();
         shared.check_handle_use("cloned");
-        // SAFETY: a Handle lives on its owner's thread (not Send); that thread runs
-        // no user code while parked (inside a GC point), and `check_handle_use`
-        // refused the one other stopped state, blocking. So the mutator is Running
-        // (or already deregistered: the collector no longer sees the table).
+        // A Handle lives on its owner's thread (not Send); that thread runs no user
+        // code while parked (inside a GC point), and `check_handle_use` refused the
+        // one other stopped state, blocking.
+        // SAFETY: so the mutator is Running (or deregistered: no collector sees it).
         let table = unsafe { shared.roots() };
         let slot = table.add(table.get(self.slot));
         shared.handles.set(shared.handles.get() + 1);

@@ -9,9 +9,11 @@
 //! cleared wrongly reads as a wrong id rather than passing silently; the heap
 //! verifies itself after every collection (`verify_after_gc`).
 
+mod common;
+
 use flipgc_core::{
-    FlipMode, Handle, Heap, HeapConfig, InjectPoint, Mutator, RefField, TypeId, TypeRegistry,
-    WeakHandle, WordField,
+    Handle, Heap, HeapConfig, InjectPoint, Mutator, RefField, TypeId, TypeRegistry, WeakHandle,
+    WordField,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -55,24 +57,13 @@ fn paths() -> Vec<(&'static str, HeapConfig)> {
         c.verify_after_gc = true;
         c
     };
-    let mut stw = base();
-    stw.concurrent_marking = false;
-    let mut in_pause = base();
-    in_pause.concurrent_compaction = false;
-    let mut copy = base();
-    copy.flip = FlipMode::Copy;
-    let mut register = base();
-    register.inject = Some(InjectPoint::UffdRegister);
-    let mut rounds = base();
-    rounds.inject = Some(InjectPoint::MarkRounds);
-    vec![
-        ("concurrent", base()),
-        ("one-pause", stw),
-        ("in-pause compaction", in_pause),
-        ("copying flip", copy),
-        ("uffd-register injected", register),
-        ("mark-rounds injected", rounds),
-    ]
+    common::collection_paths(
+        base,
+        &[
+            ("uffd-register injected", InjectPoint::UffdRegister),
+            ("mark-rounds injected", InjectPoint::MarkRounds),
+        ],
+    )
 }
 
 fn on_every_path(test: impl Fn(&str, Heap, Types)) {

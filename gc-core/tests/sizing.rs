@@ -5,9 +5,11 @@
 //! OS is measured in `rss.rs` (a process of its own, so that no other test's heap
 //! counts).
 
+mod common;
+
 use flipgc_core::{
-    FlipMode, GcError, Handle, Heap, HeapConfig, InjectPoint, Mutator, Sizing, TypeId,
-    TypeRegistry, WordField,
+    GcError, Handle, Heap, HeapConfig, InjectPoint, Mutator, Sizing, TypeId, TypeRegistry,
+    WordField,
 };
 
 const MIB: usize = 1 << 20;
@@ -24,21 +26,7 @@ fn paths(max: usize) -> Vec<(&'static str, HeapConfig)> {
         c.verify_after_gc = true;
         c
     };
-    let mut stw = base();
-    stw.concurrent_marking = false;
-    let mut in_pause = base();
-    in_pause.concurrent_compaction = false;
-    let mut copy = base();
-    copy.flip = FlipMode::Copy;
-    let mut mv = base();
-    mv.inject = Some(InjectPoint::UffdMove);
-    vec![
-        ("concurrent", base()),
-        ("one-pause", stw),
-        ("in-pause compaction", in_pause),
-        ("copying flip", copy),
-        ("uffd-move injected", mv),
-    ]
+    common::collection_paths(base, &[("uffd-move injected", InjectPoint::UffdMove)])
 }
 
 struct Types {
