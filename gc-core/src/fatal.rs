@@ -31,14 +31,17 @@ impl AbortOnUnwind {
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            // The panic hook has printed the panic itself just before this.
-            eprintln!(
-                "flipgc: fatal: collector work panicked during {} (thread {:?}); aborting, \
-                 since a half-done collection cannot be resumed",
+            // The panic hook has printed the panic itself just before this. The
+            // message goes out with one raw write(2), not `eprintln!`: a test
+            // harness captures a test thread's `eprintln!` and prints it only when
+            // the test ends, which an abort never reaches.
+            let thread = std::thread::current();
+            die(format_args!(
+                "collector work panicked during {} (thread {}); a half-done collection \
+                 cannot be resumed",
                 self.phase.get(),
-                std::thread::current().name().unwrap_or("unnamed"),
-            );
-            std::process::abort();
+                thread.name().unwrap_or("unnamed"),
+            ));
         }
     }
 }
