@@ -35,9 +35,9 @@ pub enum InjectPoint {
     WorkerPanic,
     /// The fault-serving thread panics (once): as for `WorkerPanic`.
     ServerPanic,
-    /// The mark-end pause gives up its drain as if its time budget had run out, on
-    /// the first three attempts of every cycle: more concurrent marking rounds. Same
-    /// graph.
+    /// The mark-end pause's drain runs out of budget after 64 steps, and the pause
+    /// gives up, on the first three attempts of every cycle: the unscanned rest goes
+    /// back to the intake and more concurrent marking rounds run. Same graph.
     MarkRounds,
     /// A concurrent marking worker panics (once): as for `WorkerPanic`.
     MarkPanic,

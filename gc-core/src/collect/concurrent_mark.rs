@@ -25,7 +25,9 @@
 //!    is complete when both are empty with every mutator stopped: nothing can add
 //!    to them until the barrier is off. If the drain does not finish within its
 //!    budget, the rest goes back to the intake and another concurrent round runs
-//!    (as ZGC's time-bounded marking termination); after [`MAX_ROUNDS`] rounds the
+//!    (as ZGC's time-bounded marking termination): the grey objects as grey, to be
+//!    scanned without marking (they are marked already, so marking them again would
+//!    skip them and never follow their references); after [`MAX_ROUNDS`] rounds the
 //!    pause drains to the end, whatever it takes.
 //! 5. **New objects** need no barrier for their initial stores (the old value is
 //!    null), and are never scanned: whatever they come to reference was reachable in
@@ -53,19 +55,40 @@ pub const DRAIN_BUDGET: Duration = Duration::from_micros(100);
 pub const MAX_ROUNDS: u32 = 16;
 
 /// Where marking work arrives from mutators and root scans: batches of addresses
-/// (objects to mark), and whether the barrier is on.
+/// (objects to mark), batches of grey objects (marked, not yet scanned: what a
+/// mark-end drain that ran out of time hands back), and whether the barrier is on.
 #[derive(Default)]
 pub struct Intake {
     /// Set in the mark-start pause, cleared in the final mark-end pause: mutators
     /// read it when they resume from a pause (their barrier flag).
     active: AtomicBool,
-    batches: Mutex<Vec<Vec<usize>>>,
+    batches: Mutex<Vec<Batch>>,
     /// Number of batches (read without the lock by idle markers).
     len: AtomicUsize,
     /// Objects with weak fields that marking scanned, or that had a weak field
     /// stored into while marking: the end of marking clears their weak fields whose
     /// referents died (`weak.rs`).
     weak_holders: Mutex<Vec<usize>>,
+}
+
+/// A batch of marking work.
+struct Batch {
+    addrs: Vec<usize>,
+    /// The objects are marked already and only need scanning. Marking them again
+    /// would find their bits set and skip them: their references would never be
+    /// followed (invariant 4).
+    grey: bool,
+}
+
+impl Batch {
+    /// Feeds the batch to a marker's stack: every object that must be scanned.
+    fn feed(self, ctx: &MarkCtx<'_>, mut push: impl FnMut(usize)) {
+        for a in self.addrs {
+            if self.grey || ctx.mark(a) {
+                push(a);
+            }
+        }
+    }
 }
 
 impl Intake {
@@ -76,7 +99,22 @@ impl Intake {
 
     /// Hands in a batch of addresses to mark (any thread).
     pub fn push(&self, batch: Vec<usize>) {
-        if batch.is_empty() {
+        self.push_batch(Batch {
+            addrs: batch,
+            grey: false,
+        });
+    }
+
+    /// Hands back grey objects: marked, not yet scanned.
+    fn push_grey(&self, grey: Vec<usize>) {
+        self.push_batch(Batch {
+            addrs: grey,
+            grey: true,
+        });
+    }
+
+    fn push_batch(&self, batch: Batch) {
+        if batch.addrs.is_empty() {
             return;
         }
         let mut b = self.batches.lock();
@@ -84,7 +122,7 @@ impl Intake {
         self.len.store(b.len(), Ordering::Release);
     }
 
-    fn pop(&self) -> Option<Vec<usize>> {
+    fn pop(&self) -> Option<Batch> {
         if self.len.load(Ordering::Acquire) == 0 {
             return None;
         }
@@ -230,11 +268,7 @@ fn mark_worker(
             continue;
         }
         if let Some(batch) = intake.pop() {
-            for a in batch {
-                if ctx.mark(a) {
-                    local.push(a);
-                }
-            }
+            batch.feed(ctx, |a| local.push(a));
             continue;
         }
         idle.fetch_add(1, Ordering::SeqCst);
@@ -262,16 +296,39 @@ fn mark_worker(
     }
 }
 
-/// Drains the intake and the grey objects on this thread; with a `deadline`, stops
-/// at it and hands what is left back to the intake. Whether it drained everything.
-fn drain(ctx: &MarkCtx<'_>, intake: &Intake, deadline: Option<Instant>) -> bool {
+/// How long a mark-end drain may go on.
+#[derive(Clone, Copy)]
+enum Budget {
+    /// To the end (the last round).
+    Unbounded,
+    /// Until this time (checked every 256 steps).
+    Until(Instant),
+    /// This many steps (an object scanned, or a batch taken): the injected
+    /// `MarkRounds`, which makes the hand-back of unscanned work happen every cycle.
+    Steps(u32),
+}
+
+impl Budget {
+    fn spent(self, steps: u32) -> bool {
+        match self {
+            Budget::Unbounded => false,
+            Budget::Until(d) => steps % 256 == 0 && Instant::now() >= d,
+            Budget::Steps(n) => steps > n,
+        }
+    }
+}
+
+/// Drains the intake and the grey objects on this thread, within `budget`; when it
+/// is spent, hands what is left back to the intake (the grey objects as grey: they
+/// are marked, and still to be scanned). Whether it drained everything.
+fn drain(ctx: &MarkCtx<'_>, intake: &Intake, budget: Budget) -> bool {
     let mut grey: Vec<usize> = Vec::new();
     let mut holders = Vec::new();
     let mut steps = 0u32;
     loop {
         steps += 1;
-        if steps % 256 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            intake.push(grey);
+        if budget.spent(steps) {
+            intake.push_grey(grey);
             intake.note_weak_holders(&mut holders);
             return false;
         }
@@ -282,11 +339,7 @@ fn drain(ctx: &MarkCtx<'_>, intake: &Intake, deadline: Option<Instant>) -> bool 
                 }
             });
         } else if let Some(batch) = intake.pop() {
-            for a in batch {
-                if ctx.mark(a) {
-                    grey.push(a);
-                }
-            }
+            batch.feed(ctx, |a| grey.push(a));
         } else {
             intake.note_weak_holders(&mut holders);
             return true;
@@ -314,10 +367,18 @@ pub fn end(
         .intake
         .push(logged.into_iter().map(|v| v as usize).collect());
     p.phase("drain");
-    let deadline = (round < MAX_ROUNDS).then(|| Instant::now() + DRAIN_BUDGET);
-    // Injected: the budget runs out at once on the first three attempts.
+    // Injected: on the first three attempts the budget runs out after a few steps,
+    // and the pause gives up even if the drain finished.
     let give_up = round <= 3 && inner.inject.armed(InjectPoint::MarkRounds);
-    if give_up || !drain(ctx, &inner.intake, deadline) {
+    let budget = if give_up {
+        Budget::Steps(64)
+    } else if round < MAX_ROUNDS {
+        Budget::Until(Instant::now() + DRAIN_BUDGET)
+    } else {
+        Budget::Unbounded
+    };
+    let drained = drain(ctx, &inner.intake, budget);
+    if give_up || !drained {
         p.end(Details::default());
         return false;
     }
@@ -336,7 +397,7 @@ pub fn end(
             inner
                 .intake
                 .push(logged.into_iter().map(|v| v as usize).collect());
-            drain(ctx, &inner.intake, None);
+            drain(ctx, &inner.intake, Budget::Unbounded);
             continue;
         }
         let back = super::refs::resurrect(inner, ctx);
@@ -346,11 +407,11 @@ pub fn end(
         }
         drop(g);
         inner.intake.push(back);
-        if deadline.is_some() {
+        if !matches!(budget, Budget::Unbounded) {
             p.end(Details::default());
             return false;
         }
-        drain(ctx, &inner.intake, None);
+        drain(ctx, &inner.intake, Budget::Unbounded);
     }
     p.phase("check");
     finished(&p);
