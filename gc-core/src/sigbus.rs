@@ -480,10 +480,16 @@ pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64)) -> usize {
     n
 }
 
-/// Waits a little, more each time: `sched_yield` for the first few calls, then
-/// `nanosleep` of 10 us times the attempt, up to 1 ms. Async-signal-safe.
+/// Waits a little, more each time: `sched_yield` for the first [`YIELDS`] calls,
+/// then `nanosleep` of 10 us times the attempt, up to 1 ms. Async-signal-safe.
+///
+/// Most waits are for a page that a worker (or another faulting thread) is
+/// installing: a run of 64 KiB takes it some tens of microseconds. Yielding keeps
+/// this thread ready to go on within about a microsecond of the install, or hands
+/// the CPU to the installer if it shares this one. A sleep costs much more than
+/// it asks for (a 10 us `nanosleep` took 115-125 us here: timer slack and the
+/// wake-up), so sleeping early made such waits that long.
 pub(crate) fn back_off(attempt: u32) {
-    const YIELDS: u32 = 8;
     if attempt < YIELDS {
         // SAFETY: no arguments; a system call with no user-space state.
         unsafe { libc::sched_yield() };
@@ -492,6 +498,10 @@ pub(crate) fn back_off(attempt: u32) {
         sleep_us(us);
     }
 }
+
+/// Yields before [`back_off`] starts to sleep (a `sched_yield` took 0.7-0.8 us
+/// here with nothing else ready to run: about 100 us of yielding).
+const YIELDS: u32 = 128;
 
 /// `nanosleep` for `us` microseconds (async-signal-safe; an interrupted sleep just
 /// ends early).
