@@ -5,3 +5,10 @@
 
 pub use parking_lot::{Condvar, Mutex, MutexGuard};
 pub use std::sync::atomic;
+
+/// Gives up the CPU for a moment (the handshake's polling before it sleeps).
+pub use std::thread::yield_now;
+
+/// How many times a side of the safepoint handshake polls, yielding between looks,
+/// before it sleeps on the condition variable (`safepoint.rs`).
+pub const HANDSHAKE_POLLS: u32 = 200;

@@ -37,6 +37,12 @@ mod sync {
         pub use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
     }
 
+    pub use loom::thread::yield_now;
+
+    /// One poll before the condition variable: the polling path is explored, and
+    /// the state space stays small.
+    pub const HANDSHAKE_POLLS: u32 = 1;
+
     /// A lock with parking_lot's interface.
     #[derive(Default)]
     pub struct Mutex<T>(loom::sync::Mutex<T>);
