@@ -167,7 +167,7 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
     let base = m.stack_len();
 
     make_tree(&mut m, &types.node, max + 1)?;
-    let stretch = (max + 1, count_nodes(&m, &types.node, base));
+    let stretch = (max + 1, count_nodes(&mut m, &types.node, base));
     m.stack_truncate(base);
     expect("stretch tree", stretch.1, expected_check(1, max + 1))?;
 
@@ -195,7 +195,7 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
             check,
         });
     }
-    let long_lived = (max, count_nodes(&m, &types.node, base));
+    let long_lived = (max, count_nodes(&mut m, &types.node, base));
     expect("long lived tree", long_lived.1, expected_check(1, max))?;
     m.stack_truncate(base);
     Ok(Summary {

@@ -130,7 +130,7 @@ pub fn run(heap: &Heap, types: &Types, p: &Params) -> Result<Summary, StressErro
     for _ in 0..live {
         make_tree(&mut m, node, LIVE_DEPTH)?;
     }
-    let check_live = |m: &flipgc_core::Mutator, phase: u32| -> Result<(), StressError> {
+    let check_live = |m: &mut flipgc_core::Mutator, phase: u32| -> Result<(), StressError> {
         for i in 0..live {
             let n = count_nodes(m, node, i);
             if n != tree_size(LIVE_DEPTH) {
@@ -152,7 +152,7 @@ pub fn run(heap: &Heap, types: &Types, p: &Params) -> Result<Summary, StressErro
         let mut trees = 0;
         while Instant::now() < until {
             make_tree(&mut m, node, BURST_DEPTH)?;
-            let n = count_nodes(&m, node, live);
+            let n = count_nodes(&mut m, node, live);
             if n != tree_size(BURST_DEPTH) {
                 return Err(StressError::Check(format!("a burst tree has {n} nodes")));
             }
@@ -160,7 +160,7 @@ pub fn run(heap: &Heap, types: &Types, p: &Params) -> Result<Summary, StressErro
             trees += 1;
         }
         summary.burst_trees.push(trees);
-        check_live(&m, phase)?;
+        check_live(&mut m, phase)?;
         let until = Instant::now() + Duration::from_millis(p.quiet_ms);
         let mut trees = 0;
         while Instant::now() < until {
@@ -170,7 +170,7 @@ pub fn run(heap: &Heap, types: &Types, p: &Params) -> Result<Summary, StressErro
             m.blocking(|| std::thread::sleep(Duration::from_millis(1)));
         }
         summary.quiet_trees.push(trees);
-        check_live(&m, phase)?;
+        check_live(&mut m, phase)?;
     }
     summary.elapsed_ns = start.elapsed().as_nanos() as u64;
     Ok(summary)

@@ -300,7 +300,8 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
     let mut m = heap.bind_mutator()?;
     // Stretch the heap.
     make_tree(&mut m, &t.node, p.stretch)?;
-    check_tree(&m, &t.node, m.stack_len() - 1, p.stretch, "stretch tree")?;
+    let at = m.stack_len() - 1;
+    check_tree(&mut m, &t.node, at, p.stretch, "stretch tree")?;
     m.stack_truncate(0);
 
     // The long-lived tree, labelled for the checks, and the array.
@@ -327,7 +328,7 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
                 let at = m.stack_len() - 1;
                 populate(&mut m, &t.node, depth, at, &mut None)?;
                 if i + 1 == n {
-                    check_tree(&m, &t.node, at, depth, "top-down tree")?;
+                    check_tree(&mut m, &t.node, at, depth, "top-down tree")?;
                 }
                 m.stack_truncate(at);
             }
@@ -337,7 +338,7 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
                 make_tree(&mut m, &t.node, depth)?;
                 let at = m.stack_len() - 1;
                 if i + 1 == n {
-                    check_tree(&m, &t.node, at, depth, "bottom-up tree")?;
+                    check_tree(&mut m, &t.node, at, depth, "bottom-up tree")?;
                 }
                 m.stack_truncate(at);
             }
@@ -352,7 +353,7 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
 }
 
 fn check_tree(
-    m: &Mutator,
+    m: &mut Mutator,
     node: &Node,
     at: usize,
     depth: u32,

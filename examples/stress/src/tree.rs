@@ -99,14 +99,35 @@ pub fn populate(
     Ok(())
 }
 
+/// Nodes between two safepoint polls of [`count_nodes`].
+const POLL_EVERY: u64 = 4096;
+
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot).
-pub fn count_nodes(m: &Mutator, node: &Node, at: usize) -> u64 {
+///
+/// The walk allocates nothing, so it would reach no safepoint by itself: a
+/// collection would wait for the whole walk (10-20 ms for a tree of depth 20) to
+/// stop this mutator. So it keeps its pending nodes on the root stack, where a
+/// collection finds and moves them, and polls every [`POLL_EVERY`] nodes, as a
+/// JIT's loop back-edge poll does.
+pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
+    let base = m.stack_len();
+    if m.stack_get(at).is_some() {
+        m.stack_dup(at);
+    }
     let mut n = 0;
-    let mut todo: Vec<_> = m.stack_get(at).into_iter().collect();
-    while let Some(o) = todo.pop() {
-        n += 1;
-        todo.extend(m.get_ref(o, node.left));
-        todo.extend(m.get_ref(o, node.right));
+    while m.stack_len() > base {
+        if let Some(o) = m.pop() {
+            n += 1;
+            if let Some(l) = m.get_ref(o, node.left) {
+                m.push(Some(l));
+            }
+            if let Some(r) = m.get_ref(o, node.right) {
+                m.push(Some(r));
+            }
+        }
+        if n % POLL_EVERY == 0 {
+            m.safepoint();
+        }
     }
     n
 }
