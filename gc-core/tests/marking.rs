@@ -302,7 +302,7 @@ fn a_mark_end_drain_out_of_budget_hands_back_its_grey_objects() {
     }
     m.blocking(move || requester.join().unwrap());
     assert!(heap.injections_fired() > 0);
-    assert!(heap.pause_log().sanity_checks().len() >= 1);
+    assert!(!heap.pause_log().sanity_checks().is_empty());
     m.collect();
     assert_eq!(count(&m, &t, Some(m.get(&strong))), (1 << 15) - 1);
     m.verify().unwrap();
