@@ -411,6 +411,16 @@ impl Mutator {
         self.poll();
     }
 
+    /// Whether a collection is waiting for this mutator to reach a safepoint: one
+    /// load, for code that holds unrooted `Gc` values and polls cheaply, rooting
+    /// them and calling [`Mutator::safepoint`] only when this says so (as
+    /// `flipgc-stress`'s tree walks do). Relaxed: it is only a hint; `safepoint`
+    /// itself synchronises with the collection.
+    #[inline]
+    pub fn safepoint_requested(&self) -> bool {
+        self.heap.inner.safepoints.requested.load(Ordering::Relaxed)
+    }
+
     /// Runs a full collection cycle whose snapshot is taken after this call (waiting,
     /// counted as stopped, for the one in progress to end first), and returns once
     /// its memory is available: after its flip pause (with concurrent compaction,

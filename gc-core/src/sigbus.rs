@@ -21,8 +21,9 @@
 //!   binds ([`bind_thread`]), reached from the handler through a thread-local with a
 //!   constant initialiser and no destructor (a plain TLS load). Threads that are not
 //!   mutators borrow one of [`POOL`] preallocated records, claimed by compare-and-swap
-//!   for the time of one fault. Every record is also in [`REGISTRY`], where the GC
-//!   driver collects the stall samples of a compaction at its end ([`drain_stalls`]).
+//!   for the time of one fault. Every record is also in [`REGISTRY`], where the
+//!   compaction's worker collects the stall samples while it runs, and its end
+//!   collects the rest ([`drain_stalls`]).
 //!
 //! **Async-signal safety** (see also docs/architecture.md, "SIGBUS mode"): the
 //! handler and everything it calls take no lock, allocate and free nothing, never
@@ -455,8 +456,12 @@ fn ensure_alt_stack() -> Option<(usize, usize, usize)> {
     Some((base as usize, len, sp))
 }
 
-/// Collects the stall samples of compaction `tag` (every handler for it has
-/// returned: [`retire`] ran), calling `f` with each; returns how many.
+/// Collects the stall samples of compaction `tag`, calling `f` with each; returns
+/// how many. While handlers for `tag` still run (a worker's collection during the
+/// compaction) it takes the samples complete so far: a sample is complete once its
+/// tag is stored (release, after its `ns`), and a sample it misses is taken by a
+/// later call. After [`retire`] ran, every handler for `tag` has returned, and one
+/// call takes all that is left.
 pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64)) -> usize {
     let reg = REGISTRY.lock();
     let mut n = 0;

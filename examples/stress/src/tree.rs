@@ -99,16 +99,17 @@ pub fn populate(
     Ok(())
 }
 
-/// Nodes between two safepoint polls of [`count_nodes`].
-const POLL_EVERY: u64 = 4096;
+/// Nodes between two looks at [`Mutator::safepoint_requested`] in [`count_nodes`].
+const POLL_EVERY: u64 = 256;
 
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot).
 ///
 /// The walk allocates nothing, so it would reach no safepoint by itself: a
 /// collection would wait for the whole walk (10-20 ms for a tree of depth 20) to
-/// stop this mutator. So it keeps its pending nodes on the root stack, where a
-/// collection finds and moves them, and polls every [`POLL_EVERY`] nodes, as a
-/// JIT's loop back-edge poll does.
+/// stop this mutator. So it polls, as a JIT's loop back-edge poll does: every
+/// [`POLL_EVERY`] nodes it looks whether a stop is requested, and if so moves its
+/// pending nodes to the root stack (where the collection finds and updates them),
+/// stops, and takes them back.
 pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
     let base = m.stack_len();
     if m.stack_get(at).is_some() {
@@ -116,16 +117,23 @@ pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
     }
     let mut n = 0;
     while m.stack_len() > base {
-        if let Some(o) = m.pop() {
-            n += 1;
-            if let Some(l) = m.get_ref(o, node.left) {
-                m.push(Some(l));
+        {
+            let mut todo = Vec::new();
+            while m.stack_len() > base {
+                todo.extend(m.pop());
             }
-            if let Some(r) = m.get_ref(o, node.right) {
-                m.push(Some(r));
+            while let Some(o) = todo.pop() {
+                n += 1;
+                todo.extend(m.get_ref(o, node.left));
+                todo.extend(m.get_ref(o, node.right));
+                if n % POLL_EVERY == 0 && m.safepoint_requested() {
+                    for g in todo.drain(..) {
+                        m.push(Some(g));
+                    }
+                }
             }
         }
-        if n % POLL_EVERY == 0 {
+        if m.stack_len() > base {
             m.safepoint();
         }
     }

@@ -122,6 +122,10 @@ pub struct Compaction {
     slot: Option<usize>,
     /// SIGBUS mode: stall samples lost because a thread's fault record was full.
     stalls_lost: AtomicUsize,
+    /// SIGBUS mode: stall samples collected while the compaction runs
+    /// ([`Compaction::collect_stalls`]), so that a thread's record (4,096 samples)
+    /// does not fill up during a long compaction.
+    early_stalls: parking_lot::Mutex<Vec<u64>>,
 }
 
 /// Numbers compactions (the tags of their stall samples).
@@ -233,6 +237,7 @@ impl Compaction {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             slot,
             stalls_lost: AtomicUsize::new(0),
+            early_stalls: parking_lot::Mutex::new(Vec::new()),
             inner,
             tables,
             layout,
@@ -378,7 +383,12 @@ impl Compaction {
         let mut buf = vec![0u64; self.run * self.layout.page_words];
         let out = buf.as_mut_ptr() as usize;
         let pages = self.pages;
+        let mut runs = 0u32;
         loop {
+            runs = runs.wrapping_add(1);
+            if runs % 16 == 0 {
+                self.collect_stalls();
+            }
             let start = self.next.fetch_add(self.run, Ordering::Relaxed);
             if start >= pages {
                 return;
@@ -405,6 +415,16 @@ impl Compaction {
                 self.install(&ctx, first, p, out, false);
                 self.inner.inject.panic_once(InjectPoint::WorkerPanic);
             }
+        }
+    }
+
+    /// SIGBUS mode: moves the stall samples the faulting threads have recorded so far
+    /// into `early_stalls`, freeing their records' slots (a background worker, every
+    /// 16 runs). The end collects the rest.
+    fn collect_stalls(&self) {
+        if self.slot.is_some() {
+            let mut early = self.early_stalls.lock();
+            crate::sigbus::drain_stalls(self.id, |ns| early.push(ns));
         }
     }
 
@@ -580,7 +600,12 @@ impl Compaction {
                 h.join().expect("compaction worker panicked");
             }
             // Pages claimed on demand may still be being installed.
+            let mut looks = 0u32;
             while !self.done() {
+                looks = looks.wrapping_add(1);
+                if looks % 64 == 0 {
+                    self.collect_stalls();
+                }
                 std::thread::yield_now();
             }
             // Faults past the compacted end are served (zero pages) until the span is
@@ -727,7 +752,7 @@ impl Compaction {
             .hand_back(&mut inner.collector.lock(), top_word);
         // SIGBUS mode: the faulting threads' own stall samples (every handler for
         // this compaction has returned: `unregister`).
-        let mut stalls = Vec::new();
+        let mut stalls = std::mem::take(&mut *this.early_stalls.lock());
         if this.slot.is_some() {
             crate::sigbus::drain_stalls(this.id, |ns| stalls.push(ns));
         }
