@@ -100,14 +100,14 @@ pub fn populate(
 }
 
 /// Nodes between two looks at [`Mutator::safepoint_requested`] in [`count_nodes`].
-const POLL_EVERY: u64 = 256;
+pub const POLL_EVERY: u64 = 256;
 
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot).
 ///
 /// The walk allocates nothing, so it would reach no safepoint by itself: a
 /// collection would wait for the whole walk (10-20 ms for a tree of depth 20) to
 /// stop this mutator. So it polls, as a JIT's loop back-edge poll does: every
-/// [`POLL_EVERY`] nodes it looks whether a stop is requested, and if so moves its
+/// 256 nodes ([`POLL_EVERY`]) it looks whether a stop is requested, and if so moves its
 /// pending nodes to the root stack (where the collection finds and updates them),
 /// stops, and takes them back.
 pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
