@@ -127,16 +127,23 @@ impl Safepoints {
         // thread wakes from the last one, and it counts this thread as stopped.
         let mut polls = 0;
         while st.collecting {
-            st = self.poll_or_wait(st, &mut polls);
+            st = match self.poll(st, &mut polls) {
+                Ok(st) => st,
+                Err(mut st) => {
+                    self.cv.wait(&mut st);
+                    st
+                }
+            };
         }
         Self::set(&mut st, id, Status::Running);
         Self::resume(st, id);
         true
     }
 
-    /// One wait of the handshake, for a change of `state`: for the first
-    /// [`crate::sync::HANDSHAKE_POLLS`] calls (counted in `polls`), gives the lock up
-    /// and yields, and takes it back; after that, sleeps on the condition variable.
+    /// One poll of the handshake, waiting for a change of `state`: for the first
+    /// [`crate::sync::HANDSHAKE_POLLS`] calls (counted in `polls`), gives the lock up,
+    /// yields, and takes it back (`Ok`); after that, hands the guard back (`Err`) for
+    /// the caller to sleep on the condition variable.
     ///
     /// Why poll: most pauses last some tens of microseconds, and a thread woken from
     /// the condition variable on another CPU that went idle starts running 50-100 us
@@ -146,19 +153,18 @@ impl Safepoints {
     /// a CPU for at most about 150 us (200 yields), and yielding lets the other side
     /// run if it shares this CPU. Memory ordering is the lock's, as before: every
     /// look at the state is made holding it.
-    fn poll_or_wait<'a>(
+    fn poll<'a>(
         &'a self,
-        mut st: MutexGuard<'a, State>,
+        st: MutexGuard<'a, State>,
         polls: &mut u32,
-    ) -> MutexGuard<'a, State> {
+    ) -> Result<MutexGuard<'a, State>, MutexGuard<'a, State>> {
         if *polls < crate::sync::HANDSHAKE_POLLS {
             *polls += 1;
             drop(st);
             crate::sync::yield_now();
-            self.state.lock()
+            Ok(self.state.lock())
         } else {
-            self.cv.wait(&mut st);
-            st
+            Err(st)
         }
     }
 
@@ -218,10 +224,13 @@ impl Safepoints {
             .iter()
             .any(|e| e.id != me && e.status == Status::Running)
         {
-            if polls < crate::sync::HANDSHAKE_POLLS {
-                st = self.poll_or_wait(st, &mut polls);
-                continue;
-            }
+            st = match self.poll(st, &mut polls) {
+                Ok(polled) => {
+                    st = polled;
+                    continue;
+                }
+                Err(st) => st,
+            };
             let timed_out = self.cv.wait_for(&mut st, STOP_WARNING).timed_out();
             if timed_out && !warned {
                 warned = true;

@@ -112,11 +112,9 @@ pub const POLL_EVERY: u64 = 256;
 /// stops, and takes them back.
 pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
     let base = m.stack_len();
-    if m.stack_get(at).is_some() {
-        m.stack_dup(at);
-    }
+    m.stack_dup(at); // a null slot pops as `None`: nothing to walk
     let mut n = 0;
-    while m.stack_len() > base {
+    loop {
         {
             let mut todo = Vec::new();
             while m.stack_len() > base {
@@ -133,9 +131,9 @@ pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
                 }
             }
         }
-        if m.stack_len() > base {
-            m.safepoint();
+        if m.stack_len() == base {
+            return n;
         }
+        m.safepoint();
     }
-    n
 }
