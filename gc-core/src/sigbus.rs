@@ -57,7 +57,7 @@ const POOL_RECORDS: usize = 8;
 
 /// Stall samples a record holds (16 bytes each) until its compactions collect them;
 /// beyond that a compaction counts the samples it lost.
-const STALL_SAMPLES: usize = 4096;
+const STALL_SAMPLES: usize = 16384;
 
 /// The alternate signal stack a mutator thread gets when it binds, unless it has
 /// one at least this big already (std gives its threads `SIGSTKSZ`, 8 KiB here,
@@ -489,7 +489,7 @@ pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64)) -> usize {
 /// then `nanosleep` of 10 us times the attempt, up to 1 ms. Async-signal-safe.
 ///
 /// Most waits are for a page that a worker (or another faulting thread) is
-/// installing: a run of 64 KiB takes it some tens of microseconds. Yielding keeps
+/// installing: a run of 64 KiB takes a worker some tens of microseconds. Yielding keeps
 /// this thread ready to go on within about a microsecond of the install, or hands
 /// the CPU to the installer if it shares this one. A sleep costs much more than
 /// it asks for (a 10 us `nanosleep` took 115-125 us here: timer slack and the

@@ -38,8 +38,8 @@
 //!
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
-//! mutators allocating past the compacted end fault too: the server maps zero pages
-//! there, 256 KiB of zeroed pages per fault. It runs until the span is unregistered. At the
+//! mutators allocating past the compacted end fault too: the server (or the faulting
+//! thread's handler) installs [`ZERO_RUN`] bytes of zeroed pages per fault. It runs until the span is unregistered. At the
 //! end, from-space's pages above the allocation top move back into the heap with
 //! `UFFDIO_MOVE` (recycling: later allocations write into present pages rather than
 //! fault fresh, zeroed ones in), and the rest of from-space is mapped afresh.
@@ -123,7 +123,7 @@ pub struct Compaction {
     /// SIGBUS mode: stall samples lost because a thread's fault record was full.
     stalls_lost: AtomicUsize,
     /// SIGBUS mode: stall samples collected while the compaction runs
-    /// ([`Compaction::collect_stalls`]), so that a thread's record (4,096 samples)
+    /// ([`Compaction::collect_stalls`]), so that a thread's record (16,384 samples)
     /// does not fill up during a long compaction.
     early_stalls: parking_lot::Mutex<Vec<u64>>,
 }
@@ -162,13 +162,23 @@ impl Scratch {
     }
 }
 
-/// Bytes of zeroed pages installed per fault past the compacted end (16 pages of
-/// 4 KiB): large enough to amortise the ioctl, small enough that the faulting
-/// thread does not wait long for the copy. 256 KiB made the p99 of fault stalls
-/// 160-220 us in pausebench here; 64 KiB, 55-75 us, with 3-4 times the faults.
-/// (Zeroing ahead of the allocation top on the background workers was tried and
-/// dropped: on 2 cores it doubled compaction times, and the heap ran full.)
-const ZERO_RUN: usize = 64 << 10;
+/// Bytes of zeroed pages installed per fault past the compacted end (4 pages of
+/// 4 KiB). The stall is as long as the copy (about 1.5 us per page here, page
+/// allocation and the memory cgroup's charge included), and long copies are the
+/// ones that meet an interrupt or a preemption: in pausebench here, the p99 of fault
+/// stalls was 160-220 us with 256 KiB, 115-205 us with 64 KiB, 19-99 us with 32 KiB
+/// and 10-36 us with 16 KiB, with no change in wall time beyond the noise (four
+/// times the faults of 64 KiB, each much shorter).
+///
+/// Tried and dropped: zeroing ahead of the allocation top on the background
+/// workers (on 2 cores it doubled compaction times, and the heap ran full); and
+/// moving populated from-space pages to the allocation frontier with
+/// `UFFDIO_MOVE` instead of zero-filling (from-space below the mark boundary is
+/// read by nobody once the compacted pages are installed), with the carves zeroing
+/// the garbage in user space: a fresh 2 MiB chunk of 4 KiB pages took 40-80 us to
+/// move (each move flushes the other CPU's TLB), a 256 KiB one 23-36 us, and
+/// neither improved the stall percentiles or the wall time here.
+const ZERO_RUN: usize = 16 << 10;
 
 /// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
 /// and at most the recycling alignment.
@@ -386,7 +396,7 @@ impl Compaction {
         let mut runs = 0u32;
         loop {
             runs = runs.wrapping_add(1);
-            if runs % 16 == 0 {
+            if runs % 4 == 0 {
                 self.collect_stalls();
             }
             let start = self.next.fetch_add(self.run, Ordering::Relaxed);
@@ -419,8 +429,9 @@ impl Compaction {
     }
 
     /// SIGBUS mode: moves the stall samples the faulting threads have recorded so far
-    /// into `early_stalls`, freeing their records' slots (a background worker, every
-    /// 16 runs). The end collects the rest.
+    /// into `early_stalls`, freeing their records' slots (a background worker every
+    /// 4 runs, the wait for the last on-demand installs, and recycling every chunk).
+    /// The end collects the rest.
     fn collect_stalls(&self) {
         if self.slot.is_some() {
             let mut early = self.early_stalls.lock();
@@ -684,6 +695,9 @@ impl Compaction {
         };
         let mut hi = self.from_bytes.min(keep);
         while hi > 0 {
+            // Mutators still fault past the compacted end meanwhile (a gigabyte
+            // takes tens of milliseconds to move): keep their records from filling.
+            self.collect_stalls();
             let lo = (hi - 1) / chunk * chunk;
             let above_top = {
                 let space = inner.space.lock();
