@@ -49,6 +49,7 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("hic p99.9"), "{stdout}");
     assert!(stdout.contains("pauses by kind"), "{stdout}");
+    assert!(stdout.contains("with a machine stall"), "{stdout}");
     // No progress bar when stderr is not a terminal.
     assert!(stderr.is_empty(), "{stderr}");
 
@@ -96,6 +97,19 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
         assert_eq!(flips, starts, "{run}");
         assert!(ends >= starts, "{run}");
         assert_eq!(pauses.len() as u64, fulls + starts + ends + flips, "{run}");
+        // The machine meter ran alongside (a run of a few hundred ms wakes it
+        // hundreds of times, each at least a little late), and its overlaps are a
+        // subset of the long pauses.
+        let long = pauses
+            .iter()
+            .filter(|p| p["total_ns"].as_u64().unwrap() >= 1_000_000)
+            .count() as u64;
+        assert_eq!(s["pauses_over_1ms"].as_u64().unwrap(), long, "{run}");
+        assert!(
+            s["pauses_over_1ms_machine"].as_u64().unwrap() <= long,
+            "{run}"
+        );
+        assert!(s["machine_hiccup_max_ns"].as_u64().unwrap() > 0, "{run}");
         assert_eq!(run["heap_bytes"], 4 << 20);
         assert!(run["wall_ns"].as_u64().unwrap() > 0);
         let (p50, p99, max) = (

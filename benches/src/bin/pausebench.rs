@@ -124,6 +124,11 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
     println!();
     println!("pauses by kind (us)");
     print!("{}", table::kinds_table(&doc.runs));
+    println!();
+    println!(
+        "long pauses and the machine (us; the machine meter is a plain thread, not a mutator)"
+    );
+    print!("{}", table::long_pauses_table(&doc.runs));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;

@@ -5,6 +5,12 @@
 //! mutator thread doing nothing special feels of the collector. It also keeps every
 //! wake-up with its time (for the timeline plot), and samples the heap's used bytes
 //! every [`USED_EVERY`] wake-ups.
+//!
+//! The *machine meter* ([`HiccupMeter::start_machine`], after jHiccup's control
+//! process) does the same as a plain thread that is not a mutator: no collection
+//! holds it, so its late wake-ups are what the machine (the scheduler, the
+//! hypervisor) does to any thread. A pause that a machine stall overlaps was at
+//! least partly the machine's ([`machine_overlaps`]).
 
 use flipgc_core::Heap;
 use hdrhistogram::Histogram;
@@ -46,13 +52,31 @@ pub struct HiccupMeter {
 impl HiccupMeter {
     /// Starts a meter on `heap` (binds a mutator on a new thread).
     pub fn start(heap: &Heap) -> HiccupMeter {
+        HiccupMeter::spawn(heap, true)
+    }
+
+    /// Starts a machine meter: a plain thread, no mutator, on `heap`'s clock.
+    pub fn start_machine(heap: &Heap) -> HiccupMeter {
+        HiccupMeter::spawn(heap, false)
+    }
+
+    fn spawn(heap: &Heap, mutator: bool) -> HiccupMeter {
         let stop = Arc::new(AtomicBool::new(false));
         let heap = heap.clone();
         let flag = Arc::clone(&stop);
+        let name = if mutator {
+            "hiccup-meter"
+        } else {
+            "machine-meter"
+        };
         let thread = std::thread::Builder::new()
-            .name("hiccup-meter".into())
+            .name(name.into())
             .spawn(move || {
-                let mut m = heap.bind_mutator().map_err(|e| e.to_string())?;
+                let mut m = if mutator {
+                    Some(heap.bind_mutator().map_err(|e| e.to_string())?)
+                } else {
+                    None
+                };
                 let mut out = Measures {
                     histogram: histogram(),
                     samples: Vec::new(),
@@ -63,12 +87,17 @@ impl HiccupMeter {
                 while !flag.load(Ordering::Relaxed) {
                     let start = Instant::now();
                     let due = heap.uptime() + INTERVAL;
-                    m.blocking(|| std::thread::sleep(INTERVAL));
-                    m.safepoint();
+                    match &mut m {
+                        Some(m) => {
+                            m.blocking(|| std::thread::sleep(INTERVAL));
+                            m.safepoint();
+                        }
+                        None => std::thread::sleep(INTERVAL),
+                    }
                     let late = ns(start.elapsed().saturating_sub(INTERVAL));
                     out.histogram.saturating_record(late);
                     out.samples.push((ns(due), late));
-                    if wakes % USED_EVERY == 0 {
+                    if mutator && wakes % USED_EVERY == 0 {
                         let used = heap.used_bytes() as u64;
                         out.heap_used.push((ns(heap.uptime()), used));
                     }
@@ -76,7 +105,7 @@ impl HiccupMeter {
                 }
                 Ok(out)
             })
-            .expect("spawning the hiccup meter");
+            .expect("spawning a hiccup meter");
         HiccupMeter { stop, thread }
     }
 
@@ -85,6 +114,53 @@ impl HiccupMeter {
         self.stop.store(true, Ordering::Relaxed);
         self.thread
             .join()
-            .map_err(|_| "the hiccup meter panicked".to_string())?
+            .map_err(|_| "a hiccup meter panicked".to_string())?
+    }
+}
+
+/// Of the pauses `(start, length)` (ns, the heap's clock) at least `min_ns` long,
+/// how many there were, and how many a machine stall overlapped that was at least
+/// half as long as the pause: a machine-meter wake-up due at `due` and `late` ns
+/// late was off the CPU over `[due, due + late)`.
+pub fn machine_overlaps(
+    pauses: &[(u64, u64)],
+    machine: &[(u64, u64)],
+    min_ns: u64,
+) -> (usize, usize) {
+    let long: Vec<&(u64, u64)> = pauses.iter().filter(|(_, len)| *len >= min_ns).collect();
+    let explained = long
+        .iter()
+        .filter(|(start, len)| {
+            machine
+                .iter()
+                .any(|&(due, late)| 2 * late >= *len && due < start + len && due + late > *start)
+        })
+        .count();
+    (long.len(), explained)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pause_is_the_machines_when_a_long_enough_stall_overlaps_it() {
+        let ms = 1_000_000;
+        // Pauses at 10 ms (3 ms long), 20 ms (2 ms), 30 ms (0.5 ms: too short to count).
+        let pauses = [(10 * ms, 3 * ms), (20 * ms, 2 * ms), (30 * ms, ms / 2)];
+        // A 2 ms machine stall from 11 ms (overlaps the first, and is at least half
+        // of it); a 0.5 ms one at 20.5 ms (overlaps the second, but is too short).
+        let machine = [(ms, 10), (11 * ms, 2 * ms), (20 * ms + ms / 2, ms / 2)];
+        assert_eq!(machine_overlaps(&pauses, &machine, ms), (2, 1));
+        // A stall that ends before the pause starts does not count.
+        assert_eq!(
+            machine_overlaps(&pauses[1..2], &[(17 * ms, 3 * ms)], ms),
+            (1, 0)
+        );
+        assert_eq!(
+            machine_overlaps(&pauses[1..2], &[(17 * ms, 3 * ms + 1)], ms),
+            (1, 1)
+        );
+        assert_eq!(machine_overlaps(&[], &machine, ms), (0, 0));
     }
 }

@@ -22,7 +22,7 @@ pub const RUN_KEYS: [&str; 6] = [
 /// Keys every JSON pause has.
 pub const PAUSE_KEYS: [&str; 5] = ["kind", "total_ns", "ttsp_ns", "phases", "flip"];
 /// Keys every JSON run summary has.
-pub const SUMMARY_KEYS: [&str; 8] = [
+pub const SUMMARY_KEYS: [&str; 12] = [
     "collections",
     "p50_pause_ns",
     "p99_pause_ns",
@@ -31,6 +31,10 @@ pub const SUMMARY_KEYS: [&str; 8] = [
     "hiccup_p99_ns",
     "hiccup_max_ns",
     "peak_rss_bytes",
+    "machine_hiccup_p99_ns",
+    "machine_hiccup_max_ns",
+    "pauses_over_1ms",
+    "pauses_over_1ms_machine",
 ];
 
 /// The JSON document.
@@ -208,6 +212,16 @@ pub struct Summary {
     pub paced_cycles: usize,
     /// Peak RSS of the process during the run (0 if unreadable).
     pub peak_rss_bytes: u64,
+    /// 99th-percentile lateness of the machine meter (a plain thread sleeping 1 ms
+    /// at a time, not a mutator: what the machine does to any thread).
+    pub machine_hiccup_p99_ns: u64,
+    /// The machine meter's longest lateness.
+    pub machine_hiccup_max_ns: u64,
+    /// Pauses of 1 ms or more (time to safepoint included).
+    pub pauses_over_1ms: usize,
+    /// Of those, the ones a machine-meter stall overlapped that was at least half
+    /// as long as the pause (the machine's, at least partly).
+    pub pauses_over_1ms_machine: usize,
     /// The phase with the longest single occurrence, if there were pauses.
     pub largest_phase: Option<LargestPhase>,
 }
@@ -294,6 +308,13 @@ impl RunRecord {
         let (fault_p99, fault_max) = tail(m.log.fault_stalls());
         let (throttle_p99, throttle_max) = tail(m.log.throttles());
         let cycles = m.log.cycles();
+        let windows: Vec<(u64, u64)> = records
+            .iter()
+            .map(|r| (r.at_ns.saturating_sub(r.ttsp_ns), r.total_ns))
+            .collect();
+        let (over_1ms, over_1ms_machine) =
+            super::hiccup::machine_overlaps(&windows, &m.machine_samples, 1_000_000);
+        let (machine_p99, machine_max) = tail(&m.machine);
         let h = &m.hiccups;
         let hq = |q: f64| {
             if h.is_empty() {
@@ -327,6 +348,10 @@ impl RunRecord {
             throttle_total_ns: cycles.iter().map(|c| c.throttled_ns).sum(),
             paced_cycles: cycles.iter().filter(|c| c.reason == "pacer").count(),
             peak_rss_bytes: m.peak_rss.unwrap_or(0),
+            machine_hiccup_p99_ns: machine_p99,
+            machine_hiccup_max_ns: machine_max,
+            pauses_over_1ms: over_1ms,
+            pauses_over_1ms_machine: over_1ms_machine,
             largest_phase: largest_phase(records),
         };
         RunRecord {

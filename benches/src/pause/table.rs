@@ -20,6 +20,10 @@
 //!
 //! The pauses-by-kind table ([`KIND_HEADER`]): workload, heap, mode, pause kind,
 //! count, and p50/p99/max pause totals of that kind (us).
+//!
+//! The long-pauses table ([`LONG_HEADER`]): per run, the machine meter's p99 and
+//! max lateness (a plain thread, not a mutator), the pauses of 1 ms or more, and
+//! how many of them a machine stall at least half as long overlapped.
 
 use super::record::RunRecord;
 use flipgc_heap::fmt_bytes;
@@ -45,6 +49,19 @@ pub const RUN_HEADER: [&str; 19] = [
     "fault p99",
     "fault max",
     "RSS MiB",
+];
+
+/// The long-pauses table's columns: the machine meter's p99 and max lateness
+/// (us), pauses of 1 ms or more, and how many of those a machine stall overlapped
+/// (at least half as long as the pause).
+pub const LONG_HEADER: [&str; 7] = [
+    "workload",
+    "heap",
+    "mode",
+    "machine p99",
+    "machine max",
+    "pauses >= 1 ms",
+    "with a machine stall",
 ];
 
 /// The pauses-by-kind table's columns.
@@ -148,6 +165,26 @@ pub fn render(header: &[&str], rows: &[Vec<String>]) -> String {
 pub fn runs_table(runs: &[RunRecord]) -> String {
     let rows: Vec<Vec<String>> = runs.iter().map(run_cells).collect();
     render(&RUN_HEADER, &rows)
+}
+
+/// The long-pauses table ([`LONG_HEADER`]), one row per run.
+pub fn long_pauses_table(runs: &[RunRecord]) -> String {
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            vec![
+                r.workload.clone(),
+                fmt_bytes(r.heap_bytes),
+                r.mode.clone(),
+                us(s.machine_hiccup_p99_ns),
+                us(s.machine_hiccup_max_ns),
+                s.pauses_over_1ms.to_string(),
+                s.pauses_over_1ms_machine.to_string(),
+            ]
+        })
+        .collect();
+    render(&LONG_HEADER, &rows)
 }
 
 /// The pauses-by-kind table.

@@ -1,6 +1,6 @@
 //! pausebench's workloads: [`Workload`] (which program), [`Params`] (each program's
 //! parameters, overridable by `--params`), and [`run`], which builds a fresh heap,
-//! starts the hiccup meter, runs the workload in-process and gathers what was
+//! starts the hiccup meter and the machine meter, runs the workload in-process and gathers what was
 //! measured ([`Measured`]).
 //!
 //! The `flipgc-stress` programs are called exactly as their binaries call them; a
@@ -168,6 +168,10 @@ pub struct Measured {
     pub hiccup_samples: Vec<(u64, u64)>,
     /// The hiccup meter's samples of the heap's used bytes, (when, bytes).
     pub heap_used: Vec<(u64, u64)>,
+    /// The machine meter's late wake-ups (ns): a plain thread, not a mutator.
+    pub machine: Histogram<u64>,
+    /// The machine meter's wake-ups, (when due, how late), on the same clock.
+    pub machine_samples: Vec<(u64, u64)>,
     /// Peak RSS during the run (bytes), if readable.
     pub peak_rss: Option<u64>,
 }
@@ -216,6 +220,7 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     let heap = Heap::new(config, registry).map_err(err)?;
     rss::reset_peak();
     let meter = HiccupMeter::start(&heap);
+    let machine = HiccupMeter::start_machine(&heap);
     let started = Instant::now();
     let result = job(&heap);
     let wall = started.elapsed();
@@ -223,6 +228,7 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     // passing safepoints), so that the log has no half cycle.
     heap.wait_idle();
     let meter = meter.stop()?;
+    let machine = machine.stop()?;
     result.map_err(|e| format!("{}: {e}", w.name()))?;
     Ok(Measured {
         wall,
@@ -230,6 +236,8 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
         hiccups: meter.histogram,
         hiccup_samples: meter.samples,
         heap_used: meter.heap_used,
+        machine: machine.histogram,
+        machine_samples: machine.samples,
         peak_rss: rss::peak_bytes(),
     })
 }
