@@ -662,17 +662,23 @@ impl Compaction {
         from.populated = 0;
     }
 
-    /// Recycling: the old image's pages above the allocation top go back into the
+    /// Recycling: from-space's pages above the allocation top go back into the
     /// heap at the same offsets (moved, not copied), so later allocations write into
-    /// present pages instead of faulting fresh ones in. Chunk by chunk from the top
-    /// of the old image down, with the space lock held only to check that a chunk
-    /// is still above the allocation top: mutators keep allocating meanwhile.
+    /// present pages instead of faulting fresh ones in. That is the old image's
+    /// pages, and also the populated pages above it (pre-touched, or faulted in by
+    /// an earlier allocation): freed, they would be faulted in again by the next
+    /// allocation that reaches them, a huge page at a time, 1-2 ms each here, during
+    /// which the allocating thread reaches no safepoint. Chunk by chunk from the top
+    /// of the span (or the soft limit) down, with the space lock held only to check
+    /// that a chunk is still above the allocation top: mutators keep allocating
+    /// meanwhile. Holes move as nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
     ///
-    /// Why no allocation can see garbage: the dirty end is raised over the whole
-    /// range first, so every later carve there zeroes what it hands out; a carve
-    /// that races with a move zeroes either a moved page or a page the fault path
-    /// zero-filled (a move onto a present page fails with `EEXIST` and changes
-    /// nothing, and is skipped).
+    /// Why no allocation can see garbage: the dirty end is raised over the old
+    /// image first, so every later carve there zeroes what it hands out; above the
+    /// old image, from-space reads as zeros (invariant Z held there at the flip, and
+    /// nothing writes from-space); a carve that races with a move zeroes either a
+    /// moved page or a page the fault path zero-filled (a move onto a present page
+    /// fails with `EEXIST` and changes nothing, and is skipped).
     fn recycle(&self) {
         let inner = &self.inner;
         let base = self.layout.base;
@@ -688,12 +694,13 @@ impl Compaction {
         let stop_at = if fails { self.from_bytes / 2 } else { 0 };
         // With heap sizing, pages above the soft limit are not kept (`sizing.rs`):
         // not worth moving.
+        let span = self.end - base;
         let keep = if inner.config.sizing.is_some() {
             inner.pacer.limit().next_multiple_of(chunk)
         } else {
-            self.from_bytes
+            span
         };
-        let mut hi = self.from_bytes.min(keep);
+        let mut hi = span.min(keep);
         while hi > 0 {
             // Mutators still fault past the compacted end meanwhile (a gigabyte
             // takes tens of milliseconds to move): keep their records from filling.
