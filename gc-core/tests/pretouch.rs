@@ -14,10 +14,8 @@ fn minor_faults() -> i64 {
     // SAFETY: `usage` is written by the call.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: as above; RUSAGE_THREAD is Linux's, for the calling thread.
-    assert_eq!(
-        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) },
-        0
-    );
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    assert_eq!(rc, 0);
     usage.ru_minflt
 }
 
