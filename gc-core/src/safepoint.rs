@@ -26,7 +26,7 @@
 //! handshake's interleavings, pending root work included.
 
 use crate::roots::MutatorShared;
-use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{Condvar, Mutex, MutexGuard};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,6 +62,10 @@ struct State {
 pub struct Safepoints {
     /// Set while a collection wants mutators to stop; polled on slow paths.
     pub requested: AtomicBool,
+    /// Counts changes of `state` (raised under its lock, after the change): a
+    /// polling side of the handshake watches it without the lock and takes the lock
+    /// again only once it moved (see [`Safepoints::poll`]).
+    changes: AtomicUsize,
     state: Mutex<State>,
     cv: Condvar,
 }
@@ -90,6 +94,7 @@ impl Safepoints {
             shared,
             status: Status::Running,
         });
+        self.changed();
         id
     }
 
@@ -97,6 +102,7 @@ impl Safepoints {
     pub fn deregister(&self, id: u64) {
         let mut st = self.state.lock();
         st.mutators.retain(|e| e.id != id);
+        self.changed();
         self.cv.notify_all();
     }
 
@@ -105,10 +111,19 @@ impl Safepoints {
         self.state.lock().mutators.len()
     }
 
-    fn set(st: &mut State, id: u64, status: Status) {
+    fn set(&self, st: &mut State, id: u64, status: Status) {
         if let Some(e) = st.mutators.iter_mut().find(|e| e.id == id) {
             e.status = status;
         }
+        self.changed();
+    }
+
+    /// Notes a change of the state (call holding its lock, after the change).
+    /// Release: a poller whose acquire load sees the new count and then takes the
+    /// lock finds the change (the lock orders it anyway; the count only tells the
+    /// poller when to look).
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::Release);
     }
 
     /// At a GC point: if a collection is in progress, park until it ends. Returns
@@ -121,7 +136,7 @@ impl Safepoints {
         if !st.collecting {
             return false;
         }
-        Self::set(&mut st, id, Status::Parked);
+        self.set(&mut st, id, Status::Parked);
         self.cv.notify_all();
         // Wait while *any* collection is in progress: another may start before this
         // thread wakes from the last one, and it counts this thread as stopped.
@@ -135,15 +150,16 @@ impl Safepoints {
                 }
             };
         }
-        Self::set(&mut st, id, Status::Running);
+        self.set(&mut st, id, Status::Running);
         Self::resume(st, id);
         true
     }
 
-    /// One poll of the handshake, waiting for a change of `state`: for the first
-    /// [`crate::sync::HANDSHAKE_POLLS`] calls (counted in `polls`), gives the lock up,
-    /// yields, and takes it back (`Ok`); after that, hands the guard back (`Err`) for
-    /// the caller to sleep on the condition variable.
+    /// One poll of the handshake, waiting for a change of `state`: while fewer than
+    /// [`crate::sync::HANDSHAKE_POLLS`] polls (counted in `polls`) were made, gives
+    /// the lock up, yields until the state changes (or the polls run out), and takes
+    /// the lock back (`Ok`); after that, hands the guard back (`Err`) for the caller
+    /// to sleep on the condition variable.
     ///
     /// Why poll: most pauses last some tens of microseconds, and a thread woken from
     /// the condition variable on another CPU that went idle starts running 50-100 us
@@ -151,21 +167,34 @@ impl Safepoints {
     /// coordinator that slept while the last mutator parked saw that delay as time
     /// to safepoint, and a parked mutator saw it added to every pause. Polling costs
     /// a CPU for at most about 150 us (200 yields), and yielding lets the other side
-    /// run if it shares this CPU. Memory ordering is the lock's, as before: every
-    /// look at the state is made holding it.
+    /// run if it shares this CPU.
+    ///
+    /// Why watch `changes` rather than take the lock at every poll: the party that
+    /// must change the state (a mutator entering `blocking` or parking) needs the
+    /// lock, and a poller that took it back after every yield kept it from it: a
+    /// mutator asleep on the lock wakes 50-100 us after it is released, by which
+    /// time the poller held it again, for up to the whole polling budget and beyond
+    /// (times to safepoint of 1-3.5 ms, the mutator asleep on the lock throughout).
+    /// Memory ordering is the lock's, as before: every decision is made holding it;
+    /// the count only says when to look.
     fn poll<'a>(
         &'a self,
         st: MutexGuard<'a, State>,
         polls: &mut u32,
     ) -> Result<MutexGuard<'a, State>, MutexGuard<'a, State>> {
-        if *polls < crate::sync::HANDSHAKE_POLLS {
-            *polls += 1;
-            drop(st);
-            crate::sync::yield_now();
-            Ok(self.state.lock())
-        } else {
-            Err(st)
+        if *polls >= crate::sync::HANDSHAKE_POLLS {
+            return Err(st);
         }
+        let seen = self.changes.load(Ordering::Relaxed);
+        drop(st);
+        while *polls < crate::sync::HANDSHAKE_POLLS {
+            *polls += 1;
+            crate::sync::yield_now();
+            if self.changes.load(Ordering::Acquire) != seen {
+                break;
+            }
+        }
+        Ok(self.state.lock())
     }
 
     /// A mutator resumes: it applies its pending root forwarding (left by a flip
@@ -185,7 +214,7 @@ impl Safepoints {
     /// Enters native/blocking code: counts as stopped.
     pub fn enter_blocking(&self, id: u64) {
         let mut st = self.state.lock();
-        Self::set(&mut st, id, Status::Blocking);
+        self.set(&mut st, id, Status::Blocking);
         self.cv.notify_all();
     }
 
@@ -195,7 +224,7 @@ impl Safepoints {
         while st.collecting {
             self.cv.wait(&mut st);
         }
-        Self::set(&mut st, id, Status::Running);
+        self.set(&mut st, id, Status::Running);
         Self::resume(st, id);
     }
 
@@ -205,18 +234,19 @@ impl Safepoints {
         let start = Instant::now();
         let mut st = self.state.lock();
         if st.collecting {
-            Self::set(&mut st, me, Status::Parked);
+            self.set(&mut st, me, Status::Parked);
             self.cv.notify_all();
             while st.collecting {
                 self.cv.wait(&mut st);
             }
-            Self::set(&mut st, me, Status::Running);
+            self.set(&mut st, me, Status::Running);
             Self::resume(st, me);
             return None;
         }
         st.collecting = true;
+        self.changed();
         self.requested.store(true, Ordering::Release);
-        Self::set(&mut st, me, Status::Parked);
+        self.set(&mut st, me, Status::Parked);
         let mut warned = false;
         let mut polls = 0;
         while st
@@ -271,8 +301,9 @@ impl Drop for Stopped<'_> {
     fn drop(&mut self) {
         let mut st = self.sp.state.lock();
         st.collecting = false;
+        self.sp.changed();
         self.sp.requested.store(false, Ordering::Release);
-        Safepoints::set(&mut st, self.me, Status::Running);
+        self.sp.set(&mut st, self.me, Status::Running);
         self.sp.cv.notify_all();
     }
 }
