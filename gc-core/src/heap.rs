@@ -50,6 +50,8 @@ pub(crate) struct HeapInner {
     pub los_base: usize,
     pub los_end: usize,
     pub space: Mutex<MovingSpace>,
+    /// The moving space's top and allocation count, readable without its lock.
+    pub space_published: std::sync::Arc<crate::space::moving::Published>,
     /// From-space and scratch (the collector only; taken after `space` when both are).
     pub from_space: Mutex<FromSpace>,
     pub los: Mutex<Los>,
@@ -136,6 +138,7 @@ impl Heap {
             from_space: Mutex::new(from_space),
             los_base: los.base(),
             los_end: los.end(),
+            space_published: std::sync::Arc::clone(&space.published),
             space: Mutex::new(space),
             los: Mutex::new(los),
             los_marks,
@@ -234,7 +237,7 @@ impl Heap {
 
     /// Bytes in use in the moving space (objects and fillers below the top).
     pub fn used_bytes(&self) -> usize {
-        self.inner.space.lock().used()
+        self.inner.space_published.used()
     }
 
     /// Bytes held by large objects.

@@ -296,10 +296,8 @@ impl Mutator {
         use crate::pacer::CyclePart;
         let inner = std::sync::Arc::clone(&self.heap.inner);
         let pacer = &inner.pacer;
-        let (hard_free, used, total) = {
-            let space = inner.space.lock();
-            (space.end() - space.top, space.used(), space.allocated_total)
-        };
+        let seen = &inner.space_published;
+        let (hard_free, used, total) = (seen.free(), seen.used(), seen.allocated_total());
         // Free memory as the pacer sees it: below the soft limit with heap sizing
         // (large objects count), else below the capacity.
         let free = if inner.config.sizing.is_some() {

@@ -669,9 +669,9 @@ impl Compaction {
     /// an earlier allocation): freed, they would be faulted in again by the next
     /// allocation that reaches them, a huge page at a time, 1-2 ms each here, during
     /// which the allocating thread reaches no safepoint. Chunk by chunk from the top
-    /// of the span (or the soft limit) down, with the space lock held only to check
-    /// that a chunk is still above the allocation top: mutators keep allocating
-    /// meanwhile. Holes move as nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
+    /// of the span (or the soft limit) down while chunks are above the allocation
+    /// top as last published (`space::moving::Published`, read without the space
+    /// lock): mutators keep allocating meanwhile. Holes move as nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
     ///
     /// Why no allocation can see garbage: the dirty end is raised over the old
     /// image first, so every later carve there zeroes what it hands out; above the
@@ -706,10 +706,17 @@ impl Compaction {
             // takes tens of milliseconds to move): keep their records from filling.
             self.collect_stalls();
             let lo = (hi - 1) / chunk * chunk;
-            let above_top = {
-                let space = inner.space.lock();
-                lo >= (space.top - base).next_multiple_of(chunk)
-            };
+            // The top as last published, without the space lock: a look under the
+            // lock per chunk made the driver and the allocating mutator hand the lock
+            // back and forth, each asleep on it in turn (a mutator asleep on a lock
+            // is late for safepoints). The value read is at least the top when the
+            // dirty end was raised above (every carve publishes before it unlocks,
+            // and the raise took the lock after), so every carve into a chunk moved
+            // here came after the raise and zeroes, or lies above the old image's
+            // extent, where from-space reads as zeros. A top staler than the
+            // latest only costs `EEXIST` skips below.
+            let top = inner.space_published.used().next_multiple_of(chunk);
+            let above_top = lo >= top;
             if !above_top {
                 break;
             }

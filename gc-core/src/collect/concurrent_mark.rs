@@ -170,7 +170,7 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
             // SAFETY: `[top, boundary)` is free moving space (the space lock is held,
             // the world is stopped): nobody else can carve or touch it.
             unsafe { crate::space::tlab::write_filler(top, (boundary - top) / WORD) };
-            space.top = boundary;
+            space.set_top(boundary);
         }
         space.black_carves = Some(Vec::new());
         boundary

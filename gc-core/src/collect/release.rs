@@ -41,7 +41,7 @@ impl Tables {
 /// memory up to `dirty_end` may hold garbage (invariant Z).
 pub fn reset_space(space: &mut MovingSpace, new_top: usize, live_bytes: usize, dirty_end: usize) {
     let base = space.base();
-    space.top = new_top;
+    space.set_top(new_top);
     space.dirty_end = dirty_end.max(new_top).min(space.end());
     space.allocated_since_gc = 0;
     space.kept_by_last_gc = new_top - base;

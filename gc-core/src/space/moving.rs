@@ -22,6 +22,39 @@ use crate::config::{FlipMode, HeapConfig};
 use crate::error::GcError;
 use crate::mem::WORD;
 use flipgc_heap::{Geometry, Level, Reservation, Span, Thp};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// The moving space's top and allocation count as of the last change, readable
+/// without the space lock: for the pacer's look at every allocation buffer refill
+/// and for statistics. Taking the lock there made allocating threads queue behind
+/// any other holder (the hiccup meter's `used_bytes`, recycling), asleep and so
+/// late for safepoints. Relaxed: these are estimates; every decision that must be
+/// exact (a carve) is made under the lock.
+#[derive(Debug)]
+pub struct Published {
+    base: usize,
+    end: usize,
+    top: AtomicUsize,
+    allocated_total: AtomicU64,
+}
+
+impl Published {
+    /// Bytes below the top.
+    pub fn used(&self) -> usize {
+        self.top.load(Ordering::Relaxed) - self.base
+    }
+
+    /// Bytes above the top.
+    pub fn free(&self) -> usize {
+        self.end - self.top.load(Ordering::Relaxed)
+    }
+
+    /// Bytes handed out since the heap began.
+    pub fn allocated_total(&self) -> u64 {
+        self.allocated_total.load(Ordering::Relaxed)
+    }
+}
 
 /// The heap span and the allocation top: what mutators allocate from, under the
 /// heap's space lock.
@@ -29,8 +62,11 @@ pub struct MovingSpace {
     _heap_res: Reservation,
     /// Where objects live between collections.
     pub heap: Span,
-    /// First free address (everything below is objects or fillers).
+    /// First free address (everything below is objects or fillers). Written only
+    /// through [`MovingSpace::set_top`] and carves, which keep [`Published`] current.
     pub top: usize,
+    /// The top and allocation count for readers without the lock.
+    pub published: Arc<Published>,
     /// Bytes handed out since the last collection.
     pub allocated_since_gc: usize,
     /// Bytes below the top right after the last collection (what it kept: the live
@@ -114,8 +150,15 @@ impl MovingSpace {
         } else {
             0
         };
+        let published = Arc::new(Published {
+            base: heap.addr(),
+            end: heap.end(),
+            top: AtomicUsize::new(heap.addr()),
+            allocated_total: AtomicU64::new(0),
+        });
         let moving = MovingSpace {
             top: heap.addr(),
+            published,
             dirty_end: heap.addr(),
             heap,
             _heap_res: heap_res,
@@ -151,6 +194,19 @@ impl MovingSpace {
         self.top - self.base()
     }
 
+    /// Moves the top (a flip's new top, the mark boundary).
+    pub fn set_top(&mut self, top: usize) {
+        self.top = top;
+        self.publish();
+    }
+
+    fn publish(&self) {
+        self.published.top.store(self.top, Ordering::Relaxed);
+        self.published
+            .allocated_total
+            .store(self.allocated_total, Ordering::Relaxed);
+    }
+
     /// Takes `words` words at the top, if they fit, zeroed (invariant Z).
     pub fn carve(&mut self, words: usize) -> Option<usize> {
         let bytes = words * WORD;
@@ -162,6 +218,7 @@ impl MovingSpace {
             self.top += bytes;
             self.allocated_since_gc += bytes;
             self.allocated_total += bytes as u64;
+            self.publish();
             self.min_free = self.min_free.min(self.end() - self.top);
             if at < self.dirty_end {
                 let upto = self.top.min(self.dirty_end);
