@@ -38,6 +38,10 @@ mod sync {
     }
 
     pub use loom::thread::yield_now;
+    /// The driver's hand-over after a pause: a yield in the model.
+    pub fn hand_over_cpu() {
+        loom::thread::yield_now();
+    }
 
     /// One poll before the condition variable: the polling path is explored, and
     /// the state space stays small.
