@@ -25,3 +25,10 @@ pub fn hand_over_cpu() {
 /// driver's concurrent work starts that much later, after each pause that parked a
 /// mutator.
 pub const HAND_OVER: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// The CPUs this process may run on (`std::thread::available_parallelism`, read
+/// once; 1 if unknown).
+pub fn cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

@@ -38,6 +38,10 @@ mod sync {
     }
 
     pub use loom::thread::yield_now;
+    /// CPUs, as the library's `sync::cpus` (the models' mutators are fewer).
+    pub fn cpus() -> usize {
+        2
+    }
     /// The driver's hand-over after a pause: a yield in the model.
     pub fn hand_over_cpu() {
         loom::thread::yield_now();
