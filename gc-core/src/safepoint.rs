@@ -21,14 +21,13 @@
 //!    resumed mutators' reads.
 //! 5. (Scheduling, not safety.) The driver, having resumed the world, sleeps a
 //!    moment ([`crate::sync::hand_over_cpu`]) if it resumed parked mutators, fewer
-//!    than the CPUs, before it goes on with its concurrent work. With as many
-//!    mutators as CPUs or more, they fill the CPUs anyway, and a driver that gave
-//!    its CPU up waited for it behind them: the 8-thread churn ran 13-17 % fewer
-//!    cycles in 60 s, with larger allocation stalls. A parked mutator that yielded its CPU to
-//!    the driver is otherwise left runnable behind it: the scheduler let the driver
-//!    run on for 1.4 ms while the mutator waited, with the other CPU idle for
-//!    1.8 ms of it (a `sched_switch` trace), and such waits reached 1-4 ms, seen as
-//!    allocation stalls after pauses of under 0.5 ms.
+//!    than the CPUs, before it goes on with its concurrent work. Otherwise a parked
+//!    mutator that yielded its CPU to the driver was left runnable behind it: the
+//!    driver ran on for 1.4 ms with the other CPU idle for 1.8 ms of it (a
+//!    `sched_switch` trace), and such waits reached 1-4 ms, seen as allocation
+//!    stalls after pauses of under 0.5 ms. With as many mutators as CPUs or more,
+//!    they fill the CPUs anyway, and a driver that gave its CPU up waited behind
+//!    them (the 8-thread churn ran 13 % fewer cycles).
 
 //!
 //! This file names its lock, condition variable and atomics through `crate::sync`
@@ -315,16 +314,18 @@ impl Drop for Stopped<'_> {
         self.sp.requested.store(false, Ordering::Release);
         self.sp.set(&mut st, self.me, Status::Running);
         self.sp.cv.notify_all();
-        let parked = st
-            .mutators
-            .iter()
-            .filter(|e| e.id != self.me && e.status == Status::Parked)
-            .count();
-        drop(st);
         // Invariant 5: the driver hands its CPU to the mutators it resumes, when
         // they are fewer than the CPUs.
-        if self.me == DRIVER && parked > 0 && parked < crate::sync::cpus() {
-            crate::sync::hand_over_cpu();
+        if self.me == DRIVER {
+            let parked = st
+                .mutators
+                .iter()
+                .filter(|e| e.status == Status::Parked)
+                .count();
+            drop(st);
+            if parked > 0 && parked < crate::sync::cpus() {
+                crate::sync::hand_over_cpu();
+            }
         }
     }
 }

@@ -194,6 +194,27 @@ impl FaultRecord {
         }
         false
     }
+
+    /// [`drain_stalls`] for this record: takes its complete samples of `tag`.
+    fn drain(&self, tag: u64, f: &mut impl FnMut(u64)) -> usize {
+        // Acquire: pairs with the handlers' release increments; and every handler
+        // for `tag` returned before `retire`'s acquire, so all its samples are here.
+        if self.pending.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        let hwm = self.hwm.load(Ordering::Acquire);
+        let mut n = 0;
+        for s in &self.samples[..hwm] {
+            if s.tag.load(Ordering::Acquire) == tag {
+                f(s.ns.load(Ordering::Relaxed));
+                // Release: the holder's next write of this sample comes after our read.
+                s.tag.store(0, Ordering::Release);
+                self.pending.fetch_sub(1, Ordering::Release);
+                n += 1;
+            }
+        }
+        n
+    }
 }
 
 /// Every record (for the drivers' collection of samples); taken outside handlers only.
@@ -477,29 +498,6 @@ fn ensure_alt_stack() -> Option<(usize, usize, usize)> {
 /// call takes all that is left.
 pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64)) -> usize {
     REGISTRY.lock().iter().map(|r| r.drain(tag, &mut f)).sum()
-}
-
-impl FaultRecord {
-    /// [`drain_stalls`] for this record: takes its complete samples of `tag`.
-    fn drain(&self, tag: u64, f: &mut impl FnMut(u64)) -> usize {
-        // Acquire: pairs with the handlers' release increments; and every handler
-        // for `tag` returned before `retire`'s acquire, so all its samples are here.
-        if self.pending.load(Ordering::Acquire) == 0 {
-            return 0;
-        }
-        let hwm = self.hwm.load(Ordering::Acquire).min(self.samples.len());
-        let mut n = 0;
-        for s in &self.samples[..hwm] {
-            if s.tag.load(Ordering::Acquire) == tag {
-                f(s.ns.load(Ordering::Relaxed));
-                // Release: the holder's next write of this sample comes after our read.
-                s.tag.store(0, Ordering::Release);
-                self.pending.fetch_sub(1, Ordering::Release);
-                n += 1;
-            }
-        }
-        n
-    }
 }
 
 /// Waits a little, more each time: `sched_yield` for the first [`YIELDS`] calls,

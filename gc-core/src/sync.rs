@@ -14,7 +14,7 @@ pub use std::thread::yield_now;
 pub const HANDSHAKE_POLLS: u32 = 200;
 
 /// The driver gives its CPU up for a moment after it resumes the world
-/// (`safepoint.rs`, invariant H): a short sleep, so that a resumed mutator waiting
+/// (`safepoint.rs`, invariant 5): a short sleep, so that a resumed mutator waiting
 /// for this CPU gets it.
 pub fn hand_over_cpu() {
     std::thread::sleep(HAND_OVER);

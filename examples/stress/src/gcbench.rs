@@ -298,6 +298,13 @@ const ARRAY: usize = 1;
 /// Bytes of the long-lived array written or read between two safepoints (64 KiB).
 const ARRAY_CHUNK: usize = 64 << 10;
 
+/// The element ranges of an array of `n` doubles, [`ARRAY_CHUNK`] bytes each.
+fn array_chunks(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..n)
+        .step_by(ARRAY_CHUNK / 8)
+        .map(move |first| first..(first + ARRAY_CHUNK / 8).min(n))
+}
+
 /// Makes the long-lived tree (labelled for the checks) and array, in root-stack
 /// slots [`TREE`] and [`ARRAY`] (the stack must be empty).
 fn build_long_lived(m: &mut Mutator, t: &Types, p: &Params) -> Result<(), StressError> {
@@ -311,15 +318,14 @@ fn build_long_lived(m: &mut Mutator, t: &Types, p: &Params) -> Result<(), Stress
     // buffer for the whole array (4 MB, faulted in page by page) and one 4 MB copy
     // held stops off for tens of milliseconds.
     let mut buf = Vec::with_capacity(ARRAY_CHUNK);
-    for first in (0..p.array_size).step_by(ARRAY_CHUNK / 8) {
-        let last = (first + ARRAY_CHUNK / 8).min(p.array_size);
+    for range in array_chunks(p.array_size) {
+        let at = range.start * 8;
         buf.clear();
-        buf.extend((first..last).flat_map(|i| array_element(i, p.array_size).to_le_bytes()));
+        buf.extend(range.flat_map(|i| array_element(i, p.array_size).to_le_bytes()));
         m.safepoint();
         let array = m.stack_get(ARRAY).expect("just allocated");
-        m.write_bytes(array, first * 8, &buf);
+        m.write_bytes(array, at, &buf);
     }
-
     Ok(())
 }
 
@@ -460,13 +466,12 @@ fn check_array(m: &mut Mutator, p: &Params) -> Result<f64, StressError> {
     // A chunk at a time, as it was written.
     let mut buf = vec![0u8; ARRAY_CHUNK];
     let mut sum = 0.0;
-    for first in (0..p.array_size).step_by(ARRAY_CHUNK / 8) {
-        let last = (first + ARRAY_CHUNK / 8).min(p.array_size);
-        let chunk = &mut buf[..(last - first) * 8];
+    for range in array_chunks(p.array_size) {
+        let chunk = &mut buf[..range.len() * 8];
         m.safepoint();
         let array = m.stack_get(ARRAY).expect("the array is rooted");
-        m.read_bytes(array, first * 8, chunk);
-        for (i, bytes) in (first..).zip(chunk.chunks_exact(8)) {
+        m.read_bytes(array, range.start * 8, chunk);
+        for (i, bytes) in range.zip(chunk.chunks_exact(8)) {
             let v = f64::from_le_bytes(bytes.try_into().expect("8 bytes"));
             let want = array_element(i, p.array_size);
             if v.to_bits() != want.to_bits() {
