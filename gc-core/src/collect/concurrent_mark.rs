@@ -207,26 +207,38 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
     boundary
 }
 
-/// One concurrent round: `workers` threads mark from the intake until it and every
+/// One concurrent round: `workers` markers mark from the intake until it and every
 /// deque are empty at once (mutators may add more later: the mark-end pause
-/// collects it).
+/// collects it). Marker 0 is the calling thread (the driver), the others are
+/// spawned for the round.
+///
+/// Why the driver marks, rather than waiting for spawned markers: the mark-end
+/// pause follows at once, and a spawned marker is still exiting when it has
+/// signalled the end of the round (its thread-local destructors and the kernel's
+/// exit, 80-130 us here). It shared the driver's CPU, and the driver, yielding as it
+/// waited for the mutators to stop, gave the CPU to the exiting marker: the mark-end
+/// pause's time to safepoint was 125-190 us (a `sched_switch` trace), most of it
+/// that exit. With one marker (the default on 2 CPUs) no thread exits at all.
 pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers: usize) {
     let injector: Injector<usize> = Injector::new();
-    let locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
+    let mut locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
     let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
     let idle = AtomicUsize::new(0);
+    let (injector, stealers, idle) = (&injector, &stealers, &idle);
+    let marker = move |i: usize, local: Worker<usize>| {
+        let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
+        inject.panic_once(InjectPoint::MarkPanic);
+        mark_worker(ctx, intake, i, &local, injector, stealers, idle, workers);
+    };
+    let mine = locals.remove(0);
     std::thread::scope(|s| {
         for (i, local) in locals.into_iter().enumerate() {
-            let (injector, stealers, idle) = (&injector, &stealers, &idle);
             std::thread::Builder::new()
                 .name("flipgc-mark".into())
-                .spawn_scoped(s, move || {
-                    let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
-                    inject.panic_once(InjectPoint::MarkPanic);
-                    mark_worker(ctx, intake, i, &local, injector, stealers, idle, workers);
-                })
+                .spawn_scoped(s, move || marker(i + 1, local))
                 .expect("spawning a marking worker");
         }
+        marker(0, mine);
     });
 }
 
