@@ -17,7 +17,7 @@
 //! [`NODE_BYTES`] = 40 bytes. The doubles live in a byte array (8 bytes each).
 
 use crate::params::{parse_value, unknown_key, SetParam};
-use crate::tree::{count_nodes, make_tree, populate, tree_size, Node, POLL_EVERY};
+use crate::tree::{count_nodes, make_tree, populate, tree_size, walk, Node};
 use crate::StressError;
 use flipgc_core::{GcError, Heap, Mutator, TypeId, TypeRegistry};
 use serde::Serialize;
@@ -396,68 +396,39 @@ fn check_tree(
 /// than its parent's, and the serial labels exactly `0..n`. Returns how many
 /// times it stopped for a collection.
 ///
-/// The walk allocates nothing, so it polls as [`count_nodes`] does: every
-/// [`POLL_EVERY`] nodes it looks whether a stop is requested, and if so moves its
-/// pending nodes to the root stack, stops, and takes them back (their depths wait in
-/// a plain vector). Without the poll, a walk of the 2^19 nodes of the default tree
-/// held every stop off for 27-37 ms (seen as the time to safepoint of mark-end
-/// pauses).
-fn check_long_lived(m: &mut Mutator, node: &Node, p: &Params) -> Result<u64, String> {
+/// The walk is a [`walk`], which reaches safepoints: without them, a walk of the
+/// 2^19 nodes of the default tree held every stop off for 27-37 ms (seen as the
+/// time to safepoint of mark-end pauses).
+fn check_long_lived(m: &mut Mutator, node: &Node, p: &Params) -> Result<u32, String> {
     let (serial, remaining) = node.labels.expect("gcbench nodes are labelled");
     let n = tree_size(p.long_lived);
     let mut seen = vec![false; n as usize];
-    let base = m.stack_len();
-    m.stack_dup(TREE);
-    let mut depths = vec![p.long_lived];
-    let mut count = 0u64;
-    let mut stops = 0;
-    loop {
-        {
-            let mut todo = Vec::new();
-            while m.stack_len() > base {
-                let d = depths.pop().expect("a depth per parked node");
-                todo.extend(m.pop().map(|o| (o, d)));
-            }
-            while let Some((o, depth)) = todo.pop() {
-                count += 1;
-                let (id, label) = (m.get_word(o, serial), m.get_word(o, remaining));
-                if label != u64::from(depth) {
-                    return Err(format!(
-                        "long-lived node {id} labelled depth {label}, found at {depth}"
-                    ));
-                }
-                match seen.get_mut(id as usize) {
-                    Some(s) if !*s => *s = true,
-                    _ => return Err(format!("long-lived node id {id} repeated or out of range")),
-                }
-                let (l, r) = (m.get_ref(o, node.left), m.get_ref(o, node.right));
-                match (l, r, depth) {
-                    (None, None, 0) => {}
-                    (Some(l), Some(r), d) if d > 0 => todo.extend([(l, d - 1), (r, d - 1)]),
-                    _ => {
-                        return Err(format!(
-                            "long-lived node {id} at depth {depth} has wrong children"
-                        ))
-                    }
-                }
-                if count % POLL_EVERY == 0 && m.safepoint_requested() {
-                    for (g, d) in todo.drain(..) {
-                        m.push(Some(g));
-                        depths.push(d);
-                    }
-                }
-            }
+    let walked = walk(m, node, TREE, p.long_lived, |m, o, depth, children| {
+        let (id, label) = (m.get_word(o, serial), m.get_word(o, remaining));
+        if label != u64::from(depth) {
+            return Err(format!(
+                "long-lived node {id} labelled depth {label}, found at {depth}"
+            ));
         }
-        if m.stack_len() == base {
-            break;
+        match seen.get_mut(id as usize) {
+            Some(s) if !*s => *s = true,
+            _ => return Err(format!("long-lived node id {id} repeated or out of range")),
         }
-        m.safepoint();
-        stops += 1;
-    }
-    if count == n {
-        Ok(stops)
+        match (children, depth) {
+            ([false, false], 0) => Ok(0),
+            ([true, true], d) if d > 0 => Ok(d - 1),
+            _ => Err(format!(
+                "long-lived node {id} at depth {depth} has wrong children"
+            )),
+        }
+    })?;
+    if walked.nodes == n {
+        Ok(walked.stops)
     } else {
-        Err(format!("long-lived tree has {count} nodes, expected {n}"))
+        Err(format!(
+            "long-lived tree has {} nodes, expected {n}",
+            walked.nodes
+        ))
     }
 }
 
@@ -520,7 +491,7 @@ mod tests {
             let mut checks = || -> Result<u64, String> {
                 let mut stops = 0;
                 for _ in 0..20 {
-                    stops += check_long_lived(&mut m, &t.node, &p)?;
+                    stops += u64::from(check_long_lived(&mut m, &t.node, &p)?);
                     check_array(&mut m, &p).map_err(|e| e.to_string())?;
                 }
                 Ok(stops)

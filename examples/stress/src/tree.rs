@@ -99,41 +99,72 @@ pub fn populate(
     Ok(())
 }
 
-/// Nodes between two looks at [`Mutator::safepoint_requested`] in [`count_nodes`].
+/// Nodes between two looks at [`Mutator::safepoint_requested`] in [`walk`].
 pub const POLL_EVERY: u64 = 256;
 
-/// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot).
+/// What a [`walk`] did: the nodes it visited and the times it stopped for a
+/// collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walked {
+    /// Nodes visited.
+    pub nodes: u64,
+    /// Safepoints the walk stopped at.
+    pub stops: u32,
+}
+
+/// Walks the tree rooted at stack slot `at` depth-first (an empty slot: no nodes),
+/// carrying a payload per node: the root's is `root`. `visit` sees each node, its
+/// payload, and which of its two children exist; it returns the payload of the
+/// node's children (which are visited next), or an error that ends the walk.
 ///
 /// The walk allocates nothing, so it would reach no safepoint by itself: a
 /// collection would wait for the whole walk (10-20 ms for a tree of depth 20) to
 /// stop this mutator. So it polls, as a JIT's loop back-edge poll does: every
 /// 256 nodes ([`POLL_EVERY`]) it looks whether a stop is requested, and if so moves its
-/// pending nodes to the root stack (where the collection finds and updates them),
-/// stops, and takes them back.
-pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
+/// pending nodes to the root stack (where the collection finds and updates them;
+/// their payloads wait in a plain vector), stops, and takes them back.
+pub fn walk<T: Copy, E>(
+    m: &mut Mutator,
+    node: &Node,
+    at: usize,
+    root: T,
+    mut visit: impl FnMut(&Mutator, flipgc_core::Gc<'_>, T, [bool; 2]) -> Result<T, E>,
+) -> Result<Walked, E> {
     let base = m.stack_len();
     m.stack_dup(at); // a null slot pops as `None`: nothing to walk
-    let mut n = 0;
+    let mut payloads = vec![root];
+    let mut walked = Walked { nodes: 0, stops: 0 };
     loop {
         {
             let mut todo = Vec::new();
             while m.stack_len() > base {
-                todo.extend(m.pop());
+                let p = payloads.pop().expect("a payload per parked node");
+                todo.extend(m.pop().map(|o| (o, p)));
             }
-            while let Some(o) = todo.pop() {
-                n += 1;
-                todo.extend(m.get_ref(o, node.left));
-                todo.extend(m.get_ref(o, node.right));
-                if n % POLL_EVERY == 0 && m.safepoint_requested() {
-                    for g in todo.drain(..) {
+            while let Some((o, p)) = todo.pop() {
+                walked.nodes += 1;
+                let (l, r) = (m.get_ref(o, node.left), m.get_ref(o, node.right));
+                let down = visit(m, o, p, [l.is_some(), r.is_some()])?;
+                todo.extend([l, r].into_iter().flatten().map(|c| (c, down)));
+                if walked.nodes % POLL_EVERY == 0 && m.safepoint_requested() {
+                    for (g, p) in todo.drain(..) {
                         m.push(Some(g));
+                        payloads.push(p);
                     }
                 }
             }
         }
         if m.stack_len() == base {
-            return n;
+            return Ok(walked);
         }
         m.safepoint();
+        walked.stops += 1;
     }
+}
+
+/// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot),
+/// by a [`walk`] (which reaches safepoints).
+pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
+    let walked = walk(m, node, at, (), |_, _, _, _| Ok::<(), ()>(()));
+    walked.map_or(0, |w| w.nodes)
 }
