@@ -277,10 +277,8 @@ impl HeapConfig {
             large_object_threshold: 64 << 10,
             large_object_capacity: capacity,
             tlab_size: (32 << 10).min(capacity / 4 / 8 * 8).max(256),
-            gc_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            concurrent_workers: std::thread::available_parallelism()
-                .map_or(1, |n| n.get() / 4)
-                .max(1),
+            gc_workers: crate::sync::cpus(),
+            concurrent_workers: (crate::sync::cpus() / 4).max(1),
             flip: FlipMode::Auto,
             thp: true,
             verify_after_gc: false,

@@ -8,6 +8,8 @@
 //! allocation, while stack slots are roots the collector updates, and pushing and
 //! popping them costs a few instructions.
 
+use std::convert::Infallible;
+
 use flipgc_core::{FixedType, GcError, Mutator, RefField, TypeId, TypeRegistry, WordField};
 
 /// A tree node type's descriptors.
@@ -165,6 +167,6 @@ pub fn walk<T: Copy, E>(
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot),
 /// by a [`walk`] (which reaches safepoints).
 pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
-    let walked = walk(m, node, at, (), |_, _, _, _| Ok::<(), ()>(()));
-    walked.map_or(0, |w| w.nodes)
+    let Ok(walked) = walk(m, node, at, (), |_, _, _, _| Ok::<_, Infallible>(()));
+    walked.nodes
 }

@@ -18,9 +18,8 @@
 //! and waiters wait on its condition variable, so a waiter that sees a counter also
 //! sees everything the cycle did before bumping it (lock release and acquire).
 //!
-//! The pacer's look at the allocation slow path takes no lock: `busy` and the
-//! mirrors of `requested` and `flipped` are atomics, written under the lock and read
-//! relaxed, as hints. A mutator that has just requested a cycle must not then wait
+//! The pacer's look at the allocation slow path takes no lock: `busy` and
+//! `awaiting_flip` are atomics, written under the lock and read relaxed, as hints. A mutator that has just requested a cycle must not then wait
 //! for this lock: the driver it woke is about to take it, and parking_lot may hand
 //! the lock straight to the woken driver (its fair unlock), so the mutator slept
 //! until the driver, 50-200 us from waking on an idle CPU, had run and let go; the
@@ -30,7 +29,7 @@
 use crate::heap::HeapInner;
 use crate::pacer::Reason;
 use parking_lot::{Condvar, Mutex};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Instant;
 
@@ -54,10 +53,9 @@ pub struct Driver {
     /// Whether a cycle is requested or under way (read lock-free by the pacer's
     /// check at every allocation-buffer refill).
     busy: AtomicBool,
-    /// `State::requested` and `State::flipped`, mirrored for the lock-free
-    /// [`Driver::awaiting_flip`] (written under the lock).
-    requested: AtomicU64,
-    flipped: AtomicU64,
+    /// Whether `State::requested > State::flipped`, for the lock-free
+    /// [`Driver::awaiting_flip`] (written under the lock whenever either changes).
+    awaiting_flip: AtomicBool,
 }
 
 impl Driver {
@@ -75,7 +73,7 @@ impl Driver {
         let n = st.started + 1;
         if st.requested < n {
             st.requested = n;
-            self.requested.store(n, Ordering::Relaxed);
+            self.awaiting_flip.store(true, Ordering::Relaxed);
             st.next = Some((reason, Instant::now()));
         }
         self.busy.store(true, Ordering::Relaxed);
@@ -110,7 +108,7 @@ impl Driver {
     /// under way and has not flipped yet. Lock-free and relaxed: a hint for the
     /// pacer's throttling, which looks again at its next refill.
     pub fn awaiting_flip(&self) -> bool {
-        self.requested.load(Ordering::Relaxed) > self.flipped.load(Ordering::Relaxed)
+        self.awaiting_flip.load(Ordering::Relaxed)
     }
 
     /// Waits until no cycle is in progress or requested.
@@ -134,7 +132,8 @@ impl Driver {
     fn bump(&self, f: impl FnOnce(&mut State)) {
         let mut st = self.state.lock();
         f(&mut st);
-        self.flipped.store(st.flipped, Ordering::Relaxed);
+        self.awaiting_flip
+            .store(st.requested > st.flipped, Ordering::Relaxed);
         self.cv.notify_all();
     }
 
