@@ -275,6 +275,58 @@ fn a_collection_requested_during_compaction_waits_for_it() {
     assert!(ends >= 5, "{ends} mark-end pauses");
 }
 
+/// The kernel's flags (`VmFlags` in `/proc/self/smaps`) of the mapping holding `addr`.
+fn vm_flags_at(addr: usize) -> Vec<String> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("reading smaps");
+    let mut inside = false;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = first.split_once('-') {
+            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+                continue;
+            }
+        }
+        if inside {
+            if let Some(flags) = line.strip_prefix("VmFlags:") {
+                return flags.split_whitespace().map(str::to_string).collect();
+            }
+        }
+    }
+    panic!("no mapping holds {addr:#x}");
+}
+
+/// A heap advised `MADV_HUGEPAGE` (for its pre-touch) loses that advice when its
+/// first concurrent compaction registers it: there, a first write into an empty
+/// 2 MiB range made the kernel allocate and zero a huge page before it reported the
+/// userfaultfd fault and dropped the page (`flip::no_huge_faults`).
+#[test]
+fn compaction_turns_huge_page_faults_off_on_the_heap() {
+    let Some((heap, node)) = heap(64 << 20, true) else {
+        return;
+    };
+    let mut m = heap.bind_mutator().unwrap();
+    build_list(&mut m, node, 10_000);
+    let at = m.stack_get(0).unwrap().addr();
+    let before = vm_flags_at(at);
+    assert!(
+        before.iter().any(|f| f == "hg"),
+        "the heap starts with MADV_HUGEPAGE (thp: true): {before:?}"
+    );
+    let sum = walk(&m, 0);
+    m.collect();
+    m.blocking(|| heap.wait_idle());
+    assert_compacted_in(&heap, heap.fault_mode());
+    assert_eq!(walk(&m, 0), sum);
+    let at = m.stack_get(0).unwrap().addr();
+    let after = vm_flags_at(at);
+    assert!(
+        after.iter().any(|f| f == "nh") && !after.iter().any(|f| f == "hg"),
+        "after a concurrent compaction the heap is MADV_NOHUGEPAGE: {after:?}"
+    );
+}
+
 #[test]
 fn the_in_pause_fallback_gives_the_same_graph() {
     let Some((conc, node)) = heap(64 << 20, true) else {
