@@ -190,6 +190,13 @@ fn stall_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds")
 }
 
+/// Fault stalls at least this long (1 ms) are kept with their times
+/// ([`PauseLog::long_fault_stalls`]).
+pub const LONG_FAULT_STALL_NS: u64 = 1_000_000;
+
+/// At most this many long fault stalls are kept.
+pub const LONG_FAULT_STALLS_KEPT: usize = 10_000;
+
 /// All pauses of a heap.
 #[derive(Clone)]
 pub struct PauseLog {
@@ -200,6 +207,7 @@ pub struct PauseLog {
     compactions: Vec<(u64, usize)>,
     compaction_modes: Vec<crate::FaultMode>,
     fault_stalls_lost: u64,
+    long_fault_stalls: Vec<(u64, u64)>,
     sanity: Vec<crate::collect::sanity::SanityReport>,
     cycles: Vec<CycleRecord>,
     throttles: Histogram<u64>,
@@ -224,6 +232,7 @@ impl PauseLog {
             compactions: Vec::new(),
             compaction_modes: Vec::new(),
             fault_stalls_lost: 0,
+            long_fault_stalls: Vec::new(),
             sanity: Vec::new(),
             cycles: Vec::new(),
             throttles: stall_histogram(),
@@ -249,9 +258,22 @@ impl PauseLog {
     /// concurrent compaction, in ns. In SIGBUS mode the faulting thread measured it
     /// itself, from its handler's entry to its return (end to end); in server mode the
     /// fault server did, from reading the fault to the page's install (a lower bound).
-    pub fn record_fault_stall(&mut self, ns: u64) {
+    /// `at_ns` is when it began, on the heap's clock (as [`PauseRecord::at_ns`]); the
+    /// log keeps it for stalls of at least [`LONG_FAULT_STALL_NS`].
+    pub fn record_fault_stall(&mut self, at_ns: u64, ns: u64) {
         self.window.0.add(ns);
         self.fault_stalls.saturating_record(ns.max(1));
+        if ns >= LONG_FAULT_STALL_NS && self.long_fault_stalls.len() < LONG_FAULT_STALLS_KEPT {
+            self.long_fault_stalls.push((at_ns, ns));
+        }
+    }
+
+    /// The fault stalls of at least [`LONG_FAULT_STALL_NS`], as (when it began on the
+    /// heap's clock, how long), ns, in the order their compactions recorded them; the
+    /// first [`LONG_FAULT_STALLS_KEPT`] only. For telling a long stall's cause: a
+    /// benchmark lays them over what a plain thread saw of the machine meanwhile.
+    pub fn long_fault_stalls(&self) -> &[(u64, u64)] {
+        &self.long_fault_stalls
     }
 
     /// Counts fault stalls measured but not kept (a thread's sample table was full).
@@ -487,7 +509,7 @@ mod tests {
         let mut log = PauseLog::new();
         log.record_alloc_stall(1_000);
         log.record_alloc_stall(50_000);
-        log.record_fault_stall(7_000);
+        log.record_fault_stall(0, 7_000);
         let (fault, alloc) = log.take_stall_window();
         assert_eq!((fault.count, fault.max_ns), (1, 7_000));
         assert_eq!(
@@ -502,5 +524,18 @@ mod tests {
         let max = j["summary"]["alloc_stall_max_ns"].as_u64().unwrap();
         assert!((49_950..=50_050).contains(&max), "{max}");
         assert_eq!(j["summary"]["collections"], 0);
+    }
+
+    #[test]
+    fn long_fault_stalls_keep_their_times() {
+        let mut log = PauseLog::new();
+        log.record_fault_stall(5, 999_999);
+        log.record_fault_stall(10, LONG_FAULT_STALL_NS);
+        log.record_fault_stall(20, 30_000_000);
+        assert_eq!(
+            log.long_fault_stalls(),
+            [(10, LONG_FAULT_STALL_NS), (20, 30_000_000)]
+        );
+        assert_eq!(log.fault_stalls().len(), 3);
     }
 }

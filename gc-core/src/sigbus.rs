@@ -95,9 +95,11 @@ static SLOTS: [Slot; MAX_HEAPS] = [const { Slot::new() }; MAX_HEAPS];
 /// Slots ever claimed (the handler scans `SLOTS[..SLOTS_USED]`).
 static SLOTS_USED: AtomicUsize = AtomicUsize::new(0);
 
-/// One stall sample: the compaction's id (0: free) and the stall in ns.
+/// One stall sample: the compaction's id (0: free), when the stall began
+/// ([`now_ns`]) and how long it was (ns).
 struct Sample {
     tag: AtomicU64,
+    at: AtomicU64,
     ns: AtomicU64,
 }
 
@@ -141,6 +143,7 @@ impl FaultRecord {
         let samples = (0..STALL_SAMPLES)
             .map(|_| Sample {
                 tag: AtomicU64::new(0),
+                at: AtomicU64::new(0),
                 ns: AtomicU64::new(0),
             })
             .collect();
@@ -159,9 +162,9 @@ impl FaultRecord {
         self.buf as usize
     }
 
-    /// Records a stall of `ns` for compaction `tag` (holder only, in the handler);
-    /// false if every sample is taken.
-    fn record(&self, tag: u64, ns: u64) -> bool {
+    /// Records a stall of `ns` that began at `at` ([`now_ns`]) for compaction `tag`
+    /// (holder only, in the handler); false if every sample is taken.
+    fn record(&self, tag: u64, at: u64, ns: u64) -> bool {
         let n = self.samples.len();
         // Every sample collected (acquire: pairs with the collections' release
         // decrements, so every tag reads 0 now): start again from the first sample.
@@ -183,8 +186,9 @@ impl FaultRecord {
             // Acquire: a driver's collection of this sample (its read of `ns`)
             // happens before our overwrite.
             if s.tag.load(Ordering::Acquire) == 0 {
+                s.at.store(at, Ordering::Relaxed);
                 s.ns.store(ns, Ordering::Relaxed);
-                // Release: the driver that reads this tag reads our `ns`.
+                // Release: the driver that reads this tag reads our `at` and `ns`.
                 s.tag.store(tag, Ordering::Release);
                 self.cursor.store(i + 1, Ordering::Relaxed);
                 self.hwm.fetch_max(i + 1, Ordering::Relaxed);
@@ -196,7 +200,7 @@ impl FaultRecord {
     }
 
     /// [`drain_stalls`] for this record: takes its complete samples of `tag`.
-    fn drain(&self, tag: u64, f: &mut impl FnMut(u64)) -> usize {
+    fn drain(&self, tag: u64, f: &mut impl FnMut(u64, u64)) -> usize {
         // Acquire: pairs with the handlers' release increments; and every handler
         // for `tag` returned before `retire`'s acquire, so all its samples are here.
         if self.pending.load(Ordering::Acquire) == 0 {
@@ -206,7 +210,7 @@ impl FaultRecord {
         let mut n = 0;
         for s in &self.samples[..hwm] {
             if s.tag.load(Ordering::Acquire) == tag {
-                f(s.ns.load(Ordering::Relaxed));
+                f(s.at.load(Ordering::Relaxed), s.ns.load(Ordering::Relaxed));
                 // Release: the holder's next write of this sample comes after our read.
                 s.tag.store(0, Ordering::Release);
                 self.pending.fetch_sub(1, Ordering::Release);
@@ -490,13 +494,14 @@ fn ensure_alt_stack() -> Option<(usize, usize, usize)> {
     Some((base as usize, len, sp))
 }
 
-/// Collects the stall samples of compaction `tag`, calling `f` with each; returns
+/// Collects the stall samples of compaction `tag`, calling `f` with each (when it
+/// began, [`now_ns`], and how long it was, ns); returns
 /// how many. While handlers for `tag` still run (a worker's collection during the
 /// compaction) it takes the samples complete so far: a sample is complete once its
 /// tag is stored (release, after its `ns`), and a sample it misses is taken by a
 /// later call. After [`retire`] ran, every handler for `tag` has returned, and one
 /// call takes all that is left.
-pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64)) -> usize {
+pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64, u64)) -> usize {
     REGISTRY.lock().iter().map(|r| r.drain(tag, &mut f)).sum()
 }
 
@@ -610,7 +615,7 @@ fn handle(addr: usize, start_ns: u64) -> Outcome {
                 let (record, lent) = record_for_this_fault();
                 c.serve_in_handler(addr, record.buf());
                 let ns = now_ns().saturating_sub(start_ns);
-                if !record.record(c.id(), ns) {
+                if !record.record(c.id(), start_ns, ns) {
                     c.stall_lost();
                 }
                 if lent {
@@ -719,26 +724,29 @@ mod tests {
     fn a_collected_record_starts_again_at_its_first_sample() {
         let r = FaultRecord::new(4096);
         for ns in 0..1000 {
-            assert!(r.record(7, ns));
+            assert!(r.record(7, 5_000 + ns, ns));
         }
         let mut got = Vec::new();
-        assert_eq!(r.drain(7, &mut |ns| got.push(ns)), 1000);
-        assert_eq!(got, (0..1000).collect::<Vec<_>>());
+        assert_eq!(r.drain(7, &mut |at, ns| got.push((at, ns))), 1000);
+        assert_eq!(
+            got,
+            (0..1000).map(|ns| (5_000 + ns, ns)).collect::<Vec<_>>()
+        );
         // Everything was collected: the next samples go to the front, and a
         // collection scans only as far as they go.
-        assert!(r.record(8, 1));
-        assert!(r.record(8, 2));
+        assert!(r.record(8, 0, 1));
+        assert!(r.record(8, 0, 2));
         assert_eq!(r.hwm.load(Ordering::Relaxed), 2);
         // A sample of another compaction still pending keeps the table as it is.
-        assert_eq!(r.drain(8, &mut |_| {}), 2);
-        assert!(r.record(9, 1));
-        assert!(r.record(10, 1));
-        assert_eq!(r.drain(10, &mut |_| {}), 1);
-        assert!(r.record(10, 2));
+        assert_eq!(r.drain(8, &mut |_, _| {}), 2);
+        assert!(r.record(9, 0, 1));
+        assert!(r.record(10, 0, 1));
+        assert_eq!(r.drain(10, &mut |_, _| {}), 1);
+        assert!(r.record(10, 0, 2));
         assert_eq!(r.hwm.load(Ordering::Relaxed), 3);
         let mut nine = Vec::new();
-        assert_eq!(r.drain(9, &mut |ns| nine.push(ns)), 1);
+        assert_eq!(r.drain(9, &mut |_, ns| nine.push(ns)), 1);
         assert_eq!(nine, [1]);
-        assert_eq!(r.drain(10, &mut |ns| assert_eq!(ns, 2)), 1);
+        assert_eq!(r.drain(10, &mut |_, ns| assert_eq!(ns, 2)), 1);
     }
 }

@@ -56,7 +56,9 @@
 //! fault record and collected into the pause log here at the end. Server mode: by the
 //! serving thread, from reading the fault event to the page being installed (or seen
 //! installed): a lower bound of the mutator's wait (it excludes the kernel's queueing
-//! of the event, the server's wake-up, and the mutator's wake-up).
+//! of the event, the server's wake-up, and the mutator's wake-up). Each sample also
+//! carries when it began, so that the pause log keeps the long ones with their times
+//! (`PauseLog::long_fault_stalls`).
 
 use super::fill::{FillCtx, FillTables, Layout};
 use super::page_state::{self, OnFault};
@@ -67,6 +69,7 @@ use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::roots::{MutatorShared, RootTable, RootTask};
+use crate::sigbus::now_ns;
 use flipgc_heap::{CopyError, Userfault};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -85,6 +88,20 @@ pub fn recycle_align(g: &flipgc_heap::Geometry) -> usize {
 /// per 4 KiB page).
 pub fn run_pages(page: usize) -> usize {
     ((64 << 10) / page).max(1)
+}
+
+/// Maps a [`now_ns`] reading (`CLOCK_MONOTONIC`, what the stall samples carry) onto
+/// `inner`'s clock (ns since the heap was made: the pause log's `at_ns`).
+fn heap_clock(inner: &HeapInner) -> impl Fn(u64) -> u64 {
+    let mono = now_ns();
+    let up = inner.started.elapsed().as_nanos() as u64;
+    move |at| on_heap_clock(at, mono, up)
+}
+
+/// `at` on the `CLOCK_MONOTONIC` clock, mapped to a clock that read `up` when the
+/// monotonic one read `mono`.
+fn on_heap_clock(at: u64, mono: u64, up: u64) -> u64 {
+    (at + up).saturating_sub(mono)
 }
 
 /// One concurrent compaction in progress.
@@ -125,7 +142,7 @@ pub struct Compaction {
     /// SIGBUS mode: stall samples collected while the compaction runs
     /// ([`Compaction::collect_stalls`]), so that a thread's record (16,384 samples)
     /// does not fill up during a long compaction.
-    early_stalls: parking_lot::Mutex<Vec<u64>>,
+    early_stalls: parking_lot::Mutex<Vec<(u64, u64)>>,
 }
 
 /// Numbers compactions (the tags of their stall samples).
@@ -435,7 +452,7 @@ impl Compaction {
     fn collect_stalls(&self) {
         if self.slot.is_some() {
             let mut early = self.early_stalls.lock();
-            crate::sigbus::drain_stalls(self.id, |ns| early.push(ns));
+            crate::sigbus::drain_stalls(self.id, |at, ns| early.push((at, ns)));
         }
     }
 
@@ -452,13 +469,13 @@ impl Compaction {
         // Faults on pages a worker is installing: that install wakes the toucher;
         // the server does not wait for it (other faults may be queued behind), but
         // notes when it happened, for the stall.
-        let mut installing: Vec<(usize, Instant)> = Vec::new();
+        let mut installing: Vec<(usize, u64)> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
             self.inner.inject.panic_once(InjectPoint::ServerPanic);
             installing.retain(|&(p, seen)| {
                 let done = page_state::is_filled(self.states(), p);
                 if done {
-                    stalls.push(seen.elapsed().as_nanos() as u64);
+                    stalls.push((seen, now_ns() - seen));
                 }
                 !done
             });
@@ -473,7 +490,7 @@ impl Compaction {
             if let Err(e) = self.uffd.read_faults(&mut faults) {
                 panic!("reading userfaultfd events: {e}");
             }
-            let seen = Instant::now();
+            let seen = now_ns();
             for &addr in &faults {
                 let p = (addr - self.layout.base) / page;
                 if p >= self.pages {
@@ -496,7 +513,7 @@ impl Compaction {
                         }
                     }
                 }
-                stalls.push(seen.elapsed().as_nanos() as u64);
+                stalls.push((seen, now_ns() - seen));
             }
         }
         // Faults still waiting for a worker's install when the server was told to
@@ -504,11 +521,12 @@ impl Compaction {
         // stalls end no later than now. (They used to be dropped: the longest stalls,
         // behind a worker's run, went unrecorded.)
         for (_, seen) in installing {
-            stalls.push(seen.elapsed().as_nanos() as u64);
+            stalls.push((seen, now_ns() - seen));
         }
+        let clock = heap_clock(&self.inner);
         let mut log = self.inner.log.lock();
-        for s in stalls {
-            log.record_fault_stall(s);
+        for (at, ns) in stalls {
+            log.record_fault_stall(clock(at), ns);
         }
     }
 
@@ -782,8 +800,9 @@ impl Compaction {
         // this compaction has returned: `unregister`).
         let mut stalls = std::mem::take(&mut *this.early_stalls.lock());
         if this.slot.is_some() {
-            crate::sigbus::drain_stalls(this.id, |ns| stalls.push(ns));
+            crate::sigbus::drain_stalls(this.id, |at, ns| stalls.push((at, ns)));
         }
+        let clock = heap_clock(&inner);
         let lost = this.stalls_lost.load(Ordering::Relaxed);
         let mode = if this.slot.is_some() {
             crate::FaultMode::Sigbus
@@ -792,8 +811,8 @@ impl Compaction {
         };
         {
             let mut log = inner.log.lock();
-            for ns in stalls {
-                log.record_fault_stall(ns);
+            for (at, ns) in stalls {
+                log.record_fault_stall(clock(at), ns);
             }
             log.record_fault_stalls_lost(lost as u64);
             log.record_compaction(elapsed.as_nanos() as u64, pages);
@@ -820,6 +839,16 @@ fn fail(in_handler: bool, args: std::fmt::Arguments<'_>) -> ! {
 mod tests {
     use super::*;
     use flipgc_heap::{Arch, Geometry};
+
+    #[test]
+    fn stall_starts_map_onto_the_heap_clock() {
+        // The heap's clock read 100 when the monotonic one read 1,000: a stall that
+        // began 5 ns earlier began at 95 on the heap's clock; one before the heap
+        // was made, at 0.
+        assert_eq!(on_heap_clock(995, 1_000, 100), 95);
+        assert_eq!(on_heap_clock(1_010, 1_000, 100), 110);
+        assert_eq!(on_heap_clock(800, 1_000, 100), 0);
+    }
 
     #[test]
     fn alignment_and_run_follow_the_geometry() {
