@@ -1,6 +1,7 @@
-//! Readings from `/proc` that flipbench prints next to its figures: memory
-//! available before a run (to refuse runs that cannot fit) and anonymous huge
-//! pages in use (to show what a `thp` run really got).
+//! Readings from `/proc` that the benchmarks print next to their figures: memory
+//! available before a run (to refuse runs that cannot fit), anonymous huge pages in
+//! use (to show what a `thp` run really got), and the CPU time the hypervisor took
+//! from this machine (steal).
 
 /// The value of a `Name:   123 kB` line of a `/proc` file, in bytes.
 pub fn kb_field(text: &str, name: &str) -> Option<u64> {
@@ -27,6 +28,22 @@ pub fn anon_huge_pages() -> Option<u64> {
     )
 }
 
+/// CPU time stolen from this machine so far, every CPU added up (the `steal` column
+/// of `/proc/stat`'s `cpu` line: time a virtual CPU was ready but the hypervisor ran
+/// something else), in ns, if readable. Zero on bare metal.
+pub fn steal_ns() -> Option<u64> {
+    steal_in(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The steal time in a `/proc/stat` text (ns; the file counts in `USER_HZ` ticks,
+/// 100 per second on Linux).
+fn steal_in(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    // cpu user nice system idle iowait irq softirq steal ...
+    let ticks: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    ticks.checked_mul(10_000_000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,6 +55,10 @@ mod tests {
         assert_eq!(kb_field(text, "MemAvailable"), Some(2048 * 1024));
         assert_eq!(kb_field(text, "AnonHugePages"), Some(0));
         assert_eq!(kb_field(text, "MemFree"), None);
+        let stat =
+            "cpu  2312123 0 575320 1202468 8065 0 2820 33575 0 0\ncpu0 1 0 0 0 0 0 0 7 0 0\n";
+        assert_eq!(steal_in(stat), Some(33575 * 10_000_000));
+        assert_eq!(steal_in("cpu0 1 2 3\n"), None);
         assert_eq!(kb_field("Mem: x kB", "Mem"), None);
     }
 

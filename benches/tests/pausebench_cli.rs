@@ -110,6 +110,25 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
             "{run}"
         );
         assert!(s["machine_hiccup_max_ns"].as_u64().unwrap() > 0, "{run}");
+        // Fault stalls of 1 ms or more are listed with their starts, and their
+        // machine overlaps are a subset of them.
+        let long_faults = run["long_fault_stalls"].as_array().unwrap();
+        assert!(
+            long_faults
+                .iter()
+                .all(|f| f[1].as_u64().unwrap() >= 1_000_000 && f[0].as_u64().is_some()),
+            "{run}"
+        );
+        assert_eq!(
+            s["fault_stalls_over_1ms"].as_u64().unwrap(),
+            long_faults.len() as u64,
+            "{run}"
+        );
+        assert!(
+            s["fault_stalls_over_1ms_machine"].as_u64().unwrap() <= long_faults.len() as u64,
+            "{run}"
+        );
+        assert!(s["steal_ns"].as_u64().is_some(), "{run}");
         assert_eq!(run["heap_bytes"], 4 << 20);
         assert!(run["wall_ns"].as_u64().unwrap() > 0);
         let (p50, p99, max) = (

@@ -73,6 +73,9 @@ pub struct RunRecord {
     /// Every collection cycle: why it started and what the pacer saw
     /// ([`flipgc_core::CycleRecord`]).
     pub cycles: Vec<flipgc_core::CycleRecord>,
+    /// Fault stalls of 1 ms or more, `[start, length]` in ns (start on the pause
+    /// log's clock, as a pause's `at_ns`): `PauseLog::long_fault_stalls`.
+    pub long_fault_stalls: Vec<(u64, u64)>,
     /// What the timeline plot draws besides pauses and cycles (not in the JSON).
     #[serde(skip)]
     pub timeline: Timeline,
@@ -222,6 +225,14 @@ pub struct Summary {
     /// Of those, the ones a machine-meter stall overlapped that was at least half
     /// as long as the pause (the machine's, at least partly).
     pub pauses_over_1ms_machine: usize,
+    /// Fault stalls of 1 ms or more (`PauseLog::long_fault_stalls`; the first 10,000).
+    pub fault_stalls_over_1ms: usize,
+    /// Of those, the ones a machine-meter stall overlapped that was at least half
+    /// as long as the stall.
+    pub fault_stalls_over_1ms_machine: usize,
+    /// CPU time the hypervisor took from the machine during the workload (steal,
+    /// every CPU added up), ns; 0 if unreadable, and on bare metal.
+    pub steal_ns: u64,
     /// The phase with the longest single occurrence, if there were pauses.
     pub largest_phase: Option<LargestPhase>,
 }
@@ -314,6 +325,11 @@ impl RunRecord {
             .collect();
         let (over_1ms, over_1ms_machine) =
             super::hiccup::machine_overlaps(&windows, &m.machine_samples, 1_000_000);
+        let (faults_over_1ms, faults_over_1ms_machine) = super::hiccup::machine_overlaps(
+            m.log.long_fault_stalls(),
+            &m.machine_samples,
+            1_000_000,
+        );
         let (machine_p99, machine_max) = tail(&m.machine);
         let h = &m.hiccups;
         let hq = |q: f64| {
@@ -352,6 +368,9 @@ impl RunRecord {
             machine_hiccup_max_ns: machine_max,
             pauses_over_1ms: over_1ms,
             pauses_over_1ms_machine: over_1ms_machine,
+            fault_stalls_over_1ms: faults_over_1ms,
+            fault_stalls_over_1ms_machine: faults_over_1ms_machine,
+            steal_ns: m.steal_ns.unwrap_or(0),
             largest_phase: largest_phase(records),
         };
         RunRecord {
@@ -366,6 +385,7 @@ impl RunRecord {
             summary,
             by_kind: by_kind(records),
             cycles: cycles.to_vec(),
+            long_fault_stalls: m.log.long_fault_stalls().to_vec(),
             timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, records),
         }
     }

@@ -21,9 +21,11 @@
 //! The pauses-by-kind table ([`KIND_HEADER`]): workload, heap, mode, pause kind,
 //! count, and p50/p99/max pause totals of that kind (us).
 //!
-//! The long-pauses table ([`LONG_HEADER`]): per run, the machine meter's p99 and
-//! max lateness (a plain thread, not a mutator), the pauses of 1 ms or more, and
-//! how many of them a machine stall at least half as long overlapped.
+//! The long-pauses table ([`LONG_HEADER`]): per run, the CPU time the hypervisor
+//! took from the machine during it (steal, ms, every CPU added up), the machine
+//! meter's p99 and max lateness (a plain thread, not a mutator), the pauses of 1 ms
+//! or more and how many of them a machine stall at least half as long overlapped,
+//! and the same for fault stalls of 1 ms or more.
 
 use super::record::RunRecord;
 use flipgc_heap::fmt_bytes;
@@ -51,17 +53,20 @@ pub const RUN_HEADER: [&str; 19] = [
     "RSS MiB",
 ];
 
-/// The long-pauses table's columns: the machine meter's p99 and max lateness
-/// (us), pauses of 1 ms or more, and how many of those a machine stall overlapped
-/// (at least half as long as the pause).
-pub const LONG_HEADER: [&str; 7] = [
+/// The long-pauses table's columns: steal (ms), the machine meter's p99 and max
+/// lateness (us), pauses of 1 ms or more, how many of those a machine stall
+/// overlapped (at least half as long as the pause), and the same for fault stalls.
+pub const LONG_HEADER: [&str; 10] = [
     "workload",
     "heap",
     "mode",
+    "steal ms",
     "machine p99",
     "machine max",
     "pauses >= 1 ms",
     "with a machine stall",
+    "fault stalls >= 1 ms",
+    "faults with a machine stall",
 ];
 
 /// The pauses-by-kind table's columns.
@@ -177,10 +182,13 @@ pub fn long_pauses_table(runs: &[RunRecord]) -> String {
                 r.workload.clone(),
                 fmt_bytes(r.heap_bytes),
                 r.mode.clone(),
+                (s.steal_ns / 1_000_000).to_string(),
                 us(s.machine_hiccup_p99_ns),
                 us(s.machine_hiccup_max_ns),
                 s.pauses_over_1ms.to_string(),
                 s.pauses_over_1ms_machine.to_string(),
+                s.fault_stalls_over_1ms.to_string(),
+                s.fault_stalls_over_1ms_machine.to_string(),
             ]
         })
         .collect();

@@ -174,6 +174,9 @@ pub struct Measured {
     pub machine_samples: Vec<(u64, u64)>,
     /// Peak RSS during the run (bytes), if readable.
     pub peak_rss: Option<u64>,
+    /// CPU time the hypervisor took from this machine during the workload, every
+    /// CPU added up (ns), if readable ([`crate::host::steal_ns`]).
+    pub steal_ns: Option<u64>,
 }
 
 /// A workload ready to run on a heap built from the registry it registered into.
@@ -221,9 +224,14 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     rss::reset_peak();
     let meter = HiccupMeter::start(&heap);
     let machine = HiccupMeter::start_machine(&heap);
+    let steal_before = crate::host::steal_ns();
     let started = Instant::now();
     let result = job(&heap);
     let wall = started.elapsed();
+    let steal_ns = match (steal_before, crate::host::steal_ns()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
     // The job's mutators are gone: let a cycle under way finish (the meter keeps
     // passing safepoints), so that the log has no half cycle.
     heap.wait_idle();
@@ -239,6 +247,7 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
         machine: machine.histogram,
         machine_samples: machine.samples,
         peak_rss: rss::peak_bytes(),
+        steal_ns,
     })
 }
 
