@@ -129,6 +129,11 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
             "{run}"
         );
         assert!(s["steal_ns"].as_u64().is_some(), "{run}");
+        let stalls = run["machine_stalls"].as_array().unwrap();
+        assert!(
+            stalls.iter().all(|m| m[1].as_u64().unwrap() >= 1_000_000),
+            "{run}"
+        );
         assert_eq!(run["heap_bytes"], 4 << 20);
         assert!(run["wall_ns"].as_u64().unwrap() > 0);
         let (p50, p99, max) = (

@@ -76,6 +76,9 @@ pub struct RunRecord {
     /// Fault stalls of 1 ms or more, `[start, length]` in ns (start on the pause
     /// log's clock, as a pause's `at_ns`): `PauseLog::long_fault_stalls`.
     pub long_fault_stalls: Vec<(u64, u64)>,
+    /// The machine meter's wake-ups that came 1 ms or more late, `[due, late]` in ns
+    /// (due on the pause log's clock): when the machine held a plain thread up.
+    pub machine_stalls: Vec<(u64, u64)>,
     /// What the timeline plot draws besides pauses and cycles (not in the JSON).
     #[serde(skip)]
     pub timeline: Timeline,
@@ -386,6 +389,12 @@ impl RunRecord {
             by_kind: by_kind(records),
             cycles: cycles.to_vec(),
             long_fault_stalls: m.log.long_fault_stalls().to_vec(),
+            machine_stalls: m
+                .machine_samples
+                .iter()
+                .copied()
+                .filter(|&(_, late)| late >= 1_000_000)
+                .collect(),
             timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, records),
         }
     }
