@@ -38,10 +38,44 @@ pub fn steal_ns() -> Option<u64> {
 /// The steal time in a `/proc/stat` text (ns; the file counts in `USER_HZ` ticks,
 /// 100 per second on Linux).
 fn steal_in(stat: &str) -> Option<u64> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
     // cpu user nice system idle iowait irq softirq steal ...
-    let ticks: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    cpu_ticks(stat, &[8])
+}
+
+/// CPU time the machine spent running anything so far, every CPU added up (user,
+/// nice, system, irq and softirq time of `/proc/stat`'s `cpu` line), in ns, if
+/// readable. Counted by the kernel a tick (10 ms) at a time, so only sums over
+/// seconds mean much.
+pub fn busy_ns() -> Option<u64> {
+    busy_in(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The busy time in a `/proc/stat` text (ns).
+fn busy_in(stat: &str) -> Option<u64> {
+    cpu_ticks(stat, &[1, 2, 3, 6, 7])
+}
+
+/// The sum of the `cpu` line's columns `cols` (1 is `user`), in ns.
+fn cpu_ticks(stat: &str, cols: &[usize]) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let mut ticks = 0u64;
+    for &c in cols {
+        ticks = ticks.checked_add(fields.get(c)?.parse().ok()?)?;
+    }
     ticks.checked_mul(10_000_000)
+}
+
+/// CPU time this process has used so far (user and system, every thread), in ns.
+pub fn own_cpu_ns() -> Option<u64> {
+    // SAFETY: `usage` is written by the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Some((us(usage.ru_utime) + us(usage.ru_stime)) * 1000)
 }
 
 #[cfg(test)]
@@ -59,6 +93,10 @@ mod tests {
             "cpu  2312123 0 575320 1202468 8065 0 2820 33575 0 0\ncpu0 1 0 0 0 0 0 0 7 0 0\n";
         assert_eq!(steal_in(stat), Some(33575 * 10_000_000));
         assert_eq!(steal_in("cpu0 1 2 3\n"), None);
+        // user 1 + nice 2 + system 3 + irq 6 + softirq 7 ticks; idle, iowait and
+        // steal do not count.
+        assert_eq!(busy_in("cpu  1 2 3 4 5 6 7 8 0 0\n"), Some(19 * 10_000_000));
+        assert!(own_cpu_ns().is_some());
         assert_eq!(kb_field("Mem: x kB", "Mem"), None);
     }
 

@@ -129,6 +129,7 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
             "{run}"
         );
         assert!(s["steal_ns"].as_u64().is_some(), "{run}");
+        assert!(s["others_cpu_ns"].as_u64().is_some(), "{run}");
         let stalls = run["machine_stalls"].as_array().unwrap();
         assert!(
             stalls.iter().all(|m| m[1].as_u64().unwrap() >= 1_000_000),

@@ -126,7 +126,7 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
     print!("{}", table::kinds_table(&doc.runs));
     println!();
     println!(
-        "long pauses and the machine (us; steal in ms; the machine meter is a plain thread, not a mutator)"
+        "long pauses and the machine (us; steal and others in ms; the machine meter is a plain thread, not a mutator)"
     );
     print!("{}", table::long_pauses_table(&doc.runs));
     if let Some(path) = &args.json {

@@ -236,6 +236,10 @@ pub struct Summary {
     /// CPU time the hypervisor took from the machine during the workload (steal,
     /// every CPU added up), ns; 0 if unreadable, and on bare metal.
     pub steal_ns: u64,
+    /// CPU time the machine spent on anything but this process during the workload
+    /// (other programs, kernel threads, interrupts; every CPU added up), ns, counted
+    /// a 10 ms tick at a time; 0 if unreadable.
+    pub others_cpu_ns: u64,
     /// The phase with the longest single occurrence, if there were pauses.
     pub largest_phase: Option<LargestPhase>,
 }
@@ -374,6 +378,7 @@ impl RunRecord {
             fault_stalls_over_1ms: faults_over_1ms,
             fault_stalls_over_1ms_machine: faults_over_1ms_machine,
             steal_ns: m.steal_ns.unwrap_or(0),
+            others_cpu_ns: m.others_cpu_ns.unwrap_or(0),
             largest_phase: largest_phase(records),
         };
         RunRecord {

@@ -22,7 +22,9 @@
 //! count, and p50/p99/max pause totals of that kind (us).
 //!
 //! The long-pauses table ([`LONG_HEADER`]): per run, the CPU time the hypervisor
-//! took from the machine during it (steal, ms, every CPU added up), the machine
+//! took from the machine during it (steal, ms, every CPU added up), the CPU time
+//! the machine spent on anything but this process (other programs, kernel threads,
+//! interrupts; ms), the machine
 //! meter's p99 and max lateness (a plain thread, not a mutator), the pauses of 1 ms
 //! or more and how many of them a machine stall at least half as long overlapped,
 //! and the same for fault stalls of 1 ms or more.
@@ -53,14 +55,16 @@ pub const RUN_HEADER: [&str; 19] = [
     "RSS MiB",
 ];
 
-/// The long-pauses table's columns: steal (ms), the machine meter's p99 and max
+/// The long-pauses table's columns: steal and other work's CPU time (ms), the
+/// machine meter's p99 and max
 /// lateness (us), pauses of 1 ms or more, how many of those a machine stall
 /// overlapped (at least half as long as the pause), and the same for fault stalls.
-pub const LONG_HEADER: [&str; 10] = [
+pub const LONG_HEADER: [&str; 11] = [
     "workload",
     "heap",
     "mode",
     "steal ms",
+    "others ms",
     "machine p99",
     "machine max",
     "pauses >= 1 ms",
@@ -183,6 +187,7 @@ pub fn long_pauses_table(runs: &[RunRecord]) -> String {
                 fmt_bytes(r.heap_bytes),
                 r.mode.clone(),
                 (s.steal_ns / 1_000_000).to_string(),
+                (s.others_cpu_ns / 1_000_000).to_string(),
                 us(s.machine_hiccup_p99_ns),
                 us(s.machine_hiccup_max_ns),
                 s.pauses_over_1ms.to_string(),

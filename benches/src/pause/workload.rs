@@ -177,6 +177,10 @@ pub struct Measured {
     /// CPU time the hypervisor took from this machine during the workload, every
     /// CPU added up (ns), if readable ([`crate::host::steal_ns`]).
     pub steal_ns: Option<u64>,
+    /// CPU time the machine spent on anything but this process during the workload,
+    /// every CPU added up (ns), if readable: other programs, kernel threads and
+    /// interrupts ([`crate::host::busy_ns`] less [`crate::host::own_cpu_ns`]).
+    pub others_cpu_ns: Option<u64>,
 }
 
 /// A workload ready to run on a heap built from the registry it registered into.
@@ -224,14 +228,23 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     rss::reset_peak();
     let meter = HiccupMeter::start(&heap);
     let machine = HiccupMeter::start_machine(&heap);
-    let steal_before = crate::host::steal_ns();
+    let cpu = || {
+        (
+            crate::host::steal_ns(),
+            crate::host::busy_ns(),
+            crate::host::own_cpu_ns(),
+        )
+    };
+    let cpu_before = cpu();
     let started = Instant::now();
     let result = job(&heap);
     let wall = started.elapsed();
-    let steal_ns = match (steal_before, crate::host::steal_ns()) {
-        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-        _ => None,
-    };
+    let cpu_after = cpu();
+    let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
+    let steal_ns = delta(cpu_before.0, cpu_after.0);
+    let others_cpu_ns = delta(cpu_before.1, cpu_after.1)
+        .zip(delta(cpu_before.2, cpu_after.2))
+        .map(|(busy, own)| busy.saturating_sub(own));
     // The job's mutators are gone: let a cycle under way finish (the meter keeps
     // passing safepoints), so that the log has no half cycle.
     heap.wait_idle();
@@ -248,6 +261,7 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
         machine_samples: machine.samples,
         peak_rss: rss::peak_bytes(),
         steal_ns,
+        others_cpu_ns,
     })
 }
 
