@@ -190,9 +190,10 @@ pub struct HeapConfig {
     pub flip: FlipMode,
     /// Back the moving space with transparent huge pages (`MADV_HUGEPAGE`): for the
     /// pre-touch and the allocation before the first concurrent compaction. That
-    /// compaction turns the heap span to `MADV_NOHUGEPAGE` (it installs base pages
-    /// anyway, and on a span registered with userfaultfd a huge-page fault zeroes
-    /// 2 MiB for nothing before it reports the fault; `collect/flip.rs`).
+    /// compaction turns the heap span to `MADV_NOHUGEPAGE` for good, whatever this
+    /// says (it installs base pages anyway, and on a span registered with
+    /// userfaultfd a huge-page fault zeroes 2 MiB for nothing before it reports the
+    /// fault; `collect/flip.rs`).
     pub thp: bool,
     /// Run the heap verifier after every collection (panics on a broken heap).
     pub verify_after_gc: bool,

@@ -72,5 +72,8 @@ pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
 pub use pacer::Reason;
-pub use pauselog::{nearest_rank, CycleRecord, FlipSummary, PauseLog, PauseRecord, PAUSE_KINDS};
+pub use pauselog::{
+    nearest_rank, CycleRecord, FlipSummary, PauseLog, PauseRecord, LONG_FAULT_STALLS_KEPT,
+    LONG_FAULT_STALL_NS, PAUSE_KINDS,
+};
 pub use roots::{Global, Handle, WeakHandle};

@@ -537,5 +537,15 @@ mod tests {
             [(10, LONG_FAULT_STALL_NS), (20, 30_000_000)]
         );
         assert_eq!(log.fault_stalls().len(), 3);
+        // Only the first LONG_FAULT_STALLS_KEPT are kept; the histogram has all.
+        for i in 0..LONG_FAULT_STALLS_KEPT as u64 {
+            log.record_fault_stall(100 + i, LONG_FAULT_STALL_NS);
+        }
+        assert_eq!(log.long_fault_stalls().len(), LONG_FAULT_STALLS_KEPT);
+        assert_eq!(
+            log.long_fault_stalls().last(),
+            Some(&(100 + 9_997, LONG_FAULT_STALL_NS))
+        );
+        assert_eq!(log.fault_stalls().len(), 3 + LONG_FAULT_STALLS_KEPT as u64);
     }
 }

@@ -261,11 +261,14 @@ pub fn pause(
 /// during compaction (a mutator reading an unfilled page, or allocating past the
 /// compacted end) cost a wasted 2 MiB zeroing before the fault reached its handler
 /// (about 0.7 s of the mutator's CPU in a GCBench run at 1 GiB, unseen by the fault
-/// stall, which starts in the handler). Compaction installs base pages anyway, so
-/// the huge pages are gone after the first cycle; the pre-touch before it keeps
-/// them.
+/// stall, which starts in the handler). The same holds for a span with no advice
+/// where the system's THP mode is `always`. Compaction installs base pages anyway,
+/// so the huge pages are gone after the first cycle; the pre-touch before it keeps
+/// them. From then on, fresh memory faulted in between compactions (rare: recycling
+/// keeps the span populated) comes in base pages too, and from-space takes the
+/// advice over with the heap's pages at the next flip (nothing faults there).
 fn no_huge_faults(moving: &mut MovingSpace) {
-    if moving.heap.thp() == flipgc_heap::Thp::Huge {
+    if moving.heap.thp() != flipgc_heap::Thp::NoHuge {
         // One flag change on the span's one mapping: it stays one mapping.
         if let Err(e) = moving.heap.set_thp(flipgc_heap::Thp::NoHuge) {
             tracing::warn!("MADV_NOHUGEPAGE on the heap failed: {e}");
