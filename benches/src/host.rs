@@ -28,42 +28,41 @@ pub fn anon_huge_pages() -> Option<u64> {
     )
 }
 
-/// CPU time stolen from this machine so far, every CPU added up (the `steal` column
-/// of `/proc/stat`'s `cpu` line: time a virtual CPU was ready but the hypervisor ran
-/// something else), in ns, if readable. Zero on bare metal.
-pub fn steal_ns() -> Option<u64> {
-    steal_in(&std::fs::read_to_string("/proc/stat").ok()?)
+/// The machine's CPU time so far, every CPU added up, from `/proc/stat`'s `cpu`
+/// line (counted by the kernel a `USER_HZ` tick, 10 ms, at a time: only sums over
+/// seconds mean much).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MachineCpu {
+    /// Time a virtual CPU was ready but the hypervisor ran something else (the
+    /// `steal` column), ns. Zero on bare metal.
+    pub steal_ns: u64,
+    /// Time spent running anything (user, nice, system, irq and softirq), ns.
+    pub busy_ns: u64,
 }
 
-/// The steal time in a `/proc/stat` text (ns; the file counts in `USER_HZ` ticks,
-/// 100 per second on Linux).
-fn steal_in(stat: &str) -> Option<u64> {
-    // cpu user nice system idle iowait irq softirq steal ...
-    cpu_ticks(stat, &[8])
-}
-
-/// CPU time the machine spent running anything so far, every CPU added up (user,
-/// nice, system, irq and softirq time of `/proc/stat`'s `cpu` line), in ns, if
-/// readable. Counted by the kernel a tick (10 ms) at a time, so only sums over
-/// seconds mean much.
-pub fn busy_ns() -> Option<u64> {
-    busy_in(&std::fs::read_to_string("/proc/stat").ok()?)
-}
-
-/// The busy time in a `/proc/stat` text (ns).
-fn busy_in(stat: &str) -> Option<u64> {
-    cpu_ticks(stat, &[1, 2, 3, 6, 7])
-}
-
-/// The sum of the `cpu` line's columns `cols` (1 is `user`), in ns.
-fn cpu_ticks(stat: &str, cols: &[usize]) -> Option<u64> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let mut ticks = 0u64;
-    for &c in cols {
-        ticks = ticks.checked_add(fields.get(c)?.parse().ok()?)?;
+impl MachineCpu {
+    /// The counters now, if readable.
+    pub fn read() -> Option<MachineCpu> {
+        MachineCpu::parse(&std::fs::read_to_string("/proc/stat").ok()?)
     }
-    ticks.checked_mul(10_000_000)
+
+    /// The counters in a `/proc/stat` text.
+    fn parse(stat: &str) -> Option<MachineCpu> {
+        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+        // cpu user nice system idle iowait irq softirq steal ...
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let ns = |cols: &[usize]| -> Option<u64> {
+            let mut ticks = 0u64;
+            for &c in cols {
+                ticks = ticks.checked_add(fields.get(c)?.parse().ok()?)?;
+            }
+            ticks.checked_mul(10_000_000)
+        };
+        Some(MachineCpu {
+            steal_ns: ns(&[8])?,
+            busy_ns: ns(&[1, 2, 3, 6, 7])?,
+        })
+    }
 }
 
 /// CPU time this process has used so far (user and system, every thread), in ns.
@@ -91,11 +90,17 @@ mod tests {
         assert_eq!(kb_field(text, "MemFree"), None);
         let stat =
             "cpu  2312123 0 575320 1202468 8065 0 2820 33575 0 0\ncpu0 1 0 0 0 0 0 0 7 0 0\n";
-        assert_eq!(steal_in(stat), Some(33575 * 10_000_000));
-        assert_eq!(steal_in("cpu0 1 2 3\n"), None);
+        assert_eq!(
+            MachineCpu::parse(stat).map(|c| c.steal_ns),
+            Some(33575 * 10_000_000)
+        );
+        assert_eq!(MachineCpu::parse("cpu0 1 2 3\n"), None);
         // user 1 + nice 2 + system 3 + irq 6 + softirq 7 ticks; idle, iowait and
         // steal do not count.
-        assert_eq!(busy_in("cpu  1 2 3 4 5 6 7 8 0 0\n"), Some(19 * 10_000_000));
+        assert_eq!(
+            MachineCpu::parse("cpu  1 2 3 4 5 6 7 8 0 0\n").map(|c| c.busy_ns),
+            Some(19 * 10_000_000)
+        );
         assert!(own_cpu_ns().is_some());
         assert_eq!(kb_field("Mem: x kB", "Mem"), None);
     }

@@ -9,6 +9,10 @@
 //! Skipped (with a message) where the host has no userfaultfd.
 
 use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+
+/// The `/proc/self/smaps` reader of the heap crate's tests.
+#[path = "../../heap/tests/common/mod.rs"]
+mod maps;
 use std::sync::{Arc, Barrier};
 
 /// node: fields 0 and 1 are references, 2 and 3 words.
@@ -277,24 +281,11 @@ fn a_collection_requested_during_compaction_waits_for_it() {
 
 /// The kernel's flags (`VmFlags` in `/proc/self/smaps`) of the mapping holding `addr`.
 fn vm_flags_at(addr: usize) -> Vec<String> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").expect("reading smaps");
-    let mut inside = false;
-    for line in smaps.lines() {
-        let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((lo, hi)) = first.split_once('-') {
-            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-            {
-                inside = (lo..hi).contains(&addr);
-                continue;
-            }
-        }
-        if inside {
-            if let Some(flags) = line.strip_prefix("VmFlags:") {
-                return flags.split_whitespace().map(str::to_string).collect();
-            }
-        }
-    }
-    panic!("no mapping holds {addr:#x}");
+    maps::read_smaps()
+        .into_iter()
+        .find(|m| (m.start..m.end).contains(&addr))
+        .unwrap_or_else(|| panic!("no mapping holds {addr:#x}"))
+        .vm_flags
 }
 
 /// A heap advised `MADV_HUGEPAGE` (for its pre-touch) loses that advice when its

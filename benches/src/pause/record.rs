@@ -335,7 +335,7 @@ impl RunRecord {
         let (faults_over_1ms, faults_over_1ms_machine) = super::hiccup::machine_overlaps(
             m.log.long_fault_stalls(),
             &m.machine_samples,
-            1_000_000,
+            flipgc_core::LONG_FAULT_STALL_NS,
         );
         let (machine_p99, machine_max) = tail(&m.machine);
         let h = &m.hiccups;

@@ -175,11 +175,11 @@ pub struct Measured {
     /// Peak RSS during the run (bytes), if readable.
     pub peak_rss: Option<u64>,
     /// CPU time the hypervisor took from this machine during the workload, every
-    /// CPU added up (ns), if readable ([`crate::host::steal_ns`]).
+    /// CPU added up (ns), if readable ([`crate::host::MachineCpu`]).
     pub steal_ns: Option<u64>,
     /// CPU time the machine spent on anything but this process during the workload,
     /// every CPU added up (ns), if readable: other programs, kernel threads and
-    /// interrupts ([`crate::host::busy_ns`] less [`crate::host::own_cpu_ns`]).
+    /// interrupts (the machine's busy time less [`crate::host::own_cpu_ns`]).
     pub others_cpu_ns: Option<u64>,
 }
 
@@ -228,22 +228,19 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
     rss::reset_peak();
     let meter = HiccupMeter::start(&heap);
     let machine = HiccupMeter::start_machine(&heap);
-    let cpu = || {
-        (
-            crate::host::steal_ns(),
-            crate::host::busy_ns(),
-            crate::host::own_cpu_ns(),
-        )
-    };
-    let cpu_before = cpu();
+    let cpu = || (crate::host::MachineCpu::read(), crate::host::own_cpu_ns());
+    let before = cpu();
     let started = Instant::now();
     let result = job(&heap);
     let wall = started.elapsed();
-    let cpu_after = cpu();
+    let after = cpu();
     let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
-    let steal_ns = delta(cpu_before.0, cpu_after.0);
-    let others_cpu_ns = delta(cpu_before.1, cpu_after.1)
-        .zip(delta(cpu_before.2, cpu_after.2))
+    let machine_cpu = |f: fn(&crate::host::MachineCpu) -> u64| {
+        delta(before.0.as_ref().map(f), after.0.as_ref().map(f))
+    };
+    let steal_ns = machine_cpu(|c| c.steal_ns);
+    let others_cpu_ns = machine_cpu(|c| c.busy_ns)
+        .zip(delta(before.1, after.1))
         .map(|(busy, own)| busy.saturating_sub(own));
     // The job's mutators are gone: let a cycle under way finish (the meter keeps
     // passing safepoints), so that the log has no half cycle.
