@@ -312,7 +312,7 @@ impl Mutator {
             return;
         }
         if !inner.driver.busy() {
-            inner.driver.request(&inner, Reason::Pacer);
+            self.start_cycle(&inner);
         }
         // Throttling pushes back only as the real wall nears: past a soft limit,
         // the heap just grows.
@@ -332,6 +332,36 @@ impl Mutator {
             pacer.add_throttled(slept);
             inner.log.lock().record_throttle(slept);
         }
+    }
+
+    /// Starts a cycle for the pacer. With concurrent marking, this mutator runs the
+    /// cycle's mark-start pause itself, coordinating the stop (it is at a GC point
+    /// already: nobody waits for it), unless a cycle is requested or under way; the
+    /// driver goes on from there. Otherwise it asks the driver for the cycle.
+    fn start_cycle(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>) {
+        use crate::collect::{concurrent_mark, MarkStarted, Opening};
+        if !inner.config.concurrent_marking {
+            inner.driver.request(inner, Reason::Pacer);
+            return;
+        }
+        let Some(n) = inner.driver.claim(inner, Reason::Pacer) else {
+            return;
+        };
+        self.before_stop();
+        let fatal = crate::fatal::AbortOnUnwind::new("the mark-start pause (run by a mutator)");
+        let opening = Opening::take(inner, n);
+        let (boundary, stopped) = concurrent_mark::start_pause(inner, n, self.id);
+        drop(fatal);
+        // Invariant 1 of concurrent marking: this mutator's roots are scanned before
+        // it runs on (the pause left it a pending scan, as every mutator).
+        self.shared.fix_pending();
+        self.resumed();
+        let started = MarkStarted {
+            opening,
+            boundary,
+            stopped,
+        };
+        inner.driver.hand_over(n, started);
     }
 
     pub(crate) fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {

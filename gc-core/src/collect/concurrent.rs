@@ -1,7 +1,10 @@
 //! The concurrent cycle, phase by phase (run by the GC driver):
 //!
 //! 1. **mark-start pause** (`"mark-start"`): the mark boundary, the barrier on, a
-//!    root scan left pending for every mutator (`concurrent_mark::start`).
+//!    root scan left pending for every mutator (`concurrent_mark::start`). When the
+//!    pacer starts the cycle, the mutator whose allocation triggered it has run
+//!    this pause already, on its own thread (`concurrent_mark::start_pause`), and
+//!    the driver goes on from there.
 //! 2. **concurrent marking** on the GC workers, mutators running.
 //! 3. **mark-end pause** (`"mark-end"`): pending roots and logged references,
 //!    drained within a time budget; if more is left, back to 2. The sanity re-trace
@@ -25,10 +28,16 @@ use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
+use crate::roots::MutatorShared;
 use std::sync::Arc;
 
-/// Runs cycle `n`.
-pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
+/// Runs cycle `n`; `premarked` is the mark boundary and the stopped mutators if a
+/// mutator ran its mark-start pause.
+pub fn run(
+    inner: &Arc<HeapInner>,
+    n: u64,
+    premarked: Option<(usize, Vec<Arc<MutatorShared>>)>,
+) -> CycleOutcome {
     let fatal = AbortOnUnwind::new("the mark-start pause");
     let hook = |point| {
         if let Some(h) = &inner.config.cycle_hook {
@@ -36,8 +45,14 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         }
     };
 
-    // 1. mark-start pause
-    let boundary = concurrent_mark::start(inner, n);
+    // 1. mark-start pause (unless a mutator ran it), then the roots it left
+    let boundary = match premarked {
+        Some((boundary, stopped)) => {
+            concurrent_mark::scan_after_start(inner, &stopped);
+            boundary
+        }
+        None => concurrent_mark::start(inner, n),
+    };
 
     // 2-3. concurrent marking rounds, each ended by a mark-end pause
     fatal.phase("concurrent marking");

@@ -41,6 +41,8 @@ use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::{FaultInjector, InjectPoint};
 use crate::mem::WORD;
+use crate::roots::MutatorShared;
+use crate::safepoint::DRIVER;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -154,12 +156,22 @@ impl Intake {
     }
 }
 
-/// The mark-start pause of cycle `n`: sets the mark boundary (the top, padded to a
-/// page: everything above is black), turns the barrier on, leaves every mutator a
-/// root scan. Then, with the world running again, scans the roots of mutators that
-/// have not resumed, and the globals. Returns the boundary.
+/// The mark-start pause of cycle `n`, run by the driver ([`start_pause`]), then
+/// the roots it left to scan ([`scan_after_start`]). Returns the boundary.
 pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
-    let mut p = Pause::stop(inner, "mark-start");
+    let (boundary, stopped) = start_pause(inner, n, DRIVER);
+    scan_after_start(inner, &stopped);
+    boundary
+}
+
+/// The mark-start pause of cycle `n`, coordinated by `me` (the driver, or the
+/// mutator whose allocation made the pacer start the cycle; its own pending root
+/// scan is then its to run before it touches its roots): sets the mark boundary
+/// (the top, padded to a page: everything above is black), turns the barrier on,
+/// leaves every mutator a root scan. Returns the boundary and the mutators it
+/// stopped.
+pub fn start_pause(inner: &HeapInner, n: u64, me: u64) -> (usize, Vec<Arc<MutatorShared>>) {
+    let mut p = Pause::stop_as(inner, "mark-start", me);
     p.phase("boundary");
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let boundary = {
@@ -187,10 +199,14 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
     *inner.cycle.lock() = CyclePhase::Marking;
     inner.driver.started(n);
     p.end(Details::default());
+    (boundary, mutators)
+}
 
-    // Outside the pause: the roots of mutators still stopped (those resuming scan
-    // their own first), then the globals.
-    for m in &mutators {
+/// After a mark-start pause, with the world running again (the driver): scans the
+/// roots of mutators that have not resumed since (those resuming scan their own
+/// first), then the globals.
+pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
+    for m in stopped {
         m.fix_pending();
     }
     let mut globals: Vec<usize> = inner
@@ -204,7 +220,6 @@ pub fn start(inner: &Arc<HeapInner>, n: u64) -> usize {
     // Finalized objects waiting in queues are roots too (taking one out logs it).
     globals.extend(super::refs::ready_roots(inner));
     inner.intake.push(globals);
-    boundary
 }
 
 /// One concurrent round: `workers` markers mark from the intake until it and every

@@ -43,6 +43,11 @@ struct State {
     shutdown: bool,
     /// Why and when the next cycle (`started + 1`) was first requested.
     next: Option<(Reason, Instant)>,
+    /// A cycle whose mark-start pause a mutator has claimed and is running (the
+    /// driver must not start it too), with why and when.
+    claimed: Option<(u64, Reason, Instant)>,
+    /// That pause, run: the driver goes on with the cycle from it.
+    handed: Option<(u64, Reason, Instant, super::MarkStarted)>,
 }
 
 /// The driver's state, shared by the heap and the driver thread.
@@ -77,6 +82,47 @@ impl Driver {
             st.next = Some((reason, Instant::now()));
         }
         self.busy.store(true, Ordering::Relaxed);
+        self.spawn_once(&mut st, heap);
+        self.cv.notify_all();
+        n
+    }
+
+    /// Called by a mutator, on its allocation slow path, when the pacer wants a
+    /// cycle: if none is requested or under way, claims the next one for this
+    /// mutator to run its mark-start pause (and returns its number), as a request
+    /// for `reason` that the driver does not act on until [`Driver::hand_over`].
+    ///
+    /// Why the mutator runs that pause: it is at a GC point already, so the pause
+    /// need not wait for it; the driver, asleep on an idle CPU, would first have to
+    /// wake, and on this VM the mutator's virtual CPU was seen not running for up
+    /// to 0.65 ms just then (times to safepoint of 0.2-0.65 ms, docs/pausebench.md).
+    /// The driver is woken after the pause instead.
+    pub fn claim(&self, heap: &Arc<HeapInner>, reason: Reason) -> Option<u64> {
+        let mut st = self.state.lock();
+        if st.requested > st.done || st.claimed.is_some() || st.shutdown {
+            return None;
+        }
+        let n = st.started + 1;
+        st.requested = n;
+        st.claimed = Some((n, reason, Instant::now()));
+        self.awaiting_flip.store(true, Ordering::Relaxed);
+        self.busy.store(true, Ordering::Relaxed);
+        self.spawn_once(&mut st, heap);
+        // No wake-up: the driver has nothing to do until the hand-over.
+        Some(n)
+    }
+
+    /// The mutator that claimed cycle `n` has run its mark-start pause: the driver
+    /// goes on with the cycle (woken here, with the world running).
+    pub fn hand_over(&self, n: u64, started: super::MarkStarted) {
+        let mut st = self.state.lock();
+        let (claimed, reason, at) = st.claimed.take().expect("a claimed cycle");
+        debug_assert_eq!(claimed, n);
+        st.handed = Some((n, reason, at, started));
+        self.cv.notify_all();
+    }
+
+    fn spawn_once(&self, st: &mut State, heap: &Arc<HeapInner>) {
         if !st.spawned {
             st.spawned = true;
             let weak = Arc::downgrade(heap);
@@ -86,8 +132,6 @@ impl Driver {
                 .spawn(move || driver.run(weak))
                 .expect("spawning the GC driver thread");
         }
-        self.cv.notify_all();
-        n
     }
 
     /// The cycle in progress (started, not yet done), if any.
@@ -119,9 +163,15 @@ impl Driver {
         }
     }
 
-    /// The driver: cycle `n` took its snapshot.
+    /// Cycle `n` took its snapshot (in its first pause, by the driver or the
+    /// mutator that claimed it). Wakes nobody: no waiter waits for `started` (the
+    /// driver's own wait only becomes less likely to end), and a wake-up in the
+    /// pause would cost it.
     pub fn started(&self, n: u64) {
-        self.bump(|st| st.started = n);
+        let mut st = self.state.lock();
+        st.started = n;
+        self.awaiting_flip
+            .store(st.requested > st.flipped, Ordering::Relaxed);
     }
 
     /// The driver: cycle `n`'s memory is available.
@@ -145,22 +195,28 @@ impl Driver {
     /// The driver thread: runs requested cycles until the heap is gone.
     fn run(&self, heap: Weak<HeapInner>) {
         loop {
-            let (n, (reason, requested_at)) = {
+            let (n, (reason, requested_at), mark_started) = {
                 let mut st = self.state.lock();
-                while st.requested <= st.started && !st.shutdown {
+                loop {
+                    if let Some((n, reason, at, m)) = st.handed.take() {
+                        break (n, (reason, at), Some(m));
+                    }
+                    if st.shutdown {
+                        return;
+                    }
+                    if st.requested > st.started && st.claimed.is_none() {
+                        let why = st.next.take().unwrap_or((Reason::Explicit, Instant::now()));
+                        break (st.started + 1, why, None);
+                    }
                     self.cv.wait(&mut st);
                 }
-                if st.shutdown {
-                    return;
-                }
-                let why = st.next.take().unwrap_or((Reason::Explicit, Instant::now()));
-                (st.started + 1, why)
             };
             let Some(inner) = heap.upgrade() else { return };
             let cycle = super::CycleStart {
                 n,
                 reason,
                 requested_at,
+                mark_started,
             };
             super::run_cycle(&inner, cycle);
             // Let go of the heap before waking the waiters: one that drops the last

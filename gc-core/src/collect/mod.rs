@@ -79,7 +79,6 @@ impl CollectorState {
 }
 
 /// A cycle the driver is about to run.
-#[derive(Clone, Copy, Debug)]
 pub struct CycleStart {
     /// Its number (from 1).
     pub n: u64,
@@ -87,28 +86,83 @@ pub struct CycleStart {
     pub reason: Reason,
     /// When it was first asked for.
     pub requested_at: Instant,
+    /// Its mark-start pause, if the mutator whose allocation triggered the cycle ran
+    /// it already.
+    pub mark_started: Option<MarkStarted>,
+}
+
+/// A mark-start pause that a mutator ran ([`Mutator`](crate::Mutator)'s allocation
+/// slow path, when the pacer starts a cycle): what the driver goes on from.
+pub struct MarkStarted {
+    /// What the cycle noted before that pause.
+    pub opening: Opening,
+    /// The mark boundary it set.
+    pub boundary: usize,
+    /// The mutators it stopped (their root scans may still be pending).
+    pub stopped: Vec<Arc<crate::roots::MutatorShared>>,
+}
+
+/// What a cycle notes as it begins, before its first pause, for its record. Taken
+/// by whichever thread runs that pause (the driver, or the mutator that started
+/// the cycle).
+pub struct Opening {
+    started: Instant,
+    first_pause: usize,
+    first_compaction: usize,
+    free_at_start: usize,
+    allocated_at_start: u64,
+    rate: f64,
+    trigger: usize,
+    throttled_before: u64,
+}
+
+impl Opening {
+    /// Notes cycle `n`'s beginning (and makes it the GC log's current cycle).
+    pub fn take(inner: &HeapInner, n: u64) -> Opening {
+        let started = Instant::now();
+        inner.gclog.set_cycle(n);
+        let (first_pause, first_compaction) = {
+            let log = inner.log.lock();
+            (log.records().len(), log.compactions().len())
+        };
+        let (free_at_start, allocated_at_start) = {
+            let mut space = inner.space.lock();
+            space.min_free = space.end() - space.top;
+            (space.min_free, space.allocated_total)
+        };
+        Opening {
+            started,
+            first_pause,
+            first_compaction,
+            free_at_start,
+            allocated_at_start,
+            rate: inner.pacer.estimates().rate,
+            trigger: inner.pacer.trigger(),
+            throttled_before: inner.pacer.throttled_ns(),
+        }
+    }
 }
 
 /// Runs a cycle (on the driver thread): the concurrent cycle, or the one-pause
 /// cycle where concurrent marking is off; then records it, tells the pacer, and
 /// writes its GC log line.
 pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
-    let started = Instant::now();
-    inner.gclog.set_cycle(c.n);
-    let (first_pause, first_compaction) = {
-        let log = inner.log.lock();
-        (log.records().len(), log.compactions().len())
+    let (o, premarked) = match c.mark_started {
+        Some(m) => (m.opening, Some((m.boundary, m.stopped))),
+        None => (Opening::take(inner, c.n), None),
     };
-    let (free_at_start, allocated_at_start) = {
-        let mut space = inner.space.lock();
-        space.min_free = space.end() - space.top;
-        (space.min_free, space.allocated_total)
-    };
-    let rate = inner.pacer.estimates().rate;
-    let trigger = inner.pacer.trigger();
-    let throttled_before = inner.pacer.throttled_ns();
+    let Opening {
+        started,
+        first_pause,
+        first_compaction,
+        free_at_start,
+        allocated_at_start,
+        rate,
+        trigger,
+        throttled_before,
+    } = o;
     let out = if inner.config.concurrent_marking {
-        concurrent::run(inner, c.n)
+        concurrent::run(inner, c.n, premarked)
     } else {
         full::run(inner, c.n)
     };

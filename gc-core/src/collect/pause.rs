@@ -1,4 +1,5 @@
-//! A stop-the-world pause, as the GC driver runs it: stop every mutator, time each
+//! A stop-the-world pause, as the GC driver (or, for a mark-start pause, the mutator
+//! that started the cycle) runs it: stop every mutator, time each
 //! phase (each also a `tracing` span), record the pause in the pause log, resume,
 //! and write the pause's GC log lines (`gclog.rs`) once the world runs again.
 //! Every pause kind uses it: `"full"`, `"mark-start"`, `"mark-end"`, `"flip"`.
@@ -34,12 +35,20 @@ pub struct Details {
 }
 
 impl<'a> Pause<'a> {
-    /// Stops the world for a pause of `kind` (waiting out a stop some mutator holds,
-    /// the verifier's). The time to safepoint counts in the pause.
+    /// Stops the world for a pause of `kind`, coordinated by the driver (waiting out
+    /// a stop some mutator holds, the verifier's). The time to safepoint counts in
+    /// the pause.
     pub fn stop(inner: &'a HeapInner, kind: &'static str) -> Pause<'a> {
+        Pause::stop_as(inner, kind, DRIVER)
+    }
+
+    /// [`Pause::stop`], coordinated by `me`: the driver, or a mutator (which must
+    /// have retired its allocation buffer and handed in its barrier log, as before
+    /// any stop).
+    pub fn stop_as(inner: &'a HeapInner, kind: &'static str, me: u64) -> Pause<'a> {
         let span = tracing::info_span!("pause", kind).entered();
         let stopped = loop {
-            if let Some(s) = inner.safepoints.stop_the_world(DRIVER) {
+            if let Some(s) = inner.safepoints.stop_the_world(me) {
                 break s;
             }
         };
