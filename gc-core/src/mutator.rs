@@ -170,6 +170,39 @@ impl Mutator {
         Ok(())
     }
 
+    /// Allocates an object of the fixed-size type `t` whose fields `0..n` take the
+    /// top `n` root-stack entries (the deepest into field 0), pops them and pushes
+    /// the new object: a constructor call of an interpreter (`cons`, `new
+    /// Node(left, right)`) with its arguments on the stack, in one step. A GC point.
+    ///
+    /// Checked once per call, not per field: `n` against the stack depth and against
+    /// `t`'s leading strong reference fields (known since `t` was made). The stores
+    /// need no write barrier (a new object's old values are null, and it is black
+    /// while marking) and no check of the values (the root stack holds only objects
+    /// of this heap, or null). Panics if the stack holds fewer than `n` entries or
+    /// `t`'s fields `0..n` are not all strong reference fields. `Err(OutOfMemory)`
+    /// as [`Mutator::push_fixed`], with the stack as it was.
+    #[inline]
+    pub fn push_fixed_from_stack(&mut self, t: FixedType, n: usize) -> Result<(), GcError> {
+        if n > t.lead_refs as usize || n > self.stack_len() {
+            bad_constructor(t, n, self.stack_len());
+        }
+        let addr = self.alloc_fixed_raw(t)?;
+        // The allocation may have collected: the stack's entries are read after it.
+        let stack = &mut self.table().stack;
+        let from = stack.len() - n;
+        for (i, v) in stack[from..].iter().enumerate() {
+            // SAFETY: field `i < n <= lead_refs <= words - 1` of the object just
+            // allocated (owned by this thread until published); `v` is null or an
+            // object of this heap (root stack invariant). A plain store: the object
+            // is published later by a release store (`mem.rs`).
+            unsafe { mem::store(addr + WORD * (1 + i), *v) };
+        }
+        stack.truncate(from);
+        stack.push(addr as u64);
+        Ok(())
+    }
+
     #[inline]
     fn alloc_typed(&mut self, ty: TypeId, len: usize) -> Result<usize, GcError> {
         let (header, words) = self.heap.inner.types.layout(ty, len)?;
@@ -493,6 +526,16 @@ impl Mutator {
         self.resumed();
         result
     }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_constructor(t: FixedType, n: usize, depth: usize) -> ! {
+    panic!(
+        "push_fixed_from_stack({t:?}, {n}): the type's first {} fields are strong \
+         references and the root stack holds {depth} entries",
+        t.lead_refs
+    )
 }
 
 impl Drop for Mutator {

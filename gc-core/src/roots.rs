@@ -424,7 +424,7 @@ impl Mutator {
     /// This mutator's root table.
     #[inline(always)]
     #[allow(clippy::mut_from_ref)]
-    fn table(&self) -> &mut RootTable {
+    pub(crate) fn table(&self) -> &mut RootTable {
         // SAFETY: this mutator's own thread, outside any GC point (we hold `&self`,
         // and GC points take `&mut self`): the mutator is Running. No other
         // reference into the table is alive: every use below is a single call.

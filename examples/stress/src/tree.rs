@@ -48,21 +48,16 @@ pub fn tree_size(depth: u32) -> u64 {
 }
 
 /// Builds a tree of `depth` bottom-up (children before parents) and pushes its root.
+/// Each parent is made from its two children on the stack, as `new Node(left,
+/// right)` ([`Mutator::push_fixed_from_stack`]).
 pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
     if depth == 0 {
         return m.push_fixed(node.ty);
     }
     make_tree(m, node, depth - 1)?;
     make_tree(m, node, depth - 1)?;
-    m.push_fixed(node.ty)?;
-    // Stack: [.., left, right, parent].
-    let top = m.stack_len();
-    let parent = m.stack_get(top - 1).expect("just allocated");
-    m.set_ref(parent, node.left, m.stack_get(top - 3));
-    m.set_ref(parent, node.right, m.stack_get(top - 2));
-    m.stack_set(top - 3, Some(parent));
-    m.stack_truncate(top - 2);
-    Ok(())
+    // Stack: [.., left, right] -> [.., parent(left, right)].
+    m.push_fixed_from_stack(node.ty, 2)
 }
 
 /// Gives the node at stack slot `at` two new children and populates them to

@@ -160,6 +160,9 @@ pub struct FixedType {
     pub(crate) header: u64,
     pub(crate) words: u32,
     pub(crate) registry: u32,
+    /// How many of its first fields are strong reference fields (for
+    /// [`Mutator::push_fixed_from_stack`](crate::Mutator::push_fixed_from_stack)).
+    pub(crate) lead_refs: u32,
 }
 
 impl FixedType {
@@ -439,11 +442,18 @@ impl TypeRegistry {
     pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
         let (header, words) = self.layout(id, 0)?;
         match self.shapes[id.0 as usize].kind {
-            ShapeKind::Fixed => Ok(FixedType {
-                header: header.0,
-                words: words as u32,
-                registry: self.id,
-            }),
+            ShapeKind::Fixed => {
+                let shape = &self.shapes[id.0 as usize];
+                let lead_refs = (0..shape.fields as usize)
+                    .take_while(|&f| shape.is_ref(0, f) && (f >= 64 || shape.weak_mask >> f & 1 == 0))
+                    .count() as u32;
+                Ok(FixedType {
+                    header: header.0,
+                    words: words as u32,
+                    registry: self.id,
+                    lead_refs,
+                })
+            }
             _ => Err(GcError::Type(format!(
                 "{} is an array type: allocate it with a length",
                 self.types[id.0 as usize].name
