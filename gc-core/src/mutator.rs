@@ -372,14 +372,20 @@ impl Mutator {
     /// already: nobody waits for it), unless a cycle is requested or under way; the
     /// driver goes on from there. Otherwise it asks the driver for the cycle.
     fn start_cycle(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>) {
-        use crate::collect::{concurrent_mark, MarkStarted, Opening};
         if !inner.config.concurrent_marking {
             inner.driver.request(inner, Reason::Pacer);
             return;
         }
-        let Some(n) = inner.driver.claim(inner, Reason::Pacer) else {
-            return;
-        };
+        if let Some(n) = inner.driver.claim(inner, Reason::Pacer) {
+            self.mark_start_claimed(inner, n);
+        }
+    }
+
+    /// Runs the mark-start pause of cycle `n`, claimed by this mutator
+    /// ([`Driver::claim`](crate::collect::driver::Driver::claim)), and hands the
+    /// cycle over to the driver.
+    pub(crate) fn mark_start_claimed(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
+        use crate::collect::{concurrent_mark, MarkStarted, Opening};
         self.before_stop();
         let fatal = crate::fatal::AbortOnUnwind::new("the mark-start pause (run by a mutator)");
         let opening = Opening::take(inner, n);

@@ -267,4 +267,42 @@ mod tests {
         assert!(!inner.driver.awaiting_flip(), "cycle {n} has flipped");
         inner.driver.wait_idle();
     }
+
+    /// A cycle claimed by a mutator (the pacer's start, `Mutator::start_cycle`):
+    /// one claim at a time; a request made meanwhile is served by that cycle; the
+    /// driver does not start it (its mark-start pause is the mutator's) until the
+    /// hand-over, then runs the rest of it once.
+    #[test]
+    fn a_claimed_cycle_waits_for_its_mutator_and_runs_once() {
+        let heap = Heap::new(HeapConfig::new(8 << 20), TypeRegistry::new()).unwrap();
+        let mut m = heap.bind_mutator().unwrap();
+        let inner = Arc::clone(&heap.inner);
+        let n = inner.driver.claim(&inner, Reason::Pacer).expect("nothing under way");
+        assert_eq!(inner.driver.claim(&inner, Reason::Pacer), None, "one claim at a time");
+        assert_eq!(
+            inner.driver.request(&inner, Reason::Explicit),
+            n,
+            "a request before the claimed cycle's snapshot is served by it"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let kinds = |inner: &crate::heap::HeapInner| -> Vec<&'static str> {
+            inner.log.lock().records().iter().map(|r| r.kind).collect()
+        };
+        assert_eq!(kinds(&inner), Vec::<&str>::new(), "the driver left the claimed cycle alone");
+        m.mark_start_claimed(&inner, n);
+        assert_eq!(
+            inner.driver.request(&inner, Reason::Explicit),
+            n + 1,
+            "a request after the snapshot asks for the next cycle"
+        );
+        let waiter = Arc::clone(&inner);
+        m.blocking(move || waiter.driver.wait_idle());
+        let ks = kinds(&inner);
+        let count = |k: &str| ks.iter().filter(|x| **x == k).count();
+        assert_eq!((count("mark-start"), count("flip")), (2, 2), "{ks:?}");
+        let log = inner.log.lock();
+        let reasons: Vec<_> = log.cycles().iter().map(|c| (c.n, c.reason)).collect();
+        assert_eq!(reasons, [(n, "pacer"), (n + 1, "explicit")]);
+        assert_eq!(log.records()[0].cycle, n, "the mutator's pause is the cycle's");
+    }
 }
