@@ -277,8 +277,15 @@ mod tests {
         let heap = Heap::new(HeapConfig::new(8 << 20), TypeRegistry::new()).unwrap();
         let mut m = heap.bind_mutator().unwrap();
         let inner = Arc::clone(&heap.inner);
-        let n = inner.driver.claim(&inner, Reason::Pacer).expect("nothing under way");
-        assert_eq!(inner.driver.claim(&inner, Reason::Pacer), None, "one claim at a time");
+        let n = inner
+            .driver
+            .claim(&inner, Reason::Pacer)
+            .expect("nothing under way");
+        assert_eq!(
+            inner.driver.claim(&inner, Reason::Pacer),
+            None,
+            "one claim at a time"
+        );
         assert_eq!(
             inner.driver.request(&inner, Reason::Explicit),
             n,
@@ -288,7 +295,11 @@ mod tests {
         let kinds = |inner: &crate::heap::HeapInner| -> Vec<&'static str> {
             inner.log.lock().records().iter().map(|r| r.kind).collect()
         };
-        assert_eq!(kinds(&inner), Vec::<&str>::new(), "the driver left the claimed cycle alone");
+        assert_eq!(
+            kinds(&inner),
+            Vec::<&str>::new(),
+            "the driver left the claimed cycle alone"
+        );
         m.mark_start_claimed(&inner, n);
         assert_eq!(
             inner.driver.request(&inner, Reason::Explicit),
@@ -303,6 +314,10 @@ mod tests {
         let log = inner.log.lock();
         let reasons: Vec<_> = log.cycles().iter().map(|c| (c.n, c.reason)).collect();
         assert_eq!(reasons, [(n, "pacer"), (n + 1, "explicit")]);
-        assert_eq!(log.records()[0].cycle, n, "the mutator's pause is the cycle's");
+        assert_eq!(
+            log.records()[0].cycle,
+            n,
+            "the mutator's pause is the cycle's"
+        );
     }
 }

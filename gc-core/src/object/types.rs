@@ -445,7 +445,9 @@ impl TypeRegistry {
             ShapeKind::Fixed => {
                 let shape = &self.shapes[id.0 as usize];
                 let lead_refs = (0..shape.fields as usize)
-                    .take_while(|&f| shape.is_ref(0, f) && (f >= 64 || shape.weak_mask >> f & 1 == 0))
+                    .take_while(|&f| {
+                        shape.is_ref(0, f) && (f >= 64 || shape.weak_mask >> f & 1 == 0)
+                    })
                     .count() as u32;
                 Ok(FixedType {
                     header: header.0,
