@@ -384,7 +384,11 @@ impl Mutator {
     /// Runs the mark-start pause of cycle `n`, claimed by this mutator
     /// ([`Driver::claim`](crate::collect::driver::Driver::claim)), and hands the
     /// cycle over to the driver.
-    pub(crate) fn mark_start_claimed(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
+    pub(crate) fn mark_start_claimed(
+        &mut self,
+        inner: &std::sync::Arc<crate::heap::HeapInner>,
+        n: u64,
+    ) {
         use crate::collect::{concurrent_mark, MarkStarted, Opening};
         self.before_stop();
         let fatal = crate::fatal::AbortOnUnwind::new("the mark-start pause (run by a mutator)");

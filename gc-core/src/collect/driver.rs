@@ -3,9 +3,16 @@
 //! cycle spans marking, planning and compaction: the asker keeps running if it has
 //! memory, and waits only if it has none).
 //!
+//! The one exception: the pacer's trigger, seen by a mutator on its allocation
+//! slow path, makes that mutator *claim* the next cycle ([`Driver::claim`]) and run
+//! its mark-start pause itself (it is at a GC point already, while the driver
+//! would first have to wake); it then hands the cycle over ([`Driver::hand_over`])
+//! and the driver runs the rest. The driver leaves a claimed cycle alone until then.
+//!
 //! Cycles are numbered from 1. A request asks for the first cycle that *starts*
 //! after it (its snapshot is taken after the request); the driver runs cycles
-//! while some are requested and not yet started. Waiters wait on three counters:
+//! while some are requested and not yet started (or handed over). Waiters wait on
+//! three counters:
 //! - `started`: cycles whose first pause has happened (their snapshot is taken);
 //! - `flipped`: cycles whose memory is available again (the flip pause, or the one
 //!   pause of a full cycle, is over);

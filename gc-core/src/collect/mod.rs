@@ -1,5 +1,7 @@
-//! The collector. Every cycle runs on the heap's GC driver thread ([`driver`]), as
-//! one of two orchestrations, each a file that only calls the phases in order:
+//! The collector. Every cycle runs on the heap's GC driver thread ([`driver`]) (a
+//! pacer-started cycle's mark-start pause excepted: the mutator that triggered it
+//! runs that, and hands the cycle over), as one of two orchestrations, each a file
+//! that only calls the phases in order:
 //! - [`concurrent`]: mark-start pause -> concurrent marking -> mark-end pause ->
 //!   concurrent plan -> flip pause -> concurrent compaction (or compaction inside
 //!   the flip pause where the kernel cannot fill pages on demand);
