@@ -314,13 +314,16 @@ impl Vm {
         self.push_word(self.t.alloc.symbol, self.t.symbol_id, id)
     }
 
-    /// Pushes `(car . cdr)` of stack entries `car` and `cdr`.
+    /// Pushes `(car . cdr)` of stack entries `car` and `cdr` (copies of both,
+    /// consumed by the pair's constructor: its fields 0 and 1).
     #[inline]
     pub fn push_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
-        self.m.push_fixed(self.t.alloc.pair)?;
-        let p = self.m.stack_get(self.top()).expect("fresh");
-        self.m.set_ref(p, self.t.car, self.m.stack_get(car));
-        self.m.set_ref(p, self.t.cdr, self.m.stack_get(cdr));
+        self.m.stack_dup(car);
+        self.m.stack_dup(cdr);
+        if let Err(e) = self.m.push_fixed_from_stack(self.t.alloc.pair, 2) {
+            self.m.stack_truncate(self.m.stack_len() - 2);
+            return Err(e.into());
+        }
         Ok(())
     }
 
