@@ -9,6 +9,12 @@
 //!   `FixedType`; `alloc_push` by type id; the arena's `Vec::push`), batches of
 //!   10 000, truncated after each batch. The heap is warmed first (its pages
 //!   recycled), and the collections when it fills are included.
+//! - `tree/*`: binary-trees' two halves, per node: `make` builds a tree of depth 12
+//!   bottom-up (`flipgc_stress::tree::make_tree`: leaves by `push_fixed`, inner
+//!   nodes by `push_fixed_from_stack`) and drops it, collections included;
+//!   `count` walks a kept tree of depth 16 (`count_nodes`: `get_refs`, polling);
+//!   `arena_make` and `arena_count` do the same in a `Vec` of index-linked nodes
+//!   (recursive, cleared after each tree).
 //! - `barrier/set_ref` (after the criterion groups, timed by hand): a reference
 //!   store with marking off and with marking on (the write barrier logging).
 
@@ -18,6 +24,8 @@ use std::time::Duration;
 
 struct Shapes {
     node: flipgc_core::TypeId,
+    /// binary-trees' node: two references.
+    tree: flipgc_stress::tree::Node,
     fixed: flipgc_core::FixedType,
     left: RefField,
     right: RefField,
@@ -26,8 +34,10 @@ struct Shapes {
 
 fn shapes(r: &mut TypeRegistry) -> Shapes {
     let node = r.fixed("node", 4, &[0, 1]).expect("node");
+    let tree = r.fixed("tree", 2, &[0, 1]).expect("tree");
     Shapes {
         node,
+        tree: flipgc_stress::tree::Node::of(r, tree, false).expect("tree"),
         fixed: r.fixed_type(node).expect("fixed"),
         left: r.ref_field(node, 0).expect("left"),
         right: r.ref_field(node, 1).expect("right"),
@@ -195,6 +205,59 @@ fn access(c: &mut Criterion) {
             black_box(&floor);
             floor.clear();
         })
+    });
+    g.finish();
+
+    // Trees: binary-trees' node (a header and two references, 24 bytes).
+    let node = s.tree;
+    const MAKE_DEPTH: u32 = 12;
+    const COUNT_DEPTH: u32 = 16;
+    let mut g = c.benchmark_group("tree");
+    g.warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Elements(flipgc_stress::tree::tree_size(
+            MAKE_DEPTH,
+        )));
+    g.bench_function("make", |b| {
+        b.iter(|| {
+            flipgc_stress::tree::make_tree(&mut m, &node, MAKE_DEPTH).expect("alloc");
+            m.stack_truncate(0);
+        })
+    });
+    // The floor's node has the same 24 bytes: a header word, then the children's
+    // indices.
+    let mut arena: Vec<[u64; 3]> = Vec::new();
+    fn arena_make(a: &mut Vec<[u64; 3]>, depth: u32) -> u64 {
+        let [l, r] = if depth == 0 {
+            [u64::MAX; 2]
+        } else {
+            [arena_make(a, depth - 1), arena_make(a, depth - 1)]
+        };
+        a.push([1, l, r]);
+        (a.len() - 1) as u64
+    }
+    g.bench_function("arena_make", |b| {
+        b.iter(|| {
+            black_box(arena_make(&mut arena, MAKE_DEPTH));
+            arena.clear();
+        })
+    });
+    g.throughput(Throughput::Elements(flipgc_stress::tree::tree_size(
+        COUNT_DEPTH,
+    )));
+    flipgc_stress::tree::make_tree(&mut m, &node, COUNT_DEPTH).expect("alloc");
+    g.bench_function("count", |b| {
+        b.iter(|| black_box(flipgc_stress::tree::count_nodes(&mut m, &node, 0)))
+    });
+    let root = arena_make(&mut arena, COUNT_DEPTH);
+    fn arena_count(a: &[[u64; 3]], n: u64) -> u64 {
+        match a[n as usize] {
+            [_, u64::MAX, _] => 1,
+            [_, l, r] => 1 + arena_count(a, l) + arena_count(a, r),
+        }
+    }
+    g.bench_function("arena_count", |b| {
+        b.iter(|| black_box(arena_count(&arena, black_box(root))))
     });
     g.finish();
     drop(m);

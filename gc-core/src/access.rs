@@ -113,6 +113,36 @@ impl Mutator {
         (v != 0).then(|| Gc::new(v))
     }
 
+    /// The references in fields `fs` of `obj` (for example a tree node's two
+    /// children), with one check of `obj` for all of them instead of one per field.
+    /// Panics if the descriptors are not all of one type, or `obj` is not of it.
+    #[inline]
+    pub fn get_refs<'m, const N: usize>(
+        &'m self,
+        obj: Gc<'m>,
+        fs: [RefField; N],
+    ) -> [Option<Gc<'m>>; N] {
+        let Some(first) = fs.first() else {
+            return [None; N];
+        };
+        if fs
+            .iter()
+            .any(|f| f.header != first.header || f.registry != first.registry)
+        {
+            mixed_descriptors();
+        }
+        self.check_descriptor(obj, first.header, first.registry);
+        fs.map(|f| {
+            // SAFETY: as in `get_ref` (every descriptor is of `obj`'s type, checked
+            // above).
+            let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+            if f.weak {
+                self.weak_read(v);
+            }
+            (v != 0).then(|| Gc::new(v))
+        })
+    }
+
     /// Stores `value` into reference field `f` of `obj`. Panics if `obj` is not of
     /// `f`'s type or `value` is not of this heap.
     #[inline]
@@ -279,4 +309,10 @@ fn wrong_kind(field: usize, want_ref: bool) -> ! {
         "field {field} is{} a reference field",
         if want_ref { " not" } else { "" }
     )
+}
+
+#[cold]
+#[inline(never)]
+fn mixed_descriptors() -> ! {
+    panic!("Mutator::get_refs: field descriptors of different types (or registries)")
 }

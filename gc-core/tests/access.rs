@@ -286,3 +286,40 @@ fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
     m.push_fixed_from_stack(cell_t, 0).unwrap();
     assert_eq!(m.stack_len(), 3);
 }
+
+/// `get_refs`: several reference fields for one check of the object; refused for
+/// descriptors of different types, and for an object of another type.
+#[test]
+fn get_refs_reads_fields_with_one_check() {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let cell = r.fixed("cell", 1, &[0]).unwrap();
+    let (left, right) = (r.ref_field(node, 0).unwrap(), r.ref_field(node, 1).unwrap());
+    let cell_ref = r.ref_field(cell, 0).unwrap();
+    let (t, cell_t) = (r.fixed_type(node).unwrap(), r.fixed_type(cell).unwrap());
+    let heap = Heap::new(HeapConfig::new(1 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    m.push_fixed(t).unwrap();
+    m.push_fixed(t).unwrap();
+    m.push_fixed(cell_t).unwrap();
+    let (a, b, c) = (
+        m.stack_get(0).unwrap(),
+        m.stack_get(1).unwrap(),
+        m.stack_get(2).unwrap(),
+    );
+    m.set_ref(a, right, Some(b));
+    assert_eq!(m.get_refs(a, [left, right]), [None, Some(b)]);
+    assert_eq!(
+        m.get_refs(a, [right, right, left]),
+        [Some(b), Some(b), None]
+    );
+    assert_eq!(m.get_refs::<0>(a, []), []);
+    let msg = panic_message(|| {
+        let _ = m.get_refs(a, [left, cell_ref]);
+    });
+    assert!(msg.contains("different types"), "{msg}");
+    let msg = panic_message(|| {
+        let _ = m.get_refs(c, [left, right]);
+    });
+    assert!(msg.contains("used on"), "{msg}");
+}

@@ -140,9 +140,14 @@ pub fn walk<T: Copy, E>(
             }
             while let Some((o, p)) = todo.pop() {
                 walked.nodes += 1;
-                let (l, r) = (m.get_ref(o, node.left), m.get_ref(o, node.right));
+                let [l, r] = m.get_refs(o, [node.left, node.right]);
                 let down = visit(m, o, p, [l.is_some(), r.is_some()])?;
-                todo.extend([l, r].into_iter().flatten().map(|c| (c, down)));
+                if let Some(r) = r {
+                    todo.push((r, down));
+                }
+                if let Some(l) = l {
+                    todo.push((l, down));
+                }
                 if walked.nodes % POLL_EVERY == 0 && m.safepoint_requested() {
                     for (g, p) in todo.drain(..) {
                         m.push(Some(g));
