@@ -10,7 +10,7 @@
 //! - **server mode**: the touching thread sleeps in the kernel while a fault-serving
 //!   thread ([`Compaction::serve`]) reads the fault event and installs the page.
 //!
-//! The page-producing code is the in-pause path's ([`FillCtx::fill_page_to`]),
+//! The page-producing code is the in-pause path's ([`FillCtx::fill_pages_to`]),
 //! writing into a buffer instead of into place.
 //!
 //! Per-page state machine (`page_state.rs`, which gives each hand-off's memory
@@ -345,12 +345,18 @@ impl Compaction {
     /// them with one copy, then marks them `FILLED`. Async-signal-safe when
     /// `in_handler` (no lock, no allocation; failures end the process through
     /// [`crate::fatal::die`]).
-    fn install(&self, ctx: &FillCtx<'_>, first: usize, end: usize, out: usize, in_handler: bool) {
+    fn install(
+        &self,
+        ctx: &FillCtx<'_>,
+        first: usize,
+        end: usize,
+        out: usize,
+        in_handler: bool,
+        cover: &mut Option<(usize, usize)>,
+    ) {
         let page = self.page_bytes();
         page_state::install(self.states(), &self.filled, first, end, || {
-            for p in first..end {
-                ctx.fill_page_to(p, out + (p - first) * page);
-            }
+            ctx.fill_pages_to(first, end, out, cover);
             let dst = self.layout.base + first * page;
             let len = (end - first) * page;
             // SAFETY: the buffer holds (end - first) produced pages; `dst` is
@@ -415,6 +421,8 @@ impl Compaction {
         let out = buf.as_mut_ptr() as usize;
         let pages = self.pages;
         let mut runs = 0u32;
+        // The black object covering the next page, from the run before.
+        let mut cover = None;
         loop {
             runs = runs.wrapping_add(1);
             if runs % 4 == 0 {
@@ -443,7 +451,7 @@ impl Compaction {
                 if let Some(hook) = &self.inner.config.fill_hook {
                     (hook.0)(at(first), at(p), true);
                 }
-                self.install(&ctx, first, p, out, false);
+                self.install(&ctx, first, p, out, false, &mut cover);
                 self.inner.inject.panic_once(InjectPoint::WorkerPanic);
             }
         }
@@ -501,7 +509,7 @@ impl Compaction {
                     self.zero_fill(addr, false);
                 } else {
                     match page_state::on_fault_event(self.states(), p) {
-                        OnFault::Install => self.install(&ctx, p, p + 1, out, false),
+                        OnFault::Install => self.install(&ctx, p, p + 1, out, false, &mut None),
                         OnFault::Installing => {
                             installing.push((p, seen));
                             continue;
@@ -553,7 +561,7 @@ impl Compaction {
         }
         if self.claim(p) {
             let ctx = self.tables.ctx(&self.inner, &self.layout);
-            self.install(&ctx, p, p + 1, buf, true);
+            self.install(&ctx, p, p + 1, buf, true, &mut None);
             return;
         }
         // Being produced by a worker or another faulting thread (or done): wait for

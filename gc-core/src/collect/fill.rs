@@ -21,7 +21,7 @@
 //!
 //! The per-page plan (`page_first`) comes from `plan.rs`.
 //!
-//! **Async-signal-safe.** [`FillCtx::fill_page_to`] runs inside the faulting
+//! **Async-signal-safe.** [`FillCtx::fill_pages_to`] runs inside the faulting
 //! thread's `SIGBUS` handler in SIGBUS mode (`sigbus.rs`), so it and everything it
 //! calls only read the read-only tables and from-space, write the caller's buffer,
 //! take no lock and allocate nothing; a broken invariant (a header no type
@@ -180,17 +180,31 @@ impl FillCtx<'_> {
         }
     }
 
-    /// Produces to-space page `p` in place.
-    pub fn fill_page(&self, p: usize) {
-        self.fill_page_to(p, self.at.base + p * self.at.page_words * WORD);
-    }
-
-    /// Produces to-space page `p` into the page-sized, writable buffer at `out`.
-    pub fn fill_page_to(&self, p: usize, out: usize) {
-        if p < self.page_first.len() {
-            self.fill_compacted(p, out);
-        } else {
-            self.fill_black(p - self.page_first.len(), out);
+    /// Produces to-space pages `[first, end)` into consecutive page-sized buffers
+    /// from `out`: each page as it lands in to-space (`fill_compacted`, `fill_black`), except that a black page
+    /// whose covering object is known starts from it, instead of walking again from
+    /// its carve's start (up to an allocation buffer of objects: most of the filling
+    /// time of black pages before this). `cover` carries that knowledge from call
+    /// to call (a page index and the old address of the object covering its first
+    /// word): a caller that fills runs of pages in address order passes the same one
+    /// each time.
+    pub fn fill_pages_to(
+        &self,
+        first: usize,
+        end: usize,
+        out: usize,
+        cover: &mut Option<(usize, usize)>,
+    ) {
+        let page = self.at.page_words * WORD;
+        for p in first..end {
+            let o = out + (p - first) * page;
+            if p < self.page_first.len() {
+                self.fill_compacted(p, o);
+            } else {
+                let known = cover.filter(|(at, _)| *at == p).map(|(_, obj)| obj);
+                let next = self.fill_black(p - self.page_first.len(), o, known);
+                *cover = Some((p + 1, next));
+            }
         }
     }
 
@@ -216,7 +230,14 @@ impl FillCtx<'_> {
     }
 
     /// Black page `q`: one from-space page, references forwarded, zero past the end.
-    fn fill_black(&self, q: usize, out: usize) {
+    /// `cover` is the old address of the object covering the page's first word, if
+    /// the caller knows it. Returns the one covering the next page's first word.
+    ///
+    /// The black region is parsable from any object in it to its end: carves are
+    /// contiguous (the top only grows until the flip), and each is whole objects, the
+    /// tail of an allocation buffer being a filler (every buffer is retired before
+    /// the flip pause reads the top).
+    fn fill_black(&self, q: usize, out: usize, cover: Option<usize>) -> usize {
         let page = self.at.page_words * WORD;
         let start = self.at.boundary + q * page; // old address of the page
         let n = ((self.at.flip_top - start) / WORD).min(self.at.page_words);
@@ -225,8 +246,10 @@ impl FillCtx<'_> {
         unsafe { mem::copy_words(self.at.from + (start - self.at.base), out, n) };
         // SAFETY: the rest of the caller's buffer.
         unsafe { mem::zero_words(out + n * WORD, self.at.page_words - n) };
-        let mut obj = self.black_cover(start);
+        let mut obj = cover.unwrap_or_else(|| self.black_cover(start));
+        let mut last = obj;
         while obj < (start + page).min(self.at.flip_top) {
+            last = obj;
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
             let size = self.object_words(h, obj);
@@ -243,6 +266,13 @@ impl FillCtx<'_> {
                 }
             });
             obj += size * WORD;
+        }
+        // `last` starts at or before the next page's first word and `obj` after
+        // `last`'s end: the next page begins in `last` unless exactly at `obj`.
+        if obj == start + page {
+            obj
+        } else {
+            last
         }
     }
 
@@ -305,7 +335,7 @@ impl FillCtx<'_> {
     pub fn fill_all(&self, workers: usize) {
         let pages = self.pages();
         if workers <= 1 || pages < 64 {
-            (0..pages).for_each(|p| self.fill_page(p));
+            self.fill_pages_to(0, pages, self.at.base, &mut None);
             return;
         }
         const BATCH: usize = 16;
@@ -320,7 +350,9 @@ impl FillCtx<'_> {
                         if start >= pages {
                             return;
                         }
-                        (start..(start + BATCH).min(pages)).for_each(|p| self.fill_page(p));
+                        let end = (start + BATCH).min(pages);
+                        let out = self.at.base + start * self.at.page_words * WORD;
+                        self.fill_pages_to(start, end, out, &mut None);
                     }
                 });
             }
