@@ -390,11 +390,12 @@ impl Mutator {
         n: u64,
     ) {
         use crate::collect::{concurrent_mark, MarkStarted, Opening};
-        self.before_stop();
+        // Until the hand-over, the driver waits for this thread: a panic here would
+        // leave the cycle claimed for ever (or the world stopped), so it aborts.
         let fatal = crate::fatal::AbortOnUnwind::new("the mark-start pause (run by a mutator)");
+        self.before_stop();
         let opening = Opening::take(inner, n);
         let (boundary, stopped) = concurrent_mark::start_pause(inner, n, self.id);
-        drop(fatal);
         // Invariant 1 of concurrent marking: this mutator's roots are scanned before
         // it runs on (the pause left it a pending scan, as every mutator).
         self.shared.fix_pending();
@@ -405,6 +406,7 @@ impl Mutator {
             stopped,
         };
         inner.driver.hand_over(n, started);
+        drop(fatal);
     }
 
     pub(crate) fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {

@@ -16,8 +16,9 @@
 //! black page's first word, filling starts from the nearest allocation before it:
 //! every carve of that region (a whole allocation buffer, or one large object) was
 //! logged (`black_starts`, in address order), and objects are contiguous inside a
-//! carve, so the walk is at most one allocation buffer long. Nothing is built in
-//! the flip pause, and nothing is allocated while filling.
+//! carve, so the walk is at most one allocation buffer long; pages filled in a run
+//! in address order skip it, each starting from the object the previous one ended
+//! in. Nothing is built in the flip pause, and nothing is allocated while filling.
 //!
 //! The per-page plan (`page_first`) comes from `plan.rs`.
 //!
@@ -181,13 +182,13 @@ impl FillCtx<'_> {
     }
 
     /// Produces to-space pages `[first, end)` into consecutive page-sized buffers
-    /// from `out`: each page as it lands in to-space (`fill_compacted`, `fill_black`), except that a black page
-    /// whose covering object is known starts from it, instead of walking again from
-    /// its carve's start (up to an allocation buffer of objects: most of the filling
+    /// from `out` (compacted pages, then black ones), except that a black page whose
+    /// covering object is known starts from it, instead of walking again from its
+    /// carve's start (up to an allocation buffer of objects: most of the filling
     /// time of black pages before this). `cover` carries that knowledge from call
     /// to call (a page index and the old address of the object covering its first
-    /// word): a caller that fills runs of pages in address order passes the same one
-    /// each time.
+    /// word): a caller that fills runs of pages in address order passes the same
+    /// one each time.
     pub fn fill_pages_to(
         &self,
         first: usize,
