@@ -138,3 +138,59 @@ fn when_the_collector_cannot_keep_up_allocation_is_throttled_and_nothing_breaks(
     list(&mut m, &t, 100_000).unwrap();
     check_list(&m, &t, 0, 100_000);
 }
+
+/// Eight mutators allocating flat out start the pacer's cycles from their own
+/// allocation slow paths: one claims each cycle and runs its mark-start pause,
+/// stopping the seven others (which may be in their slow paths too). Each keeps
+/// growing a live list across the cycles (a node prepended for every 8 of
+/// garbage, the list checked and dropped at 20,000), so objects allocated around
+/// every mark-start must survive; the verifier runs after every cycle. One
+/// mark-start pause per cycle.
+#[test]
+fn eight_mutators_start_paced_cycles_among_themselves() {
+    let (heap, t) = heap(32 << 20);
+    let mut m = heap.bind_mutator().unwrap();
+    let (heap_ref, t_ref) = (&heap, &t);
+    m.blocking(|| {
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(move || {
+                    let mut m = heap_ref.bind_mutator().unwrap();
+                    m.push(None);
+                    let mut n = 0u64;
+                    for i in 0..1_500_000u64 {
+                        m.push_fixed(t_ref.node).unwrap();
+                        if i % 9 != 0 {
+                            m.pop();
+                            continue;
+                        }
+                        let o = m.pop().unwrap();
+                        m.set_word(o, t_ref.id, n);
+                        m.set_ref(o, t_ref.left, m.stack_get(0));
+                        m.stack_set(0, Some(o));
+                        n += 1;
+                        if n == 20_000 {
+                            check_list(&m, t_ref, 0, n);
+                            m.stack_set(0, None);
+                            n = 0;
+                        }
+                    }
+                    check_list(&m, t_ref, 0, n);
+                });
+            }
+        })
+    });
+    m.blocking(|| heap.wait_idle());
+    let log = heap.pause_log();
+    let cycles = log.cycles();
+    let paced = cycles.iter().filter(|c| c.reason == "pacer").count();
+    let starts = log
+        .records()
+        .iter()
+        .filter(|r| r.kind == "mark-start")
+        .count();
+    eprintln!("{} cycles, {paced} paced", cycles.len());
+    assert!(paced >= 3, "the pacer started cycles: {cycles:?}");
+    assert_eq!(starts, cycles.len(), "one mark-start pause per cycle");
+    m.verify().unwrap();
+}
