@@ -185,7 +185,12 @@ impl Scratch {
 /// ones that meet an interrupt or a preemption: in pausebench here, the p99 of fault
 /// stalls was 160-220 us with 256 KiB, 115-205 us with 64 KiB, 19-99 us with 32 KiB
 /// and 10-36 us with 16 KiB, with no change in wall time beyond the noise (four
-/// times the faults of 64 KiB, each much shorter).
+/// times the faults of 64 KiB, each much shorter). Measured again after the flip
+/// turned huge pages off on the heap (2026-12-02, GCBench and binary-trees at 1 and
+/// 4 GiB, one run each on one build): wall 14.5/13.3/21.9/16.8 s and fault-stall
+/// p99 27-32 us with 16 KiB; 16.4/14.0/21.5/17.0 s and 40-50 us with 32 KiB;
+/// 15.6/13.0/21.9/16.5 s and 66-130 us with 64 KiB. A first single run had shown
+/// 64 KiB 9-17 % faster at 1 GiB; the repeats did not.
 ///
 /// Tried and dropped: zeroing ahead of the allocation top on the background
 /// workers (on 2 cores it doubled compaction times, and the heap ran full); and
