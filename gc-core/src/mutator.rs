@@ -191,11 +191,10 @@ impl Mutator {
         // The allocation may have collected: the stack's entries are read after it.
         let stack = &mut self.table().stack;
         let from = stack.len() - n;
+        // Plain stores: the object is published later by a release store (`mem.rs`).
         for (i, v) in stack[from..].iter().enumerate() {
-            // SAFETY: field `i < n <= lead_refs <= words - 1` of the object just
-            // allocated (owned by this thread until published); `v` is null or an
-            // object of this heap (root stack invariant). A plain store: the object
-            // is published later by a release store (`mem.rs`).
+            // SAFETY: field i < n <= lead_refs of the object just allocated (this
+            // thread's until published); `v` is null or an object of this heap.
             unsafe { mem::store(addr + WORD * (1 + i), *v) };
         }
         stack.truncate(from);

@@ -43,6 +43,24 @@ fn list(m: &mut flipgc_core::Mutator, t: &Types, n: u64) -> Result<(), GcError> 
     Ok(())
 }
 
+/// Runs `f(mutator, k)` on `threads` threads, each with its own mutator of `heap`,
+/// while `m` waits for them counted as stopped.
+fn on_mutator_threads(
+    m: &mut flipgc_core::Mutator,
+    heap: &Heap,
+    threads: u64,
+    f: impl Fn(&mut flipgc_core::Mutator, u64) + Sync,
+) {
+    let f = &f;
+    m.blocking(|| {
+        std::thread::scope(|s| {
+            for k in 0..threads {
+                s.spawn(move || f(&mut heap.bind_mutator().unwrap(), k));
+            }
+        })
+    });
+}
+
 fn check_list(m: &flipgc_core::Mutator, t: &Types, at: usize, n: u64) {
     let mut o = m.stack_get(at);
     let mut want = n;
@@ -100,21 +118,13 @@ fn when_the_collector_cannot_keep_up_allocation_is_throttled_and_nothing_breaks(
     list(&mut m, &t, 400_000).unwrap(); // 12.8 MB live of 32 MiB
                                         // Two more threads allocate garbage flat out, each with its own live list.
                                         // This thread waits for them counted as stopped.
-    let (heap_ref, t_ref) = (&heap, &t);
-    m.blocking(|| {
-        std::thread::scope(|s| {
-            for k in 0..2 {
-                s.spawn(move || {
-                    let mut m = heap_ref.bind_mutator().unwrap();
-                    list(&mut m, t_ref, 50_000 + k).unwrap();
-                    for _ in 0..3_000_000 {
-                        m.push_fixed(t_ref.node).unwrap();
-                        m.pop();
-                    }
-                    check_list(&m, t_ref, 0, 50_000 + k);
-                });
-            }
-        })
+    on_mutator_threads(&mut m, &heap, 2, |m, k| {
+        list(m, &t, 50_000 + k).unwrap();
+        for _ in 0..3_000_000 {
+            m.push_fixed(t.node).unwrap();
+            m.pop();
+        }
+        check_list(m, &t, 0, 50_000 + k);
     });
     check_list(&m, &t, 0, 400_000);
     m.blocking(|| heap.wait_idle());
@@ -150,35 +160,27 @@ fn when_the_collector_cannot_keep_up_allocation_is_throttled_and_nothing_breaks(
 fn eight_mutators_start_paced_cycles_among_themselves() {
     let (heap, t) = heap(32 << 20);
     let mut m = heap.bind_mutator().unwrap();
-    let (heap_ref, t_ref) = (&heap, &t);
-    m.blocking(|| {
-        std::thread::scope(|s| {
-            for _ in 0..8 {
-                s.spawn(move || {
-                    let mut m = heap_ref.bind_mutator().unwrap();
-                    m.push(None);
-                    let mut n = 0u64;
-                    for i in 0..1_500_000u64 {
-                        m.push_fixed(t_ref.node).unwrap();
-                        if i % 9 != 0 {
-                            m.pop();
-                            continue;
-                        }
-                        let o = m.pop().unwrap();
-                        m.set_word(o, t_ref.id, n);
-                        m.set_ref(o, t_ref.left, m.stack_get(0));
-                        m.stack_set(0, Some(o));
-                        n += 1;
-                        if n == 20_000 {
-                            check_list(&m, t_ref, 0, n);
-                            m.stack_set(0, None);
-                            n = 0;
-                        }
-                    }
-                    check_list(&m, t_ref, 0, n);
-                });
+    on_mutator_threads(&mut m, &heap, 8, |m, _| {
+        m.push(None);
+        let mut n = 0u64;
+        for i in 0..1_500_000u64 {
+            m.push_fixed(t.node).unwrap();
+            if i % 9 != 0 {
+                m.pop();
+                continue;
             }
-        })
+            let o = m.pop().unwrap();
+            m.set_word(o, t.id, n);
+            m.set_ref(o, t.left, m.stack_get(0));
+            m.stack_set(0, Some(o));
+            n += 1;
+            if n == 20_000 {
+                check_list(m, &t, 0, n);
+                m.stack_set(0, None);
+                n = 0;
+            }
+        }
+        check_list(m, &t, 0, n);
     });
     m.blocking(|| heap.wait_idle());
     let log = heap.pause_log();
