@@ -8,6 +8,13 @@
 //! 3. A live [`Span`] is always exactly one read-write private anonymous mapping of
 //!    its whole range: it is created by a single `mmap` and every operation that
 //!    changes its flags (THP advice) applies to the whole span, so it never splits.
+//! 5. A reservation keeps one `PROT_NONE` guard page on each side of its range
+//!    (owned, and unmapped with it), so spans of two reservations are never
+//!    adjacent. The kernel merges adjacent anonymous mappings with equal flags into
+//!    one VMA: a heap placed right above its from-space became one 2 GiB VMA, and
+//!    every flip's `mremap` then split it in two and unmapped half of it inside the
+//!    pause (docs/architecture.md, findings). Invariant 4, that a move never
+//!    leaves a hole, is kept by `span.rs` (see docs/architecture.md).
 
 use crate::error::HeapError;
 use crate::span::{Span, Thp};
@@ -36,7 +43,8 @@ impl Reservation {
     /// Reserves `len` bytes whose base is a multiple of `align`.
     ///
     /// `len` must be a non-zero multiple of the page size; `align` a power of two
-    /// of at least one page. Over-reserves by `align - page` bytes and trims head and tail.
+    /// of at least one page. Over-reserves by `align + page` bytes and trims head and
+    /// tail down to one guard page on each side (invariant 5).
     pub fn new(len: usize, align: usize) -> Result<Reservation, HeapError> {
         let page = sys::page_size();
         if len == 0 || len % page != 0 {
@@ -52,7 +60,7 @@ impl Reservation {
             });
         }
         let raw_len = len
-            .checked_add(align - page)
+            .checked_add(align + page)
             .ok_or_else(|| HeapError::Invalid {
                 what: "reservation length",
                 detail: format!("{len} bytes aligned to {align} overflows the address space"),
@@ -61,9 +69,11 @@ impl Reservation {
         // SAFETY: no MAP_FIXED: the kernel picks a free range, nothing is clobbered.
         let raw = unsafe { sys::mmap_anon(0, raw_len, ProtFlags::PROT_NONE, flags) }
             .map_err(|e| HeapError::os("mmap reserve", 0, raw_len, e))?;
-        let base = raw.next_multiple_of(align);
-        let head = base - raw;
-        let tail = raw_len - head - len;
+        // The guard below `base` is at `base - page`, at or above `raw`; the one above
+        // ends at `base + len + page`, at most `raw + raw_len` since `base <= raw + align`.
+        let base = (raw + page).next_multiple_of(align);
+        let head = base - page - raw;
+        let tail = raw_len - head - len - 2 * page;
         let trim = |at: usize, n: usize, op: &'static str| -> Result<(), HeapError> {
             if n == 0 {
                 return Ok(());
@@ -76,7 +86,7 @@ impl Reservation {
             })
         };
         trim(raw, head, "munmap head")?;
-        trim(base + len, tail, "munmap tail")?;
+        trim(base + len + page, tail, "munmap tail")?;
         let spans = Mutex::new(Vec::new());
         Ok(Reservation {
             inner: Arc::new(Inner {
@@ -203,8 +213,8 @@ impl Inner {
 impl Drop for Inner {
     fn drop(&mut self) {
         // SAFETY: the last handle is gone (no span remains: each holds an Arc), so the
-        // whole range is unreferenced (invariant 1).
-        let _ = unsafe { sys::munmap(self.base, self.len) };
+        // whole range and its guard pages are unreferenced (invariants 1 and 5).
+        let _ = unsafe { sys::munmap(self.base - self.page, self.len + 2 * self.page) };
     }
 }
 

@@ -98,15 +98,16 @@ fn new_refuses_alignment_below_a_page() {
 fn new_refuses_length_plus_alignment_overflow() {
     let _g = serial();
     let len = usize::MAX & !(page() - 1);
-    for align in [2 * page(), 2 * M, G] {
+    for align in [page(), 2 * page(), 2 * M, G] {
         assert_invalid(
             Reservation::new(len, align),
             "reservation length",
             &[len.to_string(), align.to_string(), "overflows".into()],
         );
     }
-    // With page alignment nothing is added to `len`, so there is no overflow to
-    // report; the kernel must still refuse a range larger than the address space.
+    // With page alignment only the two guard pages are added, so this one does not
+    // overflow; the kernel must still refuse a range larger than the address space.
+    let len = len - 2 * page();
     let e = Reservation::new(len, page()).expect_err("a 2^64-byte reservation succeeded");
     assert_eq!(e.errno(), Some(Errno::ENOMEM as i32), "{e:?}");
 }
@@ -159,6 +160,35 @@ fn drop_unmaps_the_range() {
     assert_covered(start, end, "---p");
     drop(clone);
     assert_unmapped(start, end);
+}
+
+#[test]
+fn guard_pages_keep_spans_of_two_reservations_apart() {
+    let _g = serial();
+    let p = page();
+    // Page alignment: no head or tail to trim, so without the guard pages the kernel
+    // places the second reservation right below the first, and the two committed
+    // spans merge into one VMA (which a flip's mremap would then split).
+    let a = Reservation::new(2 * M, p).unwrap();
+    let b = Reservation::new(2 * M, p).unwrap();
+    let sa = a.commit(0, 2 * M).unwrap();
+    let sb = b.commit(0, 2 * M).unwrap();
+    for s in [&sa, &sb] {
+        let m = assert_one_mapping(s.addr(), s.end(), "rw-p");
+        assert_eq!(
+            (m.start, m.end),
+            (s.addr(), s.end()),
+            "span {:#x}..{:#x} merged with a neighbour: {m:#x?}",
+            s.addr(),
+            s.end()
+        );
+        assert_covered(s.addr() - p, s.addr(), "---p");
+        assert_covered(s.end(), s.end() + p, "---p");
+    }
+    let (start, end) = (a.base(), a.base() + a.len());
+    drop((a, sa));
+    // The guard pages go with the reservation.
+    assert_unmapped(start - p, end + p);
 }
 
 #[test]
