@@ -199,7 +199,17 @@ impl Scratch {
 /// read by nobody once the compacted pages are installed), with the carves zeroing
 /// the garbage in user space: a fresh 2 MiB chunk of 4 KiB pages took 40-80 us to
 /// move (each move flushes the other CPU's TLB), a 256 KiB one 23-36 us, and
-/// neither improved the stall percentiles or the wall time here.
+/// neither improved the stall percentiles or the wall time here. Also dropped
+/// (2026-12-02): registering only the to-space pages, so that allocations past them
+/// take ordinary page faults. The span was given its `anon_vma` before the split,
+/// so the two parts merged again at the end and every flip stayed at PUD level.
+/// Fault stalls in GCBench/binary-trees at 1 GiB fell from 205 K/294 K to
+/// 11-14 K/32-36 K and their max from 29-35 ms to 0.2-0.9 ms, but the wall time did
+/// not change beyond the noise (17.9-18.0 and 22.5-23.4 s, two runs): the
+/// mutator's time went from the zero runs' ioctls (17 % of all samples) to ordinary
+/// faults (13 %), both mostly the kernel allocating and zeroing pages. The flip
+/// pause's register phase grew from about 10 us to 43-205 us (the split, and the
+/// fault that gives the span its `anon_vma`).
 const ZERO_RUN: usize = 16 << 10;
 
 /// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
