@@ -360,3 +360,160 @@ impl FillCtx<'_> {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Black pages filled in runs carry their covering object from page to page
+    //! (`fill_pages_to`'s `cover`): checked against a model of the black region
+    //! (copied, references moved down by the slide) for every way of cutting the
+    //! pages into runs.
+    use super::*;
+    use crate::object::TypeId;
+
+    /// Words per page: small pages, so that objects cross many page boundaries
+    /// (filling only counts words; nothing here is mapped at the heap's addresses).
+    const PAGE_WORDS: usize = 8;
+    /// A made-up heap base: only used in address arithmetic.
+    const BASE: usize = 0x4000_0000;
+
+    struct Black {
+        types: TypeRegistry,
+        /// The old image, from the heap base (words).
+        from: Vec<u64>,
+        boundary: usize,
+        flip_top: usize,
+        slide: usize,
+        black_starts: Vec<usize>,
+    }
+
+    /// A black region of reference arrays and byte arrays of many sizes, some
+    /// ending exactly at a page end, with references among them; two carves.
+    fn black_region() -> Black {
+        let mut types = TypeRegistry::new();
+        let arr = types.ref_array("refs").unwrap();
+        let bytes = types.byte_array("bytes").unwrap();
+        let page = PAGE_WORDS * WORD;
+        let (boundary, slide) = (BASE + 2 * page, 2 * page);
+        let mut from = vec![0u64; 2 * PAGE_WORDS];
+        let mut objs: Vec<(usize, TypeId, usize)> = Vec::new();
+        // Payload lengths: arrays of 0-12 references, byte arrays of 0-40 bytes;
+        // the first object ends exactly at the first page's end (7 + 1 words).
+        let shapes: Vec<(TypeId, usize)> = (0..60)
+            .map(|i| match i % 3 {
+                0 => (arr, [7, 0, 3, 12, 1, 5][i / 3 % 6]),
+                1 => (bytes, [8, 0, 40, 17][i / 3 % 4]),
+                _ => (arr, [2, 9, 6][i / 3 % 3]),
+            })
+            .collect();
+        let mut black_starts = vec![boundary];
+        for (i, &(ty, len)) in shapes.iter().enumerate() {
+            let at = BASE + from.len() * WORD;
+            if i == 31 {
+                black_starts.push(at);
+            }
+            let (h, words) = types.layout(ty, len).unwrap();
+            from.push(h.0);
+            from.extend(std::iter::repeat_n(0, words - 1));
+            objs.push((at, ty, len));
+        }
+        let flip_top = BASE + from.len() * WORD;
+        // References: element j of the array at i points at object (i * 7 + j * 3) % n.
+        for (i, &(at, ty, len)) in objs.iter().enumerate() {
+            if ty == arr {
+                for j in 0..len {
+                    let target = objs[(i * 7 + j * 3) % objs.len()].0;
+                    let v = if (i + j) % 5 == 0 { 0 } else { target };
+                    from[(at - BASE) / WORD + 1 + j] = v as u64;
+                }
+            }
+        }
+        from.extend(std::iter::repeat_n(0, PAGE_WORDS));
+        Black {
+            types,
+            from,
+            boundary,
+            flip_top,
+            slide,
+            black_starts,
+        }
+    }
+
+    /// The to-space image of the black pages: the region's words moved down by the
+    /// slide, each reference moved by it too, zeros past the flip top.
+    fn model(b: &Black, pages: usize) -> Vec<u64> {
+        let first = (b.boundary - BASE) / WORD;
+        let n = (b.flip_top - b.boundary) / WORD;
+        let mut out = vec![0u64; pages * PAGE_WORDS];
+        out[..n].copy_from_slice(&b.from[first..first + n]);
+        let mut obj = b.boundary;
+        while obj < b.flip_top {
+            let h = Header(b.from[(obj - BASE) / WORD]);
+            b.types.for_each_ref_field(h, |f| {
+                let k = (obj - b.boundary) / WORD + 1 + f;
+                if out[k] != 0 {
+                    out[k] -= b.slide as u64;
+                }
+            });
+            obj += WORD * b.types.object_words(h).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn black_pages_filled_in_runs_match_the_model() {
+        let b = black_region();
+        let (mark, live) = (Bitmap::new(64), Bitmap::new(64));
+        let fwd = Forwarding::build(&live, 0);
+        let ctx = FillCtx {
+            types: &b.types,
+            mark: &mark,
+            live: &live,
+            fwd: &fwd,
+            page_first: &[],
+            at: Layout {
+                base: BASE,
+                from: b.from.as_ptr() as usize,
+                top_word: 0,
+                live_words: 0,
+                page_words: PAGE_WORDS,
+                boundary: b.boundary,
+                flip_top: b.flip_top,
+                slide: b.slide,
+            },
+            black_starts: &b.black_starts,
+        };
+        let pages = ctx.pages();
+        assert!(pages > 30, "{pages} pages");
+        let want = model(&b, pages);
+        // Cut the pages into runs of `len` pages, each filled in address order with
+        // one cover carried along, as a background worker does; the runs in address
+        // order (the cover fits the next run's first page) and in reverse (it names
+        // a later page, and must not be used); and each page alone, as a faulting
+        // thread does.
+        for len in [1, 2, 3, 5, pages] {
+            for reverse in [false, true] {
+                let mut got = vec![0u64; pages * PAGE_WORDS];
+                let mut cover = None;
+                let mut runs: Vec<usize> = (0..pages).step_by(len).collect();
+                if reverse {
+                    runs.reverse();
+                }
+                for first in runs {
+                    let end = (first + len).min(pages);
+                    let out = got[first * PAGE_WORDS..].as_mut_ptr() as usize;
+                    ctx.fill_pages_to(first, end, out, &mut cover);
+                }
+                assert_eq!(got, want, "runs of {len} page(s), reverse {reverse}");
+            }
+        }
+        for p in (0..pages).rev() {
+            let mut got = vec![0u64; PAGE_WORDS];
+            ctx.fill_pages_to(p, p + 1, got.as_mut_ptr() as usize, &mut None);
+            assert_eq!(
+                got[..],
+                want[p * PAGE_WORDS..][..PAGE_WORDS],
+                "page {p} alone"
+            );
+        }
+    }
+}
