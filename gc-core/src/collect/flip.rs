@@ -147,11 +147,14 @@ pub fn pause(
         let fill = tables.ctx(inner, &layout);
         // Mutators' own roots are forwarded after the pause, unless the compaction
         // ends up inside it.
-        roots::forward_shared(inner, &mut globals, &los, &fill);
+        roots::forward_globals(inner, &mut globals, &fill);
+        p.phase("large-objects");
+        roots::forward_large_objects(inner, &los, &fill);
         (fill.pages(), fill.new_top())
     };
     los.black = false;
-    let (_, los_freed) = los.sweep();
+    // Unlinked only: their memory goes back after the pause.
+    let dead = los.sweep();
 
     p.phase("flip");
     let moving = &mut *space;
@@ -182,7 +185,7 @@ pub fn pause(
     release::reset_space(moving, new_top, live_bytes, dirty_end);
     let details = Details {
         live: (new_top - base, plan.live_objects),
-        los: (los.used(), los_freed),
+        los: (los.used(), dead.bytes()),
         flip: Some(FlipSummary::of(&report)),
     };
 
@@ -224,6 +227,7 @@ pub fn pause(
         for m in &mutators {
             m.fix_pending();
         }
+        release::large_objects(inner, dead);
         return (Flipped::Concurrent(compaction), min_free, allocated_total);
     }
     #[cfg(not(target_os = "linux"))]
@@ -249,6 +253,7 @@ pub fn pause(
     drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
+    release::large_objects(inner, dead);
     (Flipped::InPause, min_free, allocated_total)
 }
 

@@ -94,7 +94,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         inner.config.recycle_from_space,
         moved.from_populated,
     );
-    let (_, los_freed) = los.sweep();
+    // Unlinked only: their memory goes back after the pause.
+    let dead = los.sweep();
     inner
         .hashes
         .lock()
@@ -102,12 +103,13 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     tables.into_tables().hand_back(&mut st, plan.top_word);
     let details = Details {
         live: (live_words * WORD, live_objects),
-        los: (los.used(), los_freed),
+        los: (los.used(), dead.bytes()),
         flip: Some(FlipSummary::of(&moved.report)),
     };
     drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
+    release::large_objects(inner, dead);
     let flipped_at = std::time::Instant::now();
 
     if inner.config.verify_after_gc {

@@ -82,6 +82,12 @@ pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
 /// Rewrites the globals, the finalizer queues and every reference field of a live
 /// large object. The world must be stopped.
 pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, fill: &FillCtx<'_>) {
+    forward_globals(inner, globals, fill);
+    forward_large_objects(inner, los, fill);
+}
+
+/// Rewrites the globals and the finalizer queues. The world must be stopped.
+pub fn forward_globals(inner: &HeapInner, globals: &mut GlobalTable, fill: &FillCtx<'_>) {
     let forward = |r: &mut u64| {
         if *r != 0 {
             *r = fill.forward(*r as usize) as u64;
@@ -89,7 +95,12 @@ pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, f
     };
     globals.slots.iter_mut().for_each(forward);
     super::refs::forward_queues(inner, |v| fill.forward(v));
-    // Large objects do not move, but their references into the moving space must.
+}
+
+/// Rewrites every reference field of a live large object: large objects do not
+/// move, but their references into the moving space must. The world must be
+/// stopped; the time grows with the live large objects' reference fields.
+pub fn forward_large_objects(inner: &HeapInner, los: &Los, fill: &FillCtx<'_>) {
     for (addr, _) in los.iter().filter(|(a, _)| los.is_marked(*a)) {
         // SAFETY: a live large object's header is mapped; the world is stopped.
         let h = crate::object::Header(unsafe { mem::load(addr) });

@@ -77,6 +77,40 @@ pub struct LargeObject {
     pub words: usize,
 }
 
+/// Large objects a sweep found dead ([`Los::sweep`]): unlinked, nothing refers to
+/// them, but their memory and address ranges are not given back yet.
+#[must_use = "dead large objects keep their address range until freed and reused"]
+pub struct Dead {
+    objects: Vec<LargeObject>,
+    bytes: usize,
+}
+
+impl Dead {
+    /// Objects found dead.
+    pub fn count(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Their bytes (whole pages).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Frees their pages (each span returns to `PROT_NONE`) and returns their
+    /// ranges, for [`Los::reuse`]. Needs no lock: nothing refers to them, and no
+    /// allocation can use their ranges before they are reused.
+    pub fn free(self) -> Vec<(usize, usize)> {
+        self.objects
+            .into_iter()
+            .map(|obj| {
+                let range = (obj.span.offset(), obj.span.len());
+                drop(obj); // the span returns to PROT_NONE
+                range
+            })
+            .collect()
+    }
+}
+
 /// The large-object space.
 pub struct Los {
     res: Reservation,
@@ -180,15 +214,22 @@ impl Los {
         self.marks.is_marked(addr)
     }
 
-    /// Frees every unmarked object and clears the marks of the rest. Returns
-    /// `(objects freed, bytes freed)`. No marking may be in progress.
-    pub fn sweep(&mut self) -> (usize, usize) {
+    /// Unlinks every unmarked object and clears the marks of the rest. The dead
+    /// objects' memory and address ranges are not given back here: that takes time
+    /// in proportion to their size (freeing their pages, a TLB shootdown), so a
+    /// collector sweeps in its pause and gives them back after it ([`Dead::free`],
+    /// then [`Los::reuse`]). They count as free from here on ([`Los::used`]); an
+    /// allocation that finds no range before they are reusable takes the slow
+    /// path, as any allocation that finds the space full. No marking may be in
+    /// progress.
+    pub fn sweep(&mut self) -> Dead {
         let dead: Vec<usize> = self
             .objects
             .keys()
             .copied()
             .filter(|a| !self.marks.is_marked(*a))
             .collect();
+        let mut objects = Vec::with_capacity(dead.len());
         let mut bytes = 0;
         for addr in &dead {
             self.marks
@@ -196,10 +237,8 @@ impl Los {
                 .expect("an object start")
                 .store(FREE, Ordering::Relaxed);
             let obj = self.objects.remove(addr).expect("listed above");
-            let (off, len) = (obj.span.offset(), obj.span.len());
-            drop(obj); // the span returns to PROT_NONE
-            self.release_range(off, len);
-            bytes += len;
+            bytes += obj.span.len();
+            objects.push(obj);
         }
         self.used -= bytes;
         self.kept = self.used;
@@ -207,7 +246,15 @@ impl Los {
             let s = self.marks.state(*addr).expect("an object start");
             s.store(UNMARKED, Ordering::Relaxed);
         }
-        (dead.len(), bytes)
+        Dead { objects, bytes }
+    }
+
+    /// Makes the ranges of dead objects whose memory [`Dead::free`] gave back
+    /// available to allocation again.
+    pub fn reuse(&mut self, ranges: Vec<(usize, usize)>) {
+        for (off, len) in ranges {
+            self.release_range(off, len);
+        }
     }
 
     /// Bytes in use right after the last sweep (what the last collection kept).
@@ -256,7 +303,19 @@ mod tests {
         assert_eq!(los.marks().mark(b), Some(true));
         assert_eq!(los.marks().mark(b), Some(false));
         assert_eq!(los.marks().mark(b + 8), None);
-        assert_eq!(los.sweep(), (1, 2 * 4096));
+        let dead = los.sweep();
+        assert_eq!((dead.count(), dead.bytes()), (1, 2 * 4096));
+        assert_eq!(los.used(), 4096, "counted free at the sweep");
+        // First fit: a's range is taken again only once it was freed and reused.
+        let c = los.alloc(1000).unwrap().unwrap();
+        assert_ne!(c, a, "a's range was reused before it was freed");
+        los.reuse(dead.free());
+        let d = los.alloc(1000).unwrap().unwrap();
+        assert_eq!(d, a, "a's range is reused after it was freed");
+        assert_eq!(los.marks().mark(b), Some(true));
+        let dead = los.sweep();
+        assert_eq!((dead.count(), dead.bytes()), (2, 4 * 4096));
+        los.reuse(dead.free());
         assert!(los.get(a).is_none() && los.get(b).is_some());
         assert!(!los.is_marked(b));
         assert_eq!(
@@ -266,8 +325,10 @@ mod tests {
         );
         // Space runs out, and freed ranges merge and are reused.
         assert!(los.alloc(8 * 1024).unwrap().is_none());
-        assert_eq!(los.sweep(), (1, 4096));
+        let dead = los.sweep();
+        assert_eq!((dead.count(), dead.bytes()), (1, 4096));
         assert_eq!(los.used(), 0);
+        los.reuse(dead.free());
         assert!(
             los.alloc(8 * 1024).unwrap().is_some(),
             "the whole 64 KiB is one free range again"
