@@ -62,7 +62,7 @@ pub use collect::verify::VerifyReport;
 pub use config::FillHook;
 pub use config::{
     parse_capacity, CycleHook, CyclePoint, FaultMode, FlipMode, GcTrigger, HeapConfig, Sizing,
-    MAX_CAPACITY, MIN_CAPACITY,
+    MAX_CAPACITY, MAX_ROUNDED_PUD, MIN_CAPACITY,
 };
 pub use error::GcError;
 pub use finalize::FinalizerQueue;

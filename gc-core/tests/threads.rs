@@ -888,7 +888,12 @@ fn body(mode: FlipMode, seed: u64, ctx: &Ctx) {
     let want = match mode {
         FlipMode::Copy => "copy",
         FlipMode::Level(l) => l.name(),
-        FlipMode::Auto => "pmd",
+        // PUD on x86_64: the spans are rounded up to whole PUD entries.
+        FlipMode::Auto => {
+            let mut cfg = HeapConfig::new(HEAP);
+            cfg.flip = mode;
+            cfg.flip_level().expect("a moving flip").name()
+        }
     };
     for r in records
         .iter()

@@ -109,8 +109,11 @@ pub struct Compaction {
     inner: Arc<HeapInner>,
     tables: FillTables,
     layout: Layout,
-    /// End of the heap span (the registered range).
+    /// End of the heap's capacity: allocation stops there.
     end: usize,
+    /// End of the heap span (the registered range; beyond `end` where the span
+    /// is rounded up to whole PUD entries, `space::moving::span_len`).
+    span_end: usize,
     /// From-space bytes holding the old image (recycled or released at the end).
     from_bytes: usize,
     uffd: Userfault,
@@ -249,7 +252,8 @@ impl Compaction {
             .survivor(v, &self.inner.los_marks)
     }
 
-    /// A compaction of the heap span ending at `end`, already registered on `uffd`;
+    /// A compaction of the heap whose capacity ends at `end` and whose span, already
+    /// registered on `uffd`, at `span_end`;
     /// from-space holds the old image in its first `from_bytes`. `scratch` comes
     /// from [`Scratch::prepare`] (so nothing is allocated here, inside the flip
     /// pause) and goes back to `inner.compaction_scratch` at the end.
@@ -257,7 +261,7 @@ impl Compaction {
         inner: Arc<HeapInner>,
         tables: FillTables,
         layout: Layout,
-        (end, from_bytes): (usize, usize),
+        (end, span_end, from_bytes): (usize, usize, usize),
         uffd: Userfault,
         mutators: Vec<Arc<MutatorShared>>,
         scratch: Scratch,
@@ -284,6 +288,7 @@ impl Compaction {
             tables,
             layout,
             end,
+            span_end,
             from_bytes,
             uffd,
             mutators,
@@ -682,7 +687,7 @@ impl Compaction {
             self.recycle();
         }
         self.uffd
-            .unregister(self.layout.base, self.end - self.layout.base)
+            .unregister(self.layout.base, self.span_end - self.layout.base)
             .expect("unregistering the heap");
         if let Some(slot) = self.slot {
             crate::sigbus::retire(slot);

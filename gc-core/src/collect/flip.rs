@@ -206,7 +206,7 @@ pub fn pause(
             Arc::clone(inner),
             tables,
             layout,
-            (inner.end, heap_extent),
+            (inner.end, moving.heap.end(), heap_extent),
             uffd,
             mutators.clone(),
             scratch,

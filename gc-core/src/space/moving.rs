@@ -1,10 +1,13 @@
 //! The moving space: the heap span mutators allocate in, the from-space span the
 //! flip moves it to, and the bump pointer that hands out allocation buffers.
 //!
-//! Placement implements the flip modes: both spaces at `best_alignment(capacity)`
-//! for `Auto` and `Copy`; for a forced level, from-space is placed so that the two
-//! are mutually aligned at exactly that level (PMD: offset by one PMD modulo a PUD;
-//! PTE: offset by one page modulo a PMD).
+//! Placement implements the flip modes: both spaces at `best_alignment` of their
+//! length for `Auto` and `Copy`; for a forced level, from-space is placed so that
+//! the two are mutually aligned at exactly that level (PMD: offset by one PMD modulo
+//! a PUD; PTE: offset by one page modulo a PMD). In `Auto` mode the spans are the
+//! capacity rounded up to whole PUD entries where those cover at most 1 GiB
+//! ([`HeapConfig::span_len`]), so that every flip moves PUD entries; allocation
+//! stops at the capacity ([`MovingSpace::end`]).
 //!
 //! Invariant Z: every byte of the heap span at or above `max(top, dirty_end)` reads
 //! as zero, and every carve zeroes whatever it hands out below `dirty_end` first. So
@@ -60,8 +63,11 @@ impl Published {
 /// heap's space lock.
 pub struct MovingSpace {
     _heap_res: Reservation,
-    /// Where objects live between collections.
+    /// Where objects live between collections ([`HeapConfig::span_len`] bytes;
+    /// allocation stops at [`MovingSpace::end`]).
     pub heap: Span,
+    /// The end of the capacity: where allocation stops.
+    capacity_end: usize,
     /// First free address (everything below is objects or fillers). Written only
     /// through [`MovingSpace::set_top`] and carves, which keep [`Published`] current.
     pub top: usize,
@@ -107,29 +113,30 @@ impl MovingSpace {
     /// validated).
     pub fn new(config: &HeapConfig, g: &Geometry) -> Result<(MovingSpace, FromSpace), GcError> {
         let cap = config.capacity;
+        let len = config.span_len(g);
         let pmd = g.pmd.unwrap_or(g.page);
         let pud = g.pud.unwrap_or(pmd);
         let heap_align = match config.flip {
             FlipMode::Level(Level::Pud) => pud,
-            _ => g.best_alignment(cap),
+            _ => g.best_alignment(len),
         };
-        let heap_res = Reservation::new(cap, heap_align)?;
-        let mut heap = heap_res.commit(0, cap)?;
+        let heap_res = Reservation::new(len, heap_align)?;
+        let mut heap = heap_res.commit(0, len)?;
         let hb = heap.addr();
         let (from_res, from_off) = match config.flip {
             FlipMode::Auto | FlipMode::Copy | FlipMode::Level(Level::Pud) => {
-                (Reservation::new(cap, heap_align)?, 0)
+                (Reservation::new(len, heap_align)?, 0)
             }
             // Same offset as the heap modulo a PMD, one PMD further modulo a PUD.
-            FlipMode::Level(Level::Pmd) => (Reservation::new(cap + pud, pud)?, (hb + pmd) % pud),
+            FlipMode::Level(Level::Pmd) => (Reservation::new(len + pud, pud)?, (hb + pmd) % pud),
             // One page further modulo a PMD.
-            FlipMode::Level(Level::Pte) => (Reservation::new(cap + pmd, pmd)?, (hb + g.page) % pmd),
+            FlipMode::Level(Level::Pte) => (Reservation::new(len + pmd, pmd)?, (hb + g.page) % pmd),
         };
-        let mut from = from_res.commit(from_off, cap)?;
+        let mut from = from_res.commit(from_off, len)?;
         // Scratch: same offset as from-space modulo a PUD, so moves between the three
         // spaces happen at the flip's level.
-        let scratch_res = Reservation::new(cap + pud, pud)?;
-        let mut scratch = scratch_res.commit(from.addr() % pud, cap)?;
+        let scratch_res = Reservation::new(len + pud, pud)?;
+        let mut scratch = scratch_res.commit(from.addr() % pud, len)?;
         if config.thp {
             heap.set_thp(Thp::Huge)?;
             from.set_thp(Thp::Huge)?;
@@ -152,11 +159,12 @@ impl MovingSpace {
         };
         let published = Arc::new(Published {
             base: heap.addr(),
-            end: heap.end(),
+            end: hb + cap,
             top: AtomicUsize::new(heap.addr()),
             allocated_total: AtomicU64::new(0),
         });
         let moving = MovingSpace {
+            capacity_end: hb + cap,
             top: heap.addr(),
             published,
             dirty_end: heap.addr(),
@@ -184,9 +192,10 @@ impl MovingSpace {
         self.heap.addr()
     }
 
-    /// End of the heap span.
+    /// End of the capacity: allocation stops here (the span may go on, see
+    /// [`HeapConfig::span_len`]).
     pub fn end(&self) -> usize {
-        self.heap.end()
+        self.capacity_end
     }
 
     /// Bytes below the top.
