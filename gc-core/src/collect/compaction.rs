@@ -112,7 +112,7 @@ pub struct Compaction {
     /// End of the heap's capacity: allocation stops there.
     end: usize,
     /// End of the heap span (the registered range; beyond `end` where the span
-    /// is rounded up to whole PUD entries, `space::moving::span_len`).
+    /// is rounded up to whole PUD entries, `HeapConfig::span_len`).
     span_end: usize,
     /// From-space bytes holding the old image (recycled or released at the end).
     from_bytes: usize,
