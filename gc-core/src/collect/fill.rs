@@ -346,6 +346,9 @@ impl FillCtx<'_> {
                 s.spawn(|| {
                     let _fatal =
                         crate::fatal::AbortOnUnwind::new("in-pause compaction (a GC worker)");
+                    // The black object covering the next page, from this worker's
+                    // batch before (used only if that page is the next one here).
+                    let mut cover = None;
                     loop {
                         let start = next.fetch_add(BATCH, Ordering::Relaxed);
                         if start >= pages {
@@ -353,7 +356,7 @@ impl FillCtx<'_> {
                         }
                         let end = (start + BATCH).min(pages);
                         let out = self.at.base + start * self.at.page_words * WORD;
-                        self.fill_pages_to(start, end, out, &mut None);
+                        self.fill_pages_to(start, end, out, &mut cover);
                     }
                 });
             }

@@ -82,7 +82,6 @@ pub struct LargeObject {
 #[must_use = "dead large objects keep their address range until freed and reused"]
 pub struct Dead {
     objects: Vec<LargeObject>,
-    bytes: usize,
 }
 
 impl Dead {
@@ -93,7 +92,7 @@ impl Dead {
 
     /// Their bytes (whole pages).
     pub fn bytes(&self) -> usize {
-        self.bytes
+        self.objects.iter().map(|o| o.span.len()).sum()
     }
 
     /// Frees their pages (each span returns to `PROT_NONE`) and returns their
@@ -230,23 +229,21 @@ impl Los {
             .filter(|a| !self.marks.is_marked(*a))
             .collect();
         let mut objects = Vec::with_capacity(dead.len());
-        let mut bytes = 0;
         for addr in &dead {
             self.marks
                 .state(*addr)
                 .expect("an object start")
                 .store(FREE, Ordering::Relaxed);
-            let obj = self.objects.remove(addr).expect("listed above");
-            bytes += obj.span.len();
-            objects.push(obj);
+            objects.push(self.objects.remove(addr).expect("listed above"));
         }
-        self.used -= bytes;
+        let dead = Dead { objects };
+        self.used -= dead.bytes();
         self.kept = self.used;
         for addr in self.objects.keys() {
             let s = self.marks.state(*addr).expect("an object start");
             s.store(UNMARKED, Ordering::Relaxed);
         }
-        Dead { objects, bytes }
+        dead
     }
 
     /// Makes the ranges of dead objects whose memory [`Dead::free`] gave back

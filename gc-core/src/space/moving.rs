@@ -37,6 +37,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct Published {
     base: usize,
+    /// End of the capacity: where allocation stops ([`MovingSpace::end`]).
     end: usize,
     top: AtomicUsize,
     allocated_total: AtomicU64,
@@ -66,8 +67,6 @@ pub struct MovingSpace {
     /// Where objects live between collections ([`HeapConfig::span_len`] bytes;
     /// allocation stops at [`MovingSpace::end`]).
     pub heap: Span,
-    /// The end of the capacity: where allocation stops.
-    capacity_end: usize,
     /// First free address (everything below is objects or fillers). Written only
     /// through [`MovingSpace::set_top`] and carves, which keep [`Published`] current.
     pub top: usize,
@@ -164,7 +163,6 @@ impl MovingSpace {
             allocated_total: AtomicU64::new(0),
         });
         let moving = MovingSpace {
-            capacity_end: hb + cap,
             top: heap.addr(),
             published,
             dirty_end: heap.addr(),
@@ -195,7 +193,7 @@ impl MovingSpace {
     /// End of the capacity: allocation stops here (the span may go on, see
     /// [`HeapConfig::span_len`]).
     pub fn end(&self) -> usize {
-        self.capacity_end
+        self.published.end
     }
 
     /// Bytes below the top.
