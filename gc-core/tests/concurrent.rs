@@ -8,12 +8,12 @@
 //! as the concurrent path.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{FaultMode, FillHook, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 
 /// The `/proc/self/smaps` reader of the heap crate's tests.
 #[path = "../../heap/tests/common/mod.rs"]
 mod maps;
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Condvar, Mutex};
 
 /// node: fields 0 and 1 are references, 2 and 3 words.
 fn registry() -> (TypeRegistry, TypeId) {
@@ -36,8 +36,20 @@ fn heap_in(
     verify: bool,
     fault: FaultMode,
 ) -> Option<(Heap, TypeId)> {
+    heap_hooked(capacity, concurrent, verify, fault, None)
+}
+
+/// [`heap_in`], with a test hook on the background fill.
+fn heap_hooked(
+    capacity: usize,
+    concurrent: bool,
+    verify: bool,
+    fault: FaultMode,
+    hook: Option<FillHook>,
+) -> Option<(Heap, TypeId)> {
     let (r, node) = registry();
     let mut cfg = HeapConfig::new(capacity);
+    cfg.fill_hook = hook;
     cfg.gc_workers = 2;
     cfg.concurrent_workers = 2;
     cfg.verify_after_gc = verify;
@@ -106,9 +118,23 @@ fn walk(m: &Mutator, at: usize) -> (u64, u64) {
 /// `threads` readers, released together right after the flip pause, each read the
 /// node `offsets[i % offsets.len()]` nodes down the list from its head (the newest
 /// node: the highest address, so compacted into the last pages, which the background
-/// fill, in address order, reaches last). Returns the fault stalls recorded.
+/// fill, in address order, reaches last). The background fill is held back until
+/// the readers are done (at most 10 s), so they fault whatever the scheduling: a
+/// run where they were descheduled until the fill had finished failed the fault
+/// count below. Returns the fault stalls recorded.
 fn readers_fault_together(fault: FaultMode, threads: usize, offsets: &[u64]) -> Option<u64> {
-    let (heap, node) = heap_in(256 << 20, true, false, fault)?;
+    let done = Arc::new((Mutex::new(false), Condvar::new()));
+    let gate = Arc::clone(&done);
+    let hook = FillHook(Arc::new(move |_, _, claimed| {
+        if !claimed {
+            let (lock, cv) = &*gate;
+            let g = lock.lock().unwrap();
+            let _ = cv
+                .wait_timeout_while(g, std::time::Duration::from_secs(10), |done| !*done)
+                .unwrap();
+        }
+    }));
+    let (heap, node) = heap_hooked(256 << 20, true, false, fault, Some(hook))?;
     let mode = heap.fault_mode();
     let mut m = heap.bind_mutator().unwrap();
     const N: u64 = 400_000;
@@ -146,6 +172,8 @@ fn readers_fault_together(fault: FaultMode, threads: usize, offsets: &[u64]) -> 
     for r in readers {
         m.blocking(move || r.join().unwrap());
     }
+    *done.0.lock().unwrap() = true;
+    done.1.notify_all();
     assert_eq!(walk(&m, 0), before);
     m.blocking(|| heap.wait_idle());
     let log = heap.pause_log();
