@@ -39,10 +39,12 @@
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
 //! mutators allocating past the compacted end fault too: the server (or the faulting
-//! thread's handler) installs [`ZERO_RUN`] bytes of zeroed pages per fault. It runs until the span is unregistered. At the
-//! end, from-space's pages above the allocation top move back into the heap with
-//! `UFFDIO_MOVE` (recycling: later allocations write into present pages rather than
-//! fault fresh, zeroed ones in), and the rest of from-space is mapped afresh.
+//! thread's handler) installs [`ZERO_RUN`] bytes of zeroed pages per fault. It runs
+//! until the span is unregistered. Few such faults happen: as the compaction starts,
+//! from-space's pages that hold nothing it reads move into the heap above the
+//! allocation top with `UFFDIO_MOVE`, and at the end whatever is left above the top
+//! (recycling, `compaction/recycle.rs`: allocations write into present pages rather
+//! than fault fresh, zeroed ones in); the rest of from-space is then mapped afresh.
 //!
 //! 5. Mutators' roots are forwarded lazily (`roots.rs`); the compaction's end applies
 //!    whatever forwarding is still pending, so no stale root outlives it.
@@ -74,6 +76,8 @@ use flipgc_heap::{CopyError, Userfault};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod recycle;
 
 /// Where recycling starts moving from-space's pages back: the allocation top
 /// rounded up to this, a PMD's worth (so huge pages move whole, and above every
@@ -133,6 +137,9 @@ pub struct Compaction {
     started: Instant,
     /// Alignment of the start of recycling ([`recycle_align`]).
     recycle_align: usize,
+    /// Recycling fails this time (an injected `UFFDIO_MOVE` failure): both passes
+    /// stop early (`recycle.rs`).
+    move_fails: bool,
     /// Pages per background install ([`run_pages`]).
     run: usize,
     /// This compaction's number (process-wide, from 1): the tag of its stall samples.
@@ -277,8 +284,12 @@ impl Compaction {
         } else {
             None
         };
+        // Reached once per compaction that recycles (the injection alternates).
+        let move_fails =
+            inner.config.recycle_from_space && inner.inject.cycle(InjectPoint::UffdMove);
         Compaction {
             recycle_align: recycle_align(&geometry),
+            move_fails,
             run: run_pages(geometry.page),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             slot,
@@ -651,6 +662,7 @@ impl Compaction {
                         .expect("spawning a fill worker")
                 })
                 .collect();
+            self.recycle_ahead();
             self.work();
             for h in helpers {
                 // A worker's panic aborts the process (its guard) before this.
@@ -706,94 +718,6 @@ impl Compaction {
             from.span.recommit().expect("recommit from-space");
         }
         from.populated = 0;
-    }
-
-    /// Recycling: from-space's pages above the allocation top go back into the
-    /// heap at the same offsets (moved, not copied), so later allocations write into
-    /// present pages instead of faulting fresh ones in. That is the old image's
-    /// pages, and also the populated pages above it (pre-touched, or faulted in by
-    /// an earlier allocation): freed, they would be faulted in again by the next
-    /// allocation that reaches them, a huge page at a time, 1-2 ms each here, during
-    /// which the allocating thread reaches no safepoint. Chunk by chunk from the top
-    /// of the span (or the soft limit) down while chunks are above the allocation
-    /// top as last published (`space::moving::Published`, read without the space
-    /// lock): mutators keep allocating meanwhile. Holes move as nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
-    ///
-    /// Why no allocation can see garbage: the dirty end is raised over the old
-    /// image first, so every later carve there zeroes what it hands out; above the
-    /// old image, from-space reads as zeros (invariant Z held there at the flip, and
-    /// nothing writes from-space); a carve that races with a move zeroes either a
-    /// moved page or a page the fault path zero-filled (a move onto a present page
-    /// fails with `EEXIST` and changes nothing, and is skipped).
-    fn recycle(&self) {
-        let inner = &self.inner;
-        let base = self.layout.base;
-        let chunk = self.recycle_align;
-        let page = self.page_bytes();
-        {
-            let mut space = inner.space.lock();
-            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
-        }
-        // An injected failure stops recycling half way, with EBUSY, as a page the
-        // kernel cannot move would.
-        let fails = inner.inject.cycle(InjectPoint::UffdMove);
-        let stop_at = if fails { self.from_bytes / 2 } else { 0 };
-        // With heap sizing, pages above the soft limit are not kept (`sizing.rs`):
-        // not worth moving.
-        let span = self.end - base;
-        let keep = if inner.config.sizing.is_some() {
-            inner.pacer.limit().next_multiple_of(chunk)
-        } else {
-            span
-        };
-        let mut hi = span.min(keep);
-        while hi > 0 {
-            // Mutators still fault past the compacted end meanwhile (a gigabyte
-            // takes tens of milliseconds to move): keep their records from filling.
-            self.collect_stalls();
-            let lo = (hi - 1) / chunk * chunk;
-            // The top as last published, without the space lock: a look under the
-            // lock per chunk made the driver and the allocating mutator hand the lock
-            // back and forth, each asleep on it in turn (a mutator asleep on a lock
-            // is late for safepoints). The value read is at least the top when the
-            // dirty end was raised above (every carve publishes before it unlocks,
-            // and the raise took the lock after), so every carve into a chunk moved
-            // here came after the raise and zeroes, or lies above the old image's
-            // extent, where from-space reads as zeros. A top staler than the
-            // latest only costs `EEXIST` skips below.
-            let top = inner.space_published.used().next_multiple_of(chunk);
-            let above_top = lo >= top;
-            if !above_top {
-                break;
-            }
-            if lo < stop_at {
-                tracing::debug!(
-                    errno = EBUSY,
-                    "recycling from-space stopped early (injected)"
-                );
-                break;
-            }
-            let mut at = lo;
-            while at < hi {
-                // SAFETY: from-space is read by nobody now (every page is filled:
-                // no server or handler produces a page any more), and its contents
-                // are not needed any more.
-                let r = unsafe {
-                    self.uffd
-                        .move_pages(base + at, self.layout.from + at, hi - at)
-                };
-                match r {
-                    Ok(()) => at = hi,
-                    // A page allocated (and zero-filled) meanwhile: skip it.
-                    Err((moved, EEXIST)) => at += moved + page,
-                    Err((moved, errno)) => {
-                        tracing::debug!(moved, errno, "recycling from-space stopped early");
-                        return;
-                    }
-                }
-            }
-            hi = lo;
-        }
     }
 
     /// Hands the side tables back (cleared) and ends the cycle.

@@ -1,0 +1,188 @@
+//! Recycling: from-space's pages go back into the heap at the same offsets
+//! (moved with `UFFDIO_MOVE`, not copied), where mutators will allocate, so that
+//! they write into present pages instead of faulting fresh, zeroed ones in (page
+//! faults are expensive here: a fresh page costs the kernel an allocation and a
+//! zeroing, and in this VM often the host's fault too). Two passes:
+//! - **ahead** ([`Compaction::recycle_ahead`]), as the compaction starts: every
+//!   from-space page above the allocation top that holds nothing compaction reads
+//!   (no live word, not in the black region);
+//! - **at the end** ([`Compaction::recycle`]), once every page is filled: whatever
+//!   is left above the allocation top.
+//!
+//! What from-space keeps after both is mapped afresh (`release_from_space`).
+//!
+//! Why no allocation can see garbage (invariant Z): before either pass moves a
+//! page, the dirty end is raised over the old image under the space lock, so every
+//! later carve zeroes what it hands out (under that lock, so its pages are present
+//! when it returns); a pass moves only pages above the top as it was at (or after)
+//! the raise, and a move onto a present page fails with `EEXIST` and changes
+//! nothing (it is skipped). Above the old image, from-space reads as zeros.
+//!
+//! Why compaction never reads a moved page: the ahead pass moves only pages with no
+//! live word (the live-words bitmap has a bit at every word of every marked object)
+//! outside `[boundary, flip_top)` (the black region, copied whole), and page filling
+//! reads only those words and that region (`fill.rs`); the end pass runs after every
+//! page is filled.
+
+use super::{Compaction, EBUSY, EEXIST};
+use crate::mem::WORD;
+
+impl Compaction {
+    /// Recycling ahead: called once by the compaction's own thread as the
+    /// compaction starts, with mutators running (they allocate from the compacted
+    /// end up). Moves, bottom-up from the allocation top (rounded up to
+    /// [`super::recycle_align`]), every run of from-space pages that compaction does
+    /// not read; pages a mutator's allocation faulted in meanwhile are skipped.
+    /// Without it, every allocation during the compaction took a fault per
+    /// [`super::ZERO_RUN`] and a fresh page, and the pages here were freed at the end.
+    pub(super) fn recycle_ahead(&self) {
+        let inner = &self.inner;
+        if !inner.config.recycle_from_space {
+            return;
+        }
+        let at = self.layout;
+        let base = at.base;
+        let page = self.page_bytes();
+        let chunk = self.recycle_align;
+        let lo = {
+            let mut space = inner.space.lock();
+            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
+            // Carves from here on zero what they hand out: the pages above this top
+            // may take garbage.
+            (space.top - base)
+                .max(self.pages * page)
+                .next_multiple_of(chunk)
+        };
+        let hi = self.from_bytes.min(self.keep()).min(self.end - base);
+        if self.move_fails {
+            tracing::debug!(errno = EBUSY, "recycling ahead stopped (injected)");
+            return;
+        }
+        let ctx = self.tables.ctx(inner, &at);
+        let (boundary, flip_top) = (at.boundary - base, at.flip_top - base);
+        // Whether compaction reads from-space's page at offset `p`.
+        let read = |p: usize| {
+            let end = p + page;
+            (p < flip_top && end > boundary)
+                || (p < boundary
+                    && ctx
+                        .live
+                        .next_set(p / WORD, end.min(boundary) / WORD)
+                        .is_some())
+        };
+        let mut p = lo;
+        while p < hi {
+            if read(p) {
+                p += page;
+                continue;
+            }
+            let mut q = p + page;
+            while q < hi && q - p < chunk && !read(q) {
+                q += page;
+            }
+            self.collect_stalls();
+            if let Err((moved, errno)) = self.move_back(p, q) {
+                tracing::debug!(moved, errno, "recycling ahead stopped early");
+                return;
+            }
+            p = q;
+        }
+    }
+
+    /// How far recycling goes (bytes from the base): with heap sizing, pages above
+    /// the soft limit are not kept (`sizing.rs`), so not worth moving.
+    fn keep(&self) -> usize {
+        let span = self.end - self.layout.base;
+        if self.inner.config.sizing.is_some() {
+            self.inner
+                .pacer
+                .limit()
+                .next_multiple_of(self.recycle_align)
+                .min(span)
+        } else {
+            span
+        }
+    }
+
+    /// Moves from-space's pages at offsets `[lo, hi)` into the heap, skipping those
+    /// the heap has already (`EEXIST`); on another error, the bytes moved and the
+    /// errno.
+    fn move_back(&self, lo: usize, hi: usize) -> Result<(), (usize, i32)> {
+        let (base, page) = (self.layout.base, self.page_bytes());
+        let mut at = lo;
+        while at < hi {
+            // SAFETY: nobody reads from-space's pages in [lo, hi) any more: the
+            // callers move only pages compaction does not read (see the module's
+            // comment).
+            let r = unsafe {
+                self.uffd
+                    .move_pages(base + at, self.layout.from + at, hi - at)
+            };
+            match r {
+                Ok(()) => at = hi,
+                // A page allocated (and zero-filled) meanwhile: skip it.
+                Err((moved, EEXIST)) => at += moved + page,
+                Err((moved, errno)) => return Err((at - lo + moved, errno)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Recycling at the end: called by the compaction's own thread once every page
+    /// is filled (nobody reads from-space any more), with mutators running. Moves
+    /// from-space's pages above the allocation top, chunk by chunk from the top of
+    /// the span (or the soft limit) down while chunks are above the top as last
+    /// published (`space::moving::Published`, read without the space lock). That is
+    /// what the ahead pass left of the old image, and the populated pages above it
+    /// (pre-touched, or faulted in by an earlier allocation): freed, they would be
+    /// faulted in again by the next allocation that reaches them. Holes move as
+    /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
+    pub(super) fn recycle(&self) {
+        let inner = &self.inner;
+        let base = self.layout.base;
+        let chunk = self.recycle_align;
+        {
+            let mut space = inner.space.lock();
+            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
+        }
+        // An injected failure stops recycling half way, with EBUSY, as a page the
+        // kernel cannot move would.
+        let stop_at = if self.move_fails {
+            self.from_bytes / 2
+        } else {
+            0
+        };
+        let mut hi = self.keep();
+        while hi > 0 {
+            // Mutators still fault past the compacted end meanwhile (a gigabyte
+            // takes tens of milliseconds to move): keep their records from filling.
+            self.collect_stalls();
+            let lo = (hi - 1) / chunk * chunk;
+            // The top as last published, without the space lock: a look under the
+            // lock per chunk made the driver and the allocating mutator hand the lock
+            // back and forth, each asleep on it in turn (a mutator asleep on a lock
+            // is late for safepoints). The value read is at least the top when the
+            // dirty end was raised above (every carve publishes before it unlocks,
+            // and the raise took the lock after), so every carve into a chunk moved
+            // here came after the raise and zeroes, or lies above the old image's
+            // extent, where from-space reads as zeros. A top staler than the
+            // latest only costs `EEXIST` skips.
+            let top = inner.space_published.used().next_multiple_of(chunk);
+            if lo < top {
+                break;
+            }
+            if lo < stop_at {
+                tracing::debug!(
+                    errno = EBUSY,
+                    "recycling from-space stopped early (injected)"
+                );
+                break;
+            }
+            if let Err((moved, errno)) = self.move_back(lo, hi) {
+                tracing::debug!(moved, errno, "recycling from-space stopped early");
+                return;
+            }
+            hi = lo;
+        }
+    }
+}
