@@ -163,7 +163,7 @@ impl Mutator {
     }
 
     /// Like [`Mutator::alloc_fixed`], but pushes the new object on the root stack.
-    #[inline]
+    #[inline(always)]
     pub fn push_fixed(&mut self, t: FixedType) -> Result<(), GcError> {
         let addr = self.alloc_fixed_raw(t)?;
         self.push_raw(addr as u64);
@@ -211,9 +211,7 @@ impl Mutator {
     #[inline(always)]
     fn alloc_fixed_raw(&mut self, t: FixedType) -> Result<usize, GcError> {
         if t.registry != self.registry {
-            return Err(GcError::Type(format!(
-                "{t:?} comes from another type registry than this heap's"
-            )));
+            return Err(foreign_type(t));
         }
         self.alloc_words(Header(t.header), t.words as usize)
     }
@@ -537,6 +535,16 @@ impl Mutator {
         self.resumed();
         result
     }
+}
+
+/// The error of an allocation with a type descriptor made from another registry
+/// (kept out of line: the allocation fast path only branches to it).
+#[cold]
+#[inline(never)]
+fn foreign_type(t: FixedType) -> GcError {
+    GcError::Type(format!(
+        "{t:?} comes from another type registry than this heap's"
+    ))
 }
 
 #[cold]
