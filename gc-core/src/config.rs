@@ -209,6 +209,9 @@ pub struct HeapConfig {
     /// Fault the whole moving space in at construction (as the JVM's
     /// `-XX:+AlwaysPreTouch` does), so that first allocations do not pay the
     /// kernel's page faults: it costs the capacity in resident memory up front.
+    /// With the one-pause cycle (`concurrent_marking` off) and `recycle_from_space`,
+    /// from-space too, which that cycle keeps populated from its first collection
+    /// on (twice the capacity up front, what it holds anyway after one collection).
     pub pretouch: bool,
     /// A callback at fixed points of each concurrent cycle (tests; see [`CycleHook`]).
     pub cycle_hook: Option<CycleHook>,
