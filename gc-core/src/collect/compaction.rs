@@ -209,7 +209,9 @@ impl Scratch {
 /// read by nobody once the compacted pages are installed), with the carves zeroing
 /// the garbage in user space: a fresh 2 MiB chunk of 4 KiB pages took 40-80 us to
 /// move (each move flushes the other CPU's TLB), a 256 KiB one 23-36 us, and
-/// neither improved the stall percentiles or the wall time here. Also dropped
+/// neither improved the stall percentiles or the wall time here (moving them in
+/// bulk as the compaction starts, ahead of the allocation, did pay off:
+/// `compaction/recycle.rs`). Also dropped
 /// (2026-12-02): registering only the to-space pages, so that allocations past them
 /// take ordinary page faults. The span was given its `anon_vma` before the split,
 /// so the two parts merged again at the end and every flip stayed at PUD level.
