@@ -18,6 +18,16 @@
 //! the raise, and a move onto a present page fails with `EEXIST` and changes
 //! nothing (it is skipped). Above the old image, from-space reads as zeros.
 //!
+//! Memory ordering: the raise and every carve's look at the dirty end happen under
+//! the space lock (its release/acquire orders them). A move changes only page
+//! tables, in the kernel, under the page-table lock: a mutator's access to a page
+//! either finds it absent and faults (the kernel resolves the fault against the
+//! installed entry, or the zero fill finds the page there, `EEXIST`), or finds the
+//! moved page; the entry was empty before, so no CPU holds a stale translation
+//! for it, on x86_64 or arm64 (the kernel's install has the barriers each needs).
+//! The pages' contents need no ordering: they are garbage until a carve zeroes
+//! them, and the carve's own stores are what the allocating thread reads.
+//!
 //! Why compaction never reads a moved page: the ahead pass moves only pages with no
 //! live word (the live-words bitmap has a bit at every word of every marked object)
 //! outside `[boundary, flip_top)` (the black region, copied whole), and page filling
