@@ -24,8 +24,9 @@ pub enum InjectPoint {
     /// One `UFFDIO_COPY` install in four returns `ENOMEM` or `EAGAIN` (alternately)
     /// without installing anything: the installer retries. Same graph.
     UffdCopy,
-    /// The `UFFDIO_MOVE` that recycles from-space at a compaction's end fails with
-    /// `EBUSY` (every other cycle): recycling stops there. Same graph.
+    /// The `UFFDIO_MOVE`s that recycle from-space fail with `EBUSY` (every other
+    /// cycle): recycling ahead moves nothing, and the end's recycling stops half
+    /// way. Same graph.
     UffdMove,
     /// Opening userfaultfd fails (every other cycle): that cycle compacts inside the
     /// flip pause. Same graph.
