@@ -9,7 +9,8 @@
 //!   globals are scanned concurrently by the driver, with their overwrites logged.
 //! - **Forwarding.** The one-pause cycle rewrites every root in its pause; a
 //!   concurrent cycle rewrites the globals and the large objects' fields in its
-//!   flip pause ([`forward_shared`]) and leaves each mutator its own, pending.
+//!   flip pause ([`forward_globals`], then [`forward_large_objects`], a phase of its
+//!   own) and leaves each mutator its own, pending.
 
 use super::concurrent_mark::Intake;
 use super::fill::FillCtx;
@@ -65,7 +66,8 @@ pub fn forward_all(
         // SAFETY: the world is stopped: the collector owns every mutator's roots.
         forward_table(unsafe { m.roots() }, fill);
     }
-    forward_shared(inner, globals, los, fill);
+    forward_globals(inner, globals, fill);
+    forward_large_objects(inner, los, fill);
 }
 
 /// Rewrites one mutator's roots, and its weak handles.
@@ -77,13 +79,6 @@ pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
     };
     roots.for_each_mut(forward);
     roots.for_each_weak_mut(forward);
-}
-
-/// Rewrites the globals, the finalizer queues and every reference field of a live
-/// large object. The world must be stopped.
-pub fn forward_shared(inner: &HeapInner, globals: &mut GlobalTable, los: &Los, fill: &FillCtx<'_>) {
-    forward_globals(inner, globals, fill);
-    forward_large_objects(inner, los, fill);
 }
 
 /// Rewrites the globals and the finalizer queues. The world must be stopped.
