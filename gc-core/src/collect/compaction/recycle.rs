@@ -50,24 +50,19 @@ impl Compaction {
         if !inner.config.recycle_from_space {
             return;
         }
-        let at = self.layout;
-        let base = at.base;
-        let page = self.page_bytes();
-        let chunk = self.recycle_align;
-        let lo = {
-            let mut space = inner.space.lock();
-            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
-            // Carves from here on zero what they hand out: the pages above this top
-            // may take garbage.
-            (space.top - base)
-                .max(self.pages * page)
-                .next_multiple_of(chunk)
-        };
-        let hi = self.from_bytes.min(self.keep()).min(self.end - base);
         if self.move_fails {
             tracing::debug!(errno = EBUSY, "recycling ahead stopped (injected)");
             return;
         }
+        let at = self.layout;
+        let base = at.base;
+        let page = self.page_bytes();
+        let chunk = self.recycle_align;
+        // The pages above this top may take garbage.
+        let lo = (self.raise_dirty_end() - base)
+            .max(self.pages * page)
+            .next_multiple_of(chunk);
+        let hi = self.from_bytes.min(self.keep()).min(self.end - base);
         let ctx = self.tables.ctx(inner, &at);
         let (boundary, flip_top) = (at.boundary - base, at.flip_top - base);
         // Whether compaction reads from-space's page at offset `p`.
@@ -97,6 +92,15 @@ impl Compaction {
             }
             p = q;
         }
+    }
+
+    /// Raises the dirty end over the old image, under the space lock, so that every
+    /// carve from here on zeroes what it hands out there; returns the top as it is
+    /// at the raise (every carve above it comes after).
+    fn raise_dirty_end(&self) -> usize {
+        let mut space = self.inner.space.lock();
+        space.dirty_end = space.dirty_end.max(self.layout.base + self.from_bytes);
+        space.top
     }
 
     /// How far recycling goes (bytes from the base): with heap sizing, pages above
@@ -148,13 +152,8 @@ impl Compaction {
     /// faulted in again by the next allocation that reaches them. Holes move as
     /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
     pub(super) fn recycle(&self) {
-        let inner = &self.inner;
-        let base = self.layout.base;
         let chunk = self.recycle_align;
-        {
-            let mut space = inner.space.lock();
-            space.dirty_end = space.dirty_end.max(base + self.from_bytes);
-        }
+        self.raise_dirty_end();
         // An injected failure stops recycling half way, with EBUSY, as a page the
         // kernel cannot move would.
         let stop_at = if self.move_fails {
@@ -177,7 +176,7 @@ impl Compaction {
             // here came after the raise and zeroes, or lies above the old image's
             // extent, where from-space reads as zeros. A top staler than the
             // latest only costs `EEXIST` skips.
-            let top = inner.space_published.used().next_multiple_of(chunk);
+            let top = self.inner.space_published.used().next_multiple_of(chunk);
             if lo < top {
                 break;
             }
