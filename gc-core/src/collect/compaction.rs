@@ -189,10 +189,22 @@ impl Scratch {
     }
 }
 
-/// Bytes of zeroed pages installed per fault past the compacted end (4 pages of
-/// 4 KiB). The stall is as long as the copy (about 1.5 us per page here, page
-/// allocation and the memory cgroup's charge included), and long copies are the
-/// ones that meet an interrupt or a preemption: in pausebench here, the p99 of fault
+/// Bytes of zeroed pages installed per fault past the compacted end: one 4 KiB
+/// page (the page size, where it is bigger). The faulting thread waits for the
+/// whole copy, and with recycling ahead (`compaction/recycle.rs`) the faults that
+/// remain are mostly allocations over from-space pages that hold live data.
+/// Measured 2026-12-02 in an A/B on one build (a temporary switch, pausebench
+/// `auto`, SIGBUS mode): GCBench at 1 GiB, three runs each, fault-stall p99
+/// 30-74 us with 16 KiB against 13-22 us with 4 KiB (max 148-1397 against
+/// 149-381 us), with 2-8 times the faults, and wall 9.1-9.5 against 8.5-9.8 s;
+/// binary-trees at 1 GiB, two runs each: p99 50-60 against 18-22 us, max
+/// 6.6-11.4 ms against 0.47-1.3 ms, wall 12.4-12.7 against 12.6-13.3 s; GCBench at
+/// 4 GiB, one run: p99 26 against 13 us, wall 7.2 against 7.9 s. A 16 KiB install
+/// took 20-100 us, most of it the kernel finding four fresh pages (fresh memory is
+/// slow in this VM, see `compaction/recycle.rs`); one page rarely takes over
+/// 20 us.
+///
+/// Earlier measurements, before recycling ahead: the p99 of fault
 /// stalls was 160-220 us with 256 KiB, 115-205 us with 64 KiB, 19-99 us with 32 KiB
 /// and 10-36 us with 16 KiB, with no change in wall time beyond the noise (four
 /// times the faults of 64 KiB, each much shorter). Measured again after the flip
@@ -222,7 +234,7 @@ impl Scratch {
 /// faults (13 %), both mostly the kernel allocating and zeroing pages. The flip
 /// pause's register phase grew from about 10 us to 43-205 us (the split, and the
 /// fault that gives the span its `anon_vma`).
-const ZERO_RUN: usize = 16 << 10;
+const ZERO_RUN: usize = 4 << 10;
 
 /// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
 /// and at most the recycling alignment.
