@@ -309,9 +309,15 @@ impl FillCtx<'_> {
             });
             at += n;
             if at < end_word {
-                obj = match self.mark.next_set(obj + size, self.at.top_word) {
-                    Some(next) => next,
-                    None => crate::fatal::die(format_args!(
+                // The next live word is the next marked object's header: live words
+                // are exactly the words of marked objects, which do not overlap.
+                obj = match self.fwd.next_live(self.live, obj + size) {
+                    Some(next) if next < self.at.top_word && self.mark.get(next) => next,
+                    Some(next) if next < self.at.top_word => crate::fatal::die(format_args!(
+                        "page filling: live word {next} in to-space page {p} is not a marked \
+                         object's header"
+                    )),
+                    _ => crate::fatal::die(format_args!(
                         "page filling: live data ends early in to-space page {p} (after the \
                          object at word {obj}), against the plan"
                     )),

@@ -46,6 +46,30 @@ impl Forwarding {
         let below = (1u64 << (word % CHUNK_WORDS)) - 1;
         self.live_before[c] as usize + (live.chunk(c) & below).count_ones() as usize
     }
+
+    /// The first live word at or after from-space word index `word`, among the
+    /// summed chunks (`live` is the bitmap they were summed from). Past `word`'s own
+    /// chunk, the prefix sums say which chunk holds the next live word (a binary
+    /// search), so a gap of any size costs `O(log chunks)`: a linear scan of the
+    /// bitmap over the gigabytes of garbage between the last old objects and the
+    /// newest ones took page filling 11 ms for one page at 4 GiB (a mutator
+    /// stalled on it in its `SIGBUS` handler).
+    pub fn next_live(&self, live: &Bitmap, word: usize) -> Option<usize> {
+        let chunks = self.live_before.len() - 1;
+        let c = word / CHUNK_WORDS;
+        if c >= chunks {
+            return None;
+        }
+        let here = live.chunk(c) & (u64::MAX << (word % CHUNK_WORDS));
+        if here != 0 {
+            return Some(c * CHUNK_WORDS + here.trailing_zeros() as usize);
+        }
+        // The first prefix sum above the live words of chunks `..= c` ends the
+        // first chunk after `c` that holds any.
+        let upto = self.live_before[c + 1];
+        let i = self.live_before.partition_point(|&sum| sum <= upto);
+        (i <= chunks).then(|| (i - 1) * CHUNK_WORDS + live.chunk(i - 1).trailing_zeros() as usize)
+    }
 }
 
 #[cfg(test)]
@@ -78,6 +102,30 @@ mod tests {
             prop_assert_eq!(f.total_live_words(), slid);
             for (old, new) in expect {
                 prop_assert_eq!(f.new_index(&live, old), new);
+            }
+        }
+
+        /// `next_live` finds what a linear scan of the bitmap finds, from every
+        /// word, across gaps of many chunks.
+        #[test]
+        fn next_live_matches_a_linear_scan(
+            runs in proptest::collection::vec((0usize..700, 0usize..100), 1..20)
+        ) {
+            let words: usize = runs.iter().map(|(g, s)| g + s).sum::<usize>() + 64;
+            let live = Bitmap::new(words);
+            let mut at = 0;
+            for &(gap, size) in &runs {
+                at += gap;
+                live.set_range(at, size);
+                at += size;
+            }
+            let f = Forwarding::build(&live, live.chunks());
+            for w in 0..live.chunks() * CHUNK_WORDS {
+                prop_assert_eq!(
+                    f.next_live(&live, w),
+                    live.next_set(w, live.chunks() * CHUNK_WORDS),
+                    "from word {}", w
+                );
             }
         }
     }
