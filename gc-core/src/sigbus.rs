@@ -509,7 +509,8 @@ pub(crate) fn drain_stalls(tag: u64, mut f: impl FnMut(u64, u64)) -> usize {
 /// then `nanosleep` of 10 us times the attempt, up to 1 ms. Async-signal-safe.
 ///
 /// Most waits are for a page that a worker (or another faulting thread) is
-/// installing: a run of 64 KiB takes a worker some tens of microseconds. Yielding keeps
+/// installing: a worker's run (up to 64 KiB, claimed a page at a time) takes some
+/// tens of microseconds. Yielding keeps
 /// this thread ready to go on within about a microsecond of the install, or hands
 /// the CPU to the installer if it shares this one. A sleep costs much more than
 /// it asks for (a 10 us `nanosleep` took 115-125 us here: timer slack and the

@@ -37,9 +37,9 @@ pub fn claim(states: &[AtomicU8], p: usize) -> bool {
         .is_ok()
 }
 
-/// Installs claimed pages `[first, end)`: `copy` produces and installs them (it
-/// returns only once they are mapped, or ends the process), then they become
-/// `FILLED` and count towards [`all_filled`].
+/// Installs claimed pages `[first, end)`: `copy` installs them (producing them
+/// first, unless its caller has; it returns only once they are mapped, or ends
+/// the process), then they become `FILLED` and count towards [`all_filled`].
 #[inline]
 pub fn install(
     states: &[AtomicU8],
