@@ -64,6 +64,27 @@ pub unsafe fn store(addr: usize, value: u64) {
     unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::Relaxed)
 }
 
+/// Asks the CPU to bring the cache line at `addr` in, for a read soon. A hint: it
+/// never faults, whatever `addr` is (x86_64 `prefetcht0`, arm64 `prfm pldl1keep`;
+/// nothing elsewhere), so it is safe for any address.
+#[inline(always)]
+pub fn prefetch(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints; it does not access memory architecturally
+    // and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(addr as *const i8)
+    };
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: `prfm` only hints and cannot fault; it touches no register but its
+    // address operand, and no flags or stack.
+    unsafe {
+        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) addr, options(nostack, preserves_flags, readonly))
+    };
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = addr;
+}
+
 /// Copies `words` words from `src` to `dst` (plain, non-atomic copies).
 ///
 /// # Safety

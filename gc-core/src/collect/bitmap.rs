@@ -29,6 +29,23 @@ impl Bitmap {
         self.words[i / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0
     }
 
+    /// As [`Bitmap::set`], with a plain load and store instead of an atomic
+    /// read-modify-write (on x86_64 a locked instruction, a full barrier).
+    ///
+    /// # Safety
+    /// No other thread sets bits in this bitmap meanwhile: of two racing writers one
+    /// could undo the other's bit (a marked object unmarked, then freed while
+    /// reachable). Readers may run at any time (the accesses are atomic).
+    #[inline]
+    pub unsafe fn set_single(&self, i: usize) -> bool {
+        debug_assert!(i < self.len);
+        let bit = 1u64 << (i % 64);
+        let w = &self.words[i / 64];
+        let old = w.load(Ordering::Relaxed);
+        w.store(old | bit, Ordering::Relaxed);
+        old & bit == 0
+    }
+
     /// Bit `i`.
     #[inline]
     pub fn get(&self, i: usize) -> bool {
@@ -37,6 +54,26 @@ impl Bitmap {
 
     /// Sets bits `start .. start + n`.
     pub fn set_range(&self, start: usize, n: usize) {
+        self.masks(start, n, |w, mask| {
+            w.fetch_or(mask, Ordering::Relaxed);
+        });
+    }
+
+    /// As [`Bitmap::set_range`], with plain loads and stores.
+    ///
+    /// # Safety
+    /// As for [`Bitmap::set_single`].
+    #[inline]
+    pub unsafe fn set_range_single(&self, start: usize, n: usize) {
+        self.masks(start, n, |w, mask| {
+            w.store(w.load(Ordering::Relaxed) | mask, Ordering::Relaxed);
+        });
+    }
+
+    /// Calls `f` with each bitmap word that bits `start .. start + n` touch, and the
+    /// mask of those bits in it.
+    #[inline]
+    fn masks(&self, start: usize, n: usize, mut f: impl FnMut(&AtomicU64, u64)) {
         debug_assert!(start + n <= self.len);
         let (mut i, end) = (start, start + n);
         while i < end {
@@ -48,9 +85,15 @@ impl Bitmap {
             } else {
                 ((1u64 << (hi - lo)) - 1) << lo
             };
-            self.words[w].fetch_or(mask, Ordering::Relaxed);
+            f(&self.words[w], mask);
             i = w * 64 + hi;
         }
+    }
+
+    /// Prefetches the bitmap word holding bit `i` (a hint; any `i` is safe).
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        crate::mem::prefetch(self.words.as_ptr() as usize + (i / 64) * 8);
     }
 
     /// The bitmap word of chunk `c` (bits `64c .. 64c + 64`).
@@ -121,11 +164,19 @@ mod tests {
         ) {
             let bm = Bitmap::new(len);
             let mut model = vec![false; len];
-            for (start, n) in ops {
+            for (k, (start, n)) in ops.into_iter().enumerate() {
                 let start = start % len;
                 let n = n.min(len - start);
+                // Every other operation through the single-writer variants (this
+                // test is the only writer).
+                let single = k % 2 == 1;
                 if n == 1 {
-                    prop_assert_eq!(bm.set(start), !model[start]);
+                    // SAFETY: no other thread writes `bm`.
+                    let set = if single { unsafe { bm.set_single(start) } } else { bm.set(start) };
+                    prop_assert_eq!(set, !model[start]);
+                } else if single {
+                    // SAFETY: as above.
+                    unsafe { bm.set_range_single(start, n) };
                 } else {
                     bm.set_range(start, n);
                 }

@@ -60,20 +60,29 @@ pub fn run(
     let mut st = inner.collector.lock();
     let mut rounds = 0;
     {
-        let ctx = MarkCtx {
-            types: &inner.types,
-            base: inner.base,
+        let workers = inner.config.concurrent_workers;
+        let ctx = MarkCtx::new(
+            &inner.types,
+            inner.base,
             boundary,
-            end: inner.end,
-            mark: &st.mark,
-            live: &st.live,
-            los: &inner.los_marks,
+            inner.end,
+            (&st.mark, &st.live),
+            &inner.los_marks,
+        );
+        let ctx = if workers == 1 {
+            // SAFETY: all marking of this cycle goes through `ctx` on this thread:
+            // a round with one worker marks on the calling thread and spawns none,
+            // and the mark-end pauses drain (and resurrect) on it too; mutators never
+            // mark (their barrier logs references for the markers), and `collector`
+            // stays locked, so no other collection marks into these bitmaps.
+            unsafe { ctx.single_marker() }
+        } else {
+            ctx
         };
         let mut round = 1;
         loop {
             rounds += 1;
             fatal.phase("concurrent marking");
-            let workers = inner.config.concurrent_workers;
             concurrent_mark::round(&ctx, &inner.intake, &inner.inject, workers);
             fatal.phase("the mark-end pause");
             let done = concurrent_mark::end(inner, &ctx, round, |pause| {

@@ -33,7 +33,7 @@
 //!    null), and are never scanned: whatever they come to reference was reachable in
 //!    the snapshot (so marked by 1-2) or allocated later (black).
 
-use super::mark::MarkCtx;
+use super::mark::{Deferred, MarkCtx};
 use super::pause::{Details, Pause};
 use super::roots::RootScan;
 use super::CyclePhase;
@@ -285,13 +285,18 @@ fn mark_worker(
             .and_then(|s| s.success())
         })
     };
+    let mut deferred = Deferred::default();
+    let mut grey = |a: usize| local.push(a);
     loop {
         if let Some(obj) = find() {
             ctx.scan(obj, &mut holders, |child| {
-                if ctx.mark(child) {
-                    local.push(child);
-                }
+                deferred.push(ctx, child, &mut grey)
             });
+            continue;
+        }
+        // Nothing is left in flight before this marker takes other work or goes
+        // idle (what is in flight is marked by no one and on no list).
+        if deferred.flush(ctx, &mut grey) {
             continue;
         }
         if let Some(batch) = intake.pop() {

@@ -36,14 +36,21 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
 
     p.phase("mark");
     let roots = roots::gather(inner, &p.stopped, &globals);
-    let ctx = MarkCtx {
-        types: &inner.types,
+    let ctx = MarkCtx::new(
+        &inner.types,
         base,
-        boundary: top,
-        end: top,
-        mark: &st.mark,
-        live: &st.live,
-        los: &inner.los_marks,
+        top,
+        top,
+        (&st.mark, &st.live),
+        &inner.los_marks,
+    );
+    let ctx = if inner.config.gc_workers <= 1 {
+        // SAFETY: every mark of this pause is made through `ctx` by `mark` below,
+        // which with one worker marks on this thread only (`collector` is locked:
+        // no other collection marks into these bitmaps).
+        unsafe { ctx.single_marker() }
+    } else {
+        ctx
     };
     let mut holders = Vec::new();
     mark(&ctx, &roots, inner.config.gc_workers, &mut holders);
