@@ -93,8 +93,9 @@ impl FaultMode {
 /// Test-only: called by a concurrent compaction's background worker with the
 /// to-space pages at addresses `[start, end)`: with `false` before it tries to claim
 /// that run (waiting there holds back the background fill, claiming nothing), and
-/// with `true` right after it has claimed them, before it fills them (waiting there
-/// holds the pages in the `FILLING` state).
+/// with `true` for each page of the run right after it has claimed it, before it
+/// fills it (`[start, end)` is that one page; waiting there holds it, and the pages
+/// of the run claimed before it, in the `FILLING` state).
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct FillHook(pub std::sync::Arc<dyn Fn(usize, usize, bool) + Send + Sync>);
