@@ -7,7 +7,6 @@
 
 #[path = "common/pretouch.rs"]
 mod pretouch;
-use pretouch::{minor_faults, MIB};
 
 #[test]
 fn allocation_after_a_collection_reuses_the_pre_touched_pages() {
@@ -18,18 +17,8 @@ fn allocation_after_a_collection_reuses_the_pre_touched_pages() {
     // the rest of the pre-touched span is above it.
     m.collect();
     m.blocking(|| heap.wait_idle());
-    let cycles = heap.pause_log().collections();
-    // 24 MiB of garbage (32-byte nodes): 6,144 pages, each a fault if freed.
-    let before = minor_faults();
-    for _ in 0..(24 * MIB / 32) {
-        drop(m.alloc_fixed(fixed).unwrap());
-    }
-    let faults = minor_faults() - before;
-    assert_eq!(
-        heap.pause_log().collections(),
-        cycles,
-        "no collection may run while faults are counted"
-    );
+    // 24 MiB of garbage: 6,144 pages, each a fault if freed.
+    let faults = pretouch::faults_allocating_24_mib(&heap, &mut m, fixed);
     assert!(
         faults < 600,
         "{faults} page faults allocating 24 MiB after a collection: the pre-touched \

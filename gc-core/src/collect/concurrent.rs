@@ -69,12 +69,13 @@ pub fn run(
             (&st.mark, &st.live),
             &inner.los_marks,
         );
+        // With one worker, all marking of this cycle goes through `ctx` on this
+        // thread: a round with one worker marks on the calling thread and spawns
+        // none, and the mark-end pauses drain (and resurrect) on it too; mutators
+        // never mark (their barrier logs references for the markers), and
+        // `collector` stays locked, so no other collection marks into these bitmaps.
         let ctx = if workers == 1 {
-            // SAFETY: all marking of this cycle goes through `ctx` on this thread:
-            // a round with one worker marks on the calling thread and spawns none,
-            // and the mark-end pauses drain (and resurrect) on it too; mutators never
-            // mark (their barrier logs references for the markers), and `collector`
-            // stays locked, so no other collection marks into these bitmaps.
+            // SAFETY: one thread marks through `ctx` for the whole cycle (above).
             unsafe { ctx.single_marker() }
         } else {
             ctx

@@ -2,7 +2,7 @@
 //! test has a file of its own, so that no other test's heap shares the process
 //! while it counts.
 
-use flipgc_core::{FixedType, Heap, HeapConfig, TypeRegistry};
+use flipgc_core::{FixedType, Heap, HeapConfig, Mutator, TypeRegistry};
 
 /// Bytes in a mebibyte.
 pub const MIB: usize = 1 << 20;
@@ -31,4 +31,22 @@ pub fn minor_faults() -> i64 {
     let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
     assert_eq!(rc, 0);
     usage.ru_minflt
+}
+
+/// Allocates 24 MiB of garbage (32-byte nodes of `fixed`: 6,144 pages, each a page
+/// fault if nothing had populated them) and returns the minor faults this thread
+/// took meanwhile. Fails if a collection ran meanwhile (it would move pages).
+pub fn faults_allocating_24_mib(heap: &Heap, m: &mut Mutator, fixed: FixedType) -> i64 {
+    let cycles = heap.pause_log().collections();
+    let before = minor_faults();
+    for _ in 0..(24 * MIB / 32) {
+        drop(m.alloc_fixed(fixed).unwrap());
+    }
+    let faults = minor_faults() - before;
+    assert_eq!(
+        heap.pause_log().collections(),
+        cycles,
+        "no collection may run while faults are counted"
+    );
+    faults
 }
