@@ -39,7 +39,7 @@
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
 //! mutators allocating past the compacted end fault too: the server (or the faulting
-//! thread's handler) installs [`ZERO_RUN`] bytes of zeroed pages per fault. It runs
+//! thread's handler) installs a zeroed page per fault ([`zero_run`]). It runs
 //! until the span is unregistered. Few such faults happen: as the compaction starts,
 //! from-space's pages that hold nothing it reads move into the heap above the
 //! allocation top with `UFFDIO_MOVE`, and at the end whatever is left above the top
@@ -81,7 +81,7 @@ mod recycle;
 
 /// Where recycling starts moving from-space's pages back: the allocation top
 /// rounded up to this, a PMD's worth (so huge pages move whole, and above every
-/// zero fill, which lies below the top rounded up to [`ZERO_RUN`]), capped at 32 MiB
+/// zero fill, which lies below the top rounded up to a page), capped at 32 MiB
 /// (arm64 with 64 KiB pages has 512 MiB PMDs).
 pub fn recycle_align(g: &flipgc_heap::Geometry) -> usize {
     g.pmd.unwrap_or(g.page).min(32 << 20).max(g.page)
@@ -189,8 +189,8 @@ impl Scratch {
     }
 }
 
-/// Bytes of zeroed pages installed per fault past the compacted end: one 4 KiB
-/// page (the page size, where it is bigger). The faulting thread waits for the
+/// Bytes of zeroed memory installed per fault past the compacted end: one page
+/// (4 KiB here), not a run of several. The faulting thread waits for the
 /// whole copy, and with recycling ahead (`compaction/recycle.rs`) the faults that
 /// remain are mostly allocations over from-space pages that hold live data.
 /// Measured 2026-12-02 in an A/B on one build (a temporary switch, pausebench
@@ -234,12 +234,10 @@ impl Scratch {
 /// faults (13 %), both mostly the kernel allocating and zeroing pages. The flip
 /// pause's register phase grew from about 10 us to 43-205 us (the split, and the
 /// fault that gives the span its `anon_vma`).
-const ZERO_RUN: usize = 4 << 10;
-
-/// Bytes of zeroed pages per fault for geometry `g`: [`ZERO_RUN`], at least a page
-/// and at most the recycling alignment.
+///
+/// For geometry `g`: its page (which divides the recycling alignment).
 pub fn zero_run(g: &flipgc_heap::Geometry) -> usize {
-    ZERO_RUN.min(recycle_align(g)).max(g.page)
+    g.page
 }
 
 /// `ENOENT` (the span is no longer registered).
@@ -626,48 +624,34 @@ impl Compaction {
         page_state::wait_filled(self.states(), p, crate::sigbus::back_off);
     }
 
-    /// A fault past the compacted end (fresh allocation): installs private zeroed
-    /// pages over the aligned run of [`ZERO_RUN`] bytes around it, copied from a
-    /// source that reads as zeros (one ioctl for many pages), or over just its page
-    /// if part of the run exists already. Not `UFFDIO_ZEROPAGE`: the shared zero
-    /// page costs every first write a copy-on-write fault and a TLB shootdown to
-    /// the other CPUs (an inter-processor interrupt, expensive in a VM).
-    /// Async-signal-safe when `in_handler`, as [`Compaction::serve_in_handler`].
+    /// A fault past the compacted end (fresh allocation): installs a private zeroed
+    /// page there ([`zero_run`]), copied from a source that reads as zeros. Not
+    /// `UFFDIO_ZEROPAGE`: the shared zero page costs every first write a
+    /// copy-on-write fault and a TLB shootdown to the other CPUs (an
+    /// inter-processor interrupt, expensive in a VM). Async-signal-safe when
+    /// `in_handler`, as [`Compaction::serve_in_handler`].
     fn zero_fill(&self, addr: usize, in_handler: bool) {
         let page = self.page_bytes();
-        let lo = self.layout.base + self.pages * page;
-        let zeros = &self.scratch().zeros;
-        let run = zeros.len();
-        let run_start = (addr & !(run - 1)).max(lo);
-        let run_end = ((addr & !(run - 1)) + run).min(self.end);
         let at = addr & !(page - 1);
-        let src = zeros.addr();
-        // SAFETY: the source reads as zeros for `run` bytes (an untouched private
+        let src = self.scratch().zeros.addr();
+        // SAFETY: the source reads as zeros for a page (an untouched private
         // mapping); the destination is page-aligned inside the registered span.
-        match unsafe { self.copy_in(run_start, src, run_end - run_start) } {
+        match unsafe { self.copy_in(at, src, page) } {
             Ok(()) => {}
             // The span was unregistered since the fault (the end of the compaction):
             // the toucher was woken (server mode) or retries (SIGBUS mode), and faults
             // normally.
             Err(CopyError::Os(ENOENT)) => {}
             Err(CopyError::Exists) => {
-                // SAFETY: as above, for one page.
-                match unsafe { self.copy_in(at, src, page) } {
-                    Ok(()) | Err(CopyError::Exists) | Err(CopyError::Os(ENOENT)) => {}
-                    Err(CopyError::Os(e)) => fail(
-                        in_handler,
-                        format_args!("UFFDIO_COPY of zeros at {at:#x}: errno {e}"),
-                    ),
-                }
                 if !in_handler {
-                    // Installed by somebody else (or just now): make sure the toucher
-                    // wakes (an error means the span is unregistered, which woke it).
+                    // Installed by somebody else: make sure the toucher wakes (an
+                    // error means the span is unregistered, which woke it).
                     let _ = self.uffd.wake(at, page);
                 }
             }
             Err(CopyError::Os(e)) => fail(
                 in_handler,
-                format_args!("UFFDIO_COPY of zeros at {run_start:#x}: errno {e}"),
+                format_args!("UFFDIO_COPY of zeros at {at:#x}: errno {e}"),
             ),
         }
     }

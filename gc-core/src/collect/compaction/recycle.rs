@@ -43,8 +43,9 @@ impl Compaction {
     /// end up). Moves, bottom-up from the allocation top (rounded up to
     /// [`super::recycle_align`]), every run of from-space pages that compaction does
     /// not read; pages a mutator's allocation faulted in meanwhile are skipped.
-    /// Without it, every allocation during the compaction took a fault per
-    /// [`super::ZERO_RUN`] and a fresh page, and the pages here were freed at the end.
+    /// Without it, every page allocated during the compaction took a fault and a
+    /// fresh zeroed page ([`super::zero_run`]), and the pages here were freed at
+    /// the end.
     pub(super) fn recycle_ahead(&self) {
         let inner = &self.inner;
         if !inner.config.recycle_from_space {
