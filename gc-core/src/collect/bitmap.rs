@@ -109,9 +109,20 @@ impl Bitmap {
     }
 
     /// Clears bits `0 .. n` (rounded up to whole chunks).
+    ///
+    /// Writes only the words that are set: a page of the bitmap that no marker
+    /// wrote is still the kernel's shared zero page after the plan read it, and a
+    /// store of zero to it made the kernel copy it into a fresh page and flush every
+    /// CPU's TLB for the process (an interrupt to each other CPU): 3,742 such
+    /// flushes in one GCBench 1 GiB run, a quarter of all the collector's.
     pub fn clear_prefix(&mut self, n: usize) {
         let w = n.div_ceil(64).min(self.words.len());
-        self.words[..w].iter_mut().for_each(|x| *x.get_mut() = 0);
+        for x in &mut self.words[..w] {
+            let x = x.get_mut();
+            if *x != 0 {
+                *x = 0;
+            }
+        }
     }
 
     /// The first set bit in `from .. to`, if any.
@@ -193,6 +204,50 @@ mod tests {
             prop_assert_eq!(&got, &expect);
             prop_assert_eq!(bm.next_set(from, to), expect.first().copied());
         }
+    }
+
+    /// The thread's minor page faults so far.
+    #[cfg(target_os = "linux")]
+    fn minor_faults() -> i64 {
+        // SAFETY: an all-zero `rusage` is a valid value for getrusage to overwrite.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid, writable rusage.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+        assert_eq!(rc, 0, "getrusage");
+        usage.ru_minflt
+    }
+
+    /// Clearing a prefix that holds no bit writes nothing: pages of the bitmap
+    /// that were only read stay the shared zero page (no copy-on-write fault, no
+    /// TLB flush on every CPU).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn clear_prefix_leaves_untouched_pages_unwritten() {
+        let len = 64 << 20; // 8 MiB of bitmap: 2,048 pages
+        let mut bm = Bitmap::new(len);
+        // Whether a fresh bitmap's pages are present depends on the allocator (an
+        // optimised build allocates zeroed memory lazily): give the whole pages
+        // back, as they are in the collector's bitmaps after a release build's
+        // allocation. They read as zeros, which they hold.
+        let page = 4096;
+        let start = (bm.words.as_ptr() as usize).next_multiple_of(page);
+        let end = (bm.words.as_ptr() as usize + len / 8) / page * page;
+        // SAFETY: [start, end) lies inside the bitmap's own allocation, which holds
+        // only zeros; private anonymous memory given back reads as zeros.
+        let rc =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        assert_eq!(rc, 0, "madvise");
+        bm.set(3);
+        // Read every word, as the plan does: each page maps the zero page.
+        assert_eq!(bm.next_set(4, len), None);
+        let before = minor_faults();
+        bm.clear_prefix(len);
+        let faults = minor_faults() - before;
+        assert!(!bm.get(3));
+        assert!(
+            faults < 64,
+            "clearing a clear bitmap took {faults} page faults"
+        );
     }
 
     #[test]
