@@ -235,6 +235,19 @@ impl Scratch {
 /// pause's register phase grew from about 10 us to 43-205 us (the split, and the
 /// fault that gives the span its `anon_vma`).
 ///
+/// Also dropped (2026-12-02): carves during a compaction installing the absent
+/// pages they hand out themselves, zeroed, a run of up to 16 pages per
+/// `UFFDIO_COPY` (guessing absence from the live words, as the ahead pass
+/// does), instead of faulting page by page. Fault stalls fell by half in
+/// binary-trees at 1 GiB (66-144 K to 39-74 K) and by 2-5 times in GCBench, and
+/// to 1 from 8,195 in a test that allocates 32 MiB with recycling off; but in
+/// nine A/B pairs (pausebench `auto`, both workloads at 1 GiB, one build with a
+/// temporary switch) the wall time did not improve beyond the noise (the last
+/// three, off first: GCBench 7.80/7.64/9.19 s off against 7.60/8.52/9.38 s on,
+/// binary-trees 10.32/10.92/12.77 against 10.70/12.09/12.49 s), and a first
+/// version that tried every page ran GCBench 10-15 % slower (a copy onto a page
+/// that exists is an ioctl that installs nothing).
+///
 /// For geometry `g`: its page (which divides the recycling alignment).
 pub fn zero_run(g: &flipgc_heap::Geometry) -> usize {
     g.page
