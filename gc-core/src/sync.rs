@@ -11,6 +11,15 @@ pub use std::thread::yield_now;
 
 /// How many times a side of the safepoint handshake polls, yielding between looks,
 /// before it sleeps on the condition variable (`safepoint.rs`).
+///
+/// A yield with nothing else to run takes about 0.2 us here, so 200 of them poll
+/// for some 40 us, not longer (a C loop of 200 `sched_yield`s: 41-47 us,
+/// 2026-12-02). Polling for 500 us instead (a time budget), so that a parked
+/// mutator's vCPU stayed busy through the flip's TLB-flush interrupts, was tried
+/// and dropped: in two pausebench runs each (GCBench and binary-trees, 1 and
+/// 4 GiB, `auto`, alternating order), the flips' median at 4 GiB was 166-203 us
+/// against 132-180 us with 200 yields, and no other pause or the hiccups
+/// improved beyond the noise.
 pub const HANDSHAKE_POLLS: u32 = 200;
 
 /// The driver gives its CPU up for a moment after it resumes the world
