@@ -146,7 +146,7 @@ impl Heap {
             globals: Mutex::new(GlobalTable::default()),
             log: Mutex::new(PauseLog::new()),
             gclog: crate::gclog::Logger::new(config.gc_log, id, started),
-            collector: Mutex::new(CollectorState::new(words)),
+            collector: Mutex::new(CollectorState::new(words, config.pretouch)),
             flipper,
             failing_flipper,
             inject: FaultInjector::new(config.inject),

@@ -21,6 +21,22 @@ impl Bitmap {
         Bitmap { words, len }
     }
 
+    /// Writes every page of the bitmap's memory once, so that marking never takes
+    /// a first-touch fault on it. A fresh bitmap's pages may be the kernel's shared
+    /// zero page (an optimised build allocates zeroed memory lazily), and a
+    /// marker's first store to each then cost a copy-on-write fault and a TLB
+    /// flush on every CPU (1,213 in a GCBench 1 GiB run, the first cycles' marking).
+    /// For heaps that pre-touch their memory (`HeapConfig::pretouch`).
+    pub fn pretouch(&mut self) {
+        // Every 512th word: one store per 4 KiB, so per page on every geometry.
+        for w in self.words.iter_mut().step_by(512) {
+            // SAFETY: `w` is a valid, exclusively borrowed word of the bitmap.
+            // Volatile: a store of the zero the word already holds must not be
+            // optimised away (the compiler may know the allocation is zeroed).
+            unsafe { std::ptr::write_volatile(w.get_mut(), 0) };
+        }
+    }
+
     /// Sets bit `i`; true if it was clear (this caller set it).
     #[inline]
     pub fn set(&self, i: usize) -> bool {
@@ -248,6 +264,34 @@ mod tests {
             faults < 64,
             "clearing a clear bitmap took {faults} page faults"
         );
+    }
+
+    /// After `pretouch`, setting bits takes no page fault, even where the pages
+    /// were the shared zero page (given back here, as in the test above).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pretouched_bitmap_marks_without_faults() {
+        let len = 64 << 20; // 8 MiB of bitmap: 2,048 pages
+        let mut bm = Bitmap::new(len);
+        let page = 4096;
+        let start = (bm.words.as_ptr() as usize).next_multiple_of(page);
+        let end = (bm.words.as_ptr() as usize + len / 8) / page * page;
+        // SAFETY: as in `clear_prefix_leaves_untouched_pages_unwritten`.
+        let rc =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+        assert_eq!(rc, 0, "madvise");
+        assert_eq!(bm.next_set(0, len), None); // every page now maps the zero page
+        bm.pretouch();
+        let before = minor_faults();
+        for i in (0..len).step_by(page * 8) {
+            bm.set(i);
+        }
+        let faults = minor_faults() - before;
+        assert!(
+            faults < 64,
+            "marking a pre-touched bitmap took {faults} page faults"
+        );
+        assert!(bm.get(0) && bm.get(page * 8) && !bm.get(1));
     }
 
     #[test]

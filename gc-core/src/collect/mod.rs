@@ -70,11 +70,17 @@ pub struct CollectorState {
 }
 
 impl CollectorState {
-    /// Tables for a space of `words` words.
-    pub fn new(words: usize) -> CollectorState {
+    /// Tables for a space of `words` words; with `pretouch`, their memory is
+    /// written once now ([`Bitmap::pretouch`]).
+    pub fn new(words: usize, pretouch: bool) -> CollectorState {
+        let (mut mark, mut live) = (Bitmap::new(words), Bitmap::new(words));
+        if pretouch {
+            mark.pretouch();
+            live.pretouch();
+        }
         CollectorState {
-            mark: Bitmap::new(words),
-            live: Bitmap::new(words),
+            mark,
+            live,
             page_first: Vec::new(),
         }
     }
