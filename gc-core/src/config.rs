@@ -213,6 +213,8 @@ pub struct HeapConfig {
     /// With the one-pause cycle (`concurrent_marking` off) and `recycle_from_space`,
     /// from-space too, which that cycle keeps populated from its first collection
     /// on (twice the capacity up front, what it holds anyway after one collection).
+    /// The collector's mark and live-words bitmaps (a 32nd of the capacity) are
+    /// written once too, so that marking takes no first-touch faults on them.
     pub pretouch: bool,
     /// A callback at fixed points of each concurrent cycle (tests; see [`CycleHook`]).
     pub cycle_hook: Option<CycleHook>,
