@@ -245,11 +245,10 @@ mod tests {
         let page = 4096;
         let start = (bm.words.as_ptr() as usize).next_multiple_of(page);
         let end = (bm.words.as_ptr() as usize + len / 8) / page * page;
+        use flipgc_heap::sys::{madvise, MmapAdvise};
         // SAFETY: [start, end) lies inside the bitmap's own allocation, which holds
         // only zeros; private anonymous memory given back reads as zeros.
-        let rc =
-            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
-        assert_eq!(rc, 0, "madvise");
+        unsafe { madvise(start, end - start, MmapAdvise::MADV_DONTNEED) }.expect("madvise");
         assert_eq!(bm.next_set(0, len), None);
         bm
     }
