@@ -8,6 +8,8 @@
 //! 3. A live [`Span`] is always exactly one read-write private anonymous mapping of
 //!    its whole range: it is created by a single `mmap` and every operation that
 //!    changes its flags (THP advice) applies to the whole span, so it never splits.
+//!    The one exception, the destination of a range move (`Span::move_range_to`),
+//!    is marked split and refuses whole-span moves until it is recommitted.
 //! 5. A reservation keeps one `PROT_NONE` guard page on each side of its range
 //!    (owned, and unmapped with it), so spans of two reservations are never
 //!    adjacent. The kernel merges adjacent anonymous mappings with equal flags into
@@ -172,6 +174,7 @@ impl Reservation {
             offset,
             len,
             thp: Thp::Default,
+            split: false,
         })
     }
 

@@ -5,7 +5,10 @@
 //! A span upholds invariant 3 of `reservation.rs`: it is always exactly one
 //! read-write mapping of its whole range. Flag-changing advice (THP) applies to
 //! the whole span only, so a span can always be moved by a single `mremap`
-//! (which cannot span two mappings).
+//! (which cannot span two mappings). The one exception is the destination of a
+//! [`Span::move_range_to`], which may be left as several mappings: it is marked
+//! split, refuses to be the source of a whole-span move, and is one mapping again
+//! after [`Span::recommit`].
 
 use crate::error::HeapError;
 use crate::reservation::{map_rw, map_rw_noreplace, Inner};
@@ -39,6 +42,8 @@ pub struct Span {
     pub(crate) offset: usize,
     pub(crate) len: usize,
     pub(crate) thp: Thp,
+    /// Received a [`Span::move_range_to`] since it was last one mapping.
+    pub(crate) split: bool,
 }
 
 impl Span {
@@ -133,12 +138,62 @@ impl Span {
             .map_err(|e| HeapError::os("madvise(DONTNEED)", addr, len, e))
     }
 
-    /// Replaces the whole span with a fresh zero-filled mapping and re-applies its THP advice.
+    /// Replaces the whole span with a fresh zero-filled mapping and re-applies its THP
+    /// advice. The span is one mapping again (no longer [split](Span::is_split)).
     pub fn recommit(&mut self) -> Result<(), HeapError> {
-        // SAFETY: the span owns its range (invariant 3), borrowed mutably.
+        // SAFETY: the span owns its range (invariant 1 of `reservation.rs`: whatever
+        // mappings cover it are this span's), borrowed mutably.
         unsafe { map_rw(self.addr(), self.len) }?;
+        self.split = false;
         if self.thp != Thp::Default {
             apply_thp(self.addr(), self.len, self.thp)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the span received a [`Span::move_range_to`] since it was last one
+    /// mapping: it may be several mappings, so it cannot be the source of a
+    /// whole-span move until [`Span::recommit`].
+    pub fn is_split(&self) -> bool {
+        self.split
+    }
+
+    /// Moves the pages of `[offset, offset+len)` of this span to the same offsets of
+    /// `dst` with one `mremap(MAYMOVE | FIXED | DONTUNMAP)`, at the highest level the
+    /// addresses' alignment allows, as [`Span::move_to`] does for a whole span. This
+    /// span stays one mapping (a `DONTUNMAP` move does not split its source); the
+    /// range reads as zeros afterwards. `dst`'s range is replaced: `dst` may now be
+    /// up to three mappings, so it is marked [split](Span::is_split) until
+    /// [`Span::recommit`]. Its THP advice is not changed by the pages it received.
+    ///
+    /// Refuses a range that is not a non-empty, page-aligned part of both spans, and a
+    /// split source. On a kernel error both spans keep their bytes, except `dst`'s
+    /// range, which then reads as zeros.
+    #[cfg(target_os = "linux")]
+    pub fn move_range_to(
+        &mut self,
+        offset: usize,
+        len: usize,
+        dst: &mut Span,
+    ) -> Result<(), HeapError> {
+        if self.split {
+            return Err(split_source());
+        }
+        let src_addr = self.sub_range("range move", offset, len)?;
+        let dst_addr = dst.sub_range("range move", offset, len)?;
+        // SAFETY: both ranges are parts of live, mutably borrowed spans (invariant
+        // 3), which never overlap (invariant 2); the source is one mapping (not
+        // split, checked above); DONTUNMAP leaves no hole at the source.
+        let moved = unsafe { sys::mremap_fixed(src_addr, dst_addr, len, true) };
+        dst.split = true;
+        if let Err(e) = moved {
+            dst.restore_after_failed_move(dst_addr, len, &e);
+            return Err(HeapError::os(
+                "mremap(DONTUNMAP) of a range",
+                src_addr,
+                len,
+                e,
+            ));
         }
         Ok(())
     }
@@ -191,6 +246,9 @@ impl Span {
     /// map it again before anything else can map memory.
     #[cfg(target_os = "linux")]
     unsafe fn move_pages(&mut self, dst: &mut Span, dontunmap: bool) -> Result<(), HeapError> {
+        if self.split {
+            return Err(split_source());
+        }
         if dst.len != self.len {
             return Err(HeapError::Invalid {
                 what: "move",
@@ -203,7 +261,7 @@ impl Span {
         // caller's to close (this fn's contract).
         let moved = unsafe { sys::mremap_fixed(src_addr, dst_addr, len, dontunmap) };
         if let Err(e) = moved {
-            dst.restore_after_failed_move(&e);
+            dst.restore_after_failed_move(dst_addr, len, &e);
             let op = if dontunmap {
                 "mremap(DONTUNMAP)"
             } else {
@@ -211,20 +269,22 @@ impl Span {
             };
             return Err(HeapError::os(op, src_addr, len, e));
         }
-        // The mapping now at dst is the source's, with the source's advice.
+        // The mapping now at dst is the source's, with the source's advice: one
+        // mapping (the whole range was replaced).
         dst.thp = self.thp;
+        dst.split = false;
         Ok(())
     }
 
-    /// A failed `mremap(FIXED)` may or may not have unmapped the destination before
-    /// failing. Map it again without replacing anything: if that finds the range
-    /// already mapped, it must be all ours still (a fully mapped range, per
-    /// `mincore`); a partly mapped range means another thread's mapping landed in
-    /// the hole, which cannot be reclaimed soundly, so the process aborts.
+    /// A failed `mremap(FIXED)` may or may not have unmapped the destination range
+    /// `[addr, addr+len)` (all or part of this span) before failing. Map it again
+    /// without replacing anything: if that finds the range already mapped, it must
+    /// be all ours still (a fully mapped range, per `mincore`); a partly mapped range
+    /// means another thread's mapping landed in the hole, which cannot be reclaimed
+    /// soundly, so the process aborts.
     #[cfg(target_os = "linux")]
-    fn restore_after_failed_move(&mut self, cause: &std::io::Error) {
+    fn restore_after_failed_move(&mut self, addr: usize, len: usize, cause: &std::io::Error) {
         const EEXIST: i32 = sys::Errno::EEXIST as i32;
-        let (addr, len) = (self.addr(), self.len);
         match map_rw_noreplace(addr, len) {
             Ok(()) => {
                 if self.thp != Thp::Default {
@@ -294,6 +354,15 @@ fn apply_thp(addr: usize, len: usize, thp: Thp) -> Result<(), HeapError> {
 /// A span's range was unmapped and another mapping took part of it: the span can no
 /// longer own it, and dropping it would unmap someone else's memory. Abort.
 #[cfg(target_os = "linux")]
+fn split_source() -> HeapError {
+    HeapError::Invalid {
+        what: "move",
+        detail:
+            "the source span received a range move and may be several mappings; recommit it first"
+                .to_string(),
+    }
+}
+
 fn abort_lost_range(which: &str, addr: usize, len: usize, why: &dyn std::fmt::Display) -> ! {
     eprintln!(
         "flipgc-heap: fatal: the {which} span {addr:#x}+{len:#x} was unmapped by mremap and \

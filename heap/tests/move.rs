@@ -167,6 +167,72 @@ fn move_refuses_length_mismatch() {
     check_words(dst.as_slice(), 12, "destination after refused move");
 }
 
+/// A range move takes exactly its range, leaves the source one mapping (so a
+/// whole-span move can still take it later), and marks the destination split until
+/// it is recommitted; bad ranges are refused and change nothing.
+#[test]
+fn move_range_moves_just_the_range() {
+    let a = Reservation::new(16 * M, 2 * M).unwrap();
+    let b = Reservation::new(16 * M, 2 * M).unwrap();
+    let mut src = a.commit(0, LEN).unwrap();
+    let mut dst = b.commit(0, LEN).unwrap();
+    let mut other = a.commit(LEN, LEN).unwrap();
+    fill_words(src.as_mut_slice(), 21);
+    fill_words(dst.as_mut_slice(), 22);
+    let (lo, hi) = (2 * M, 6 * M);
+
+    for (off, len) in [
+        (page() / 2, 2 * M),
+        (2 * M, 0),
+        (6 * M, 4 * M),
+        (LEN, page()),
+    ] {
+        match src.move_range_to(off, len, &mut dst) {
+            Err(HeapError::Invalid { what, .. }) => assert_eq!(what, "range move"),
+            other => panic!("range {off:#x}+{len:#x}: {other:?}"),
+        }
+    }
+    assert!(!dst.is_split(), "a refused range move splits nothing");
+
+    src.move_range_to(lo, hi - lo, &mut dst).unwrap();
+    let (s, d) = (src.as_slice(), dst.as_slice());
+    assert_zeros(&s[lo..hi], "source range after the move");
+    // The source's words outside the range, and the moved words in the destination,
+    // are the source's pattern at their offsets.
+    let mut want = vec![0u8; LEN];
+    fill_words(&mut want, 21);
+    assert!(
+        s[..lo] == want[..lo] && s[hi..] == want[hi..],
+        "source outside the range changed"
+    );
+    assert!(
+        d[lo..hi] == want[lo..hi],
+        "destination range is not the source's bytes"
+    );
+    fill_words(&mut want, 22);
+    assert!(
+        d[..lo] == want[..lo] && d[hi..] == want[hi..],
+        "destination outside the range changed"
+    );
+    assert_one_mapping(src.addr(), src.end(), "rw-p");
+
+    assert!(dst.is_split());
+    match dst.move_to(&mut other) {
+        Err(HeapError::Invalid { what, detail }) => {
+            assert_eq!(what, "move");
+            assert!(detail.contains("recommit"), "{detail}");
+        }
+        other => panic!("whole-span move of a split span: {other:?}"),
+    }
+    // The source, one mapping, still moves whole.
+    src.move_to(&mut other).unwrap();
+    assert_zeros(&other.as_slice()[lo..hi], "moved source's emptied range");
+    dst.recommit().unwrap();
+    assert!(!dst.is_split());
+    assert_one_mapping(dst.addr(), dst.end(), "rw-p");
+    assert_zeros(dst.as_slice(), "recommitted destination");
+}
+
 /// Moves pages back and forth between two spans of one reservation for up to
 /// `budget_ms` while another thread keeps calling `mmap(NULL, ..)`. Returns the
 /// number of moves and the address of the first foreign mapping the kernel placed
