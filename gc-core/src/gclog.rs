@@ -171,6 +171,9 @@ pub fn pause_body(r: &PauseRecord, round: Option<usize>, capacity: u64) -> Strin
             r.flip.level,
             fmt_ms(r.flip.elapsed_ns),
         );
+        if r.flip.parked_bytes > 0 {
+            let _ = write!(s, " parked={}", fmt_size(r.flip.parked_bytes));
+        }
     }
     s
 }
@@ -478,12 +481,14 @@ mod tests {
                 level: "pud",
                 elapsed_ns: 60_000,
                 fallback_reason: None,
+                parked_bytes: 2 << 30,
             },
         };
         assert_eq!(
             pause_body(&r, None, 1 << 30),
             "GC(3) pause kind=flip total=0.130ms ttsp=0.009ms used=610.0M->121.0M \
-             capacity=1024.0M live=121.0M strategy=mremap+dontunmap level=pud flip_time=0.060ms"
+             capacity=1024.0M live=121.0M strategy=mremap+dontunmap level=pud flip_time=0.060ms \
+             parked=2048.0M"
         );
         let mark = PauseRecord {
             kind: "mark-end",

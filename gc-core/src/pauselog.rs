@@ -17,6 +17,9 @@ pub struct FlipSummary {
     pub elapsed_ns: u64,
     /// Why mremap fell back to copying, if it did.
     pub fallback_reason: Option<String>,
+    /// Bytes of garbage-only heap extents moved out before the pause, so that the
+    /// flip skipped them (`collect/park.rs`).
+    pub parked_bytes: u64,
 }
 
 impl FlipSummary {
@@ -27,6 +30,7 @@ impl FlipSummary {
             level: "none",
             elapsed_ns: 0,
             fallback_reason: None,
+            parked_bytes: 0,
         }
     }
 
@@ -37,6 +41,15 @@ impl FlipSummary {
             level: report.level_name(),
             elapsed_ns: report.elapsed.as_nanos() as u64,
             fallback_reason: report.fallback_reason.clone(),
+            parked_bytes: 0,
+        }
+    }
+
+    /// This summary, with `bytes` parked before the pause.
+    pub fn with_parked(self, bytes: usize) -> FlipSummary {
+        FlipSummary {
+            parked_bytes: bytes as u64,
+            ..self
         }
     }
 }
@@ -480,6 +493,7 @@ mod tests {
                 level: "copy",
                 elapsed_ns: 2,
                 fallback_reason: None,
+                parked_bytes: 0,
             },
         }
     }

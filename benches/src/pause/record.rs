@@ -151,6 +151,9 @@ pub struct Flip {
     pub level: String,
     /// Time of the flip itself.
     pub elapsed_ns: u64,
+    /// Bytes of garbage-only heap extents moved out before the pause, so that the
+    /// flip skipped them.
+    pub parked_bytes: u64,
 }
 
 /// The phase that took longest in any single pause.
@@ -434,6 +437,7 @@ impl From<&PauseRecord> for Pause {
                 strategy: r.flip.strategy.to_string(),
                 level: r.flip.level.to_string(),
                 elapsed_ns: r.flip.elapsed_ns,
+                parked_bytes: r.flip.parked_bytes,
             },
         }
     }
@@ -463,6 +467,7 @@ mod tests {
                 level: "copy",
                 elapsed_ns: 1,
                 fallback_reason: None,
+                parked_bytes: 0,
             },
         }
     }

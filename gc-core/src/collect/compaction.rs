@@ -64,6 +64,7 @@
 
 use super::fill::{FillCtx, FillTables, Layout};
 use super::page_state::{self, OnFault};
+use super::park::Parked;
 use super::roots::forward_table;
 use super::CyclePhase;
 use crate::fatal::AbortOnUnwind;
@@ -128,6 +129,9 @@ pub struct Compaction {
     pages: usize,
     /// The reused buffers (page states, the zero source).
     scratch: Option<Scratch>,
+    /// Heap extents whose old pages wait in the scratch span, not from-space
+    /// (`park.rs`): recycling takes them from there.
+    parked: Parked,
     /// Pages `FILLED`.
     filled: AtomicUsize,
     /// Next page a background worker looks at.
@@ -296,7 +300,7 @@ impl Compaction {
         (end, span_end, from_bytes): (usize, usize, usize),
         uffd: Userfault,
         mutators: Vec<Arc<MutatorShared>>,
-        scratch: Scratch,
+        (scratch, parked): (Scratch, Parked),
     ) -> Compaction {
         let pages = tables.ctx(&inner, &layout).pages();
         assert!(
@@ -330,6 +334,7 @@ impl Compaction {
             mutators,
             pages,
             scratch: Some(scratch),
+            parked,
             filled: AtomicUsize::new(0),
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -745,6 +750,8 @@ impl Compaction {
             from.span.recommit().expect("recommit from-space");
         }
         from.populated = 0;
+        // What recycling did not take back of the parked extents.
+        super::park::release(&mut from);
     }
 
     /// Hands the side tables back (cleared) and ends the cycle.

@@ -13,7 +13,7 @@ use super::fill::Layout;
 use super::pause::{Details, Pause};
 use super::plan::Plan;
 use super::release::{self, Tables};
-use super::{roots, CyclePhase};
+use super::{park, roots, CyclePhase};
 use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
@@ -186,7 +186,7 @@ pub fn pause(
     let details = Details {
         live: (new_top - base, plan.live_objects),
         los: (los.used(), dead.bytes()),
-        flip: Some(FlipSummary::of(&report)),
+        flip: Some(FlipSummary::of(&report).with_parked(from.parked.bytes())),
     };
 
     // Identity hashes are re-keyed to the new addresses: right after this pause if
@@ -209,7 +209,7 @@ pub fn pause(
             (inner.end, moving.heap.end(), heap_extent),
             uffd,
             mutators.clone(),
-            scratch,
+            (scratch, park::take(&mut from)),
         ));
         // SIGBUS mode: handlers find it from now on (no mutator runs yet).
         compaction.publish();
@@ -253,6 +253,8 @@ pub fn pause(
     drop((space, from, los, st, globals));
     inner.driver.flipped(n);
     p.end(details);
+    // Parked extents are garbage nobody recycles now: freed, after the pause.
+    park::release(&mut inner.from_space.lock());
     release::large_objects(inner, dead);
     (Flipped::InPause, min_free, allocated_total)
 }

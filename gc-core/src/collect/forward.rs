@@ -39,6 +39,13 @@ impl Forwarding {
         self.total
     }
 
+    /// Live words in from-space words `[from, to)`, both multiples of
+    /// [`CHUNK_WORDS`] within the summed chunks.
+    pub fn live_words_in(&self, from: usize, to: usize) -> usize {
+        debug_assert!(from % CHUNK_WORDS == 0 && to % CHUNK_WORDS == 0 && from <= to);
+        (self.live_before[to / CHUNK_WORDS] - self.live_before[from / CHUNK_WORDS]) as usize
+    }
+
     /// The to-space word index of the live word at from-space word index `word`.
     #[inline]
     pub fn new_index(&self, live: &Bitmap, word: usize) -> usize {

@@ -11,7 +11,8 @@
 //! [`roots`] (gathering and forwarding roots), [`mark`] (tracing),
 //! [`concurrent_mark`] (the marking pauses and rounds), [`sanity`] (the re-trace that
 //! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
-//! [`forward`]'s prefix sums), [`flip`] (moving the heap to from-space), [`fill`]
+//! [`forward`]'s prefix sums), [`park`] (garbage-only extents moved out of the
+//! heap before the flip pause), [`flip`] (moving the heap to from-space), [`fill`]
 //! (producing to-space pages), [`compaction`] (filling them concurrently through
 //! userfaultfd), [`release`] (what a cycle gives back), [`sizing`] (the soft limit,
 //! memory handed back to the OS), and [`verify`].
@@ -28,6 +29,7 @@ pub mod forward;
 pub mod full;
 pub mod mark;
 pub mod page_state;
+pub mod park;
 pub mod pause;
 pub mod plan;
 pub mod refs;

@@ -105,6 +105,8 @@ pub struct FromSpace {
     pub scratch: Span,
     /// Bytes at the start of from-space whose pages are present (recycling).
     pub populated: usize,
+    /// Heap extents moved into `scratch` before a flip pause (`collect/park.rs`).
+    pub parked: crate::collect::park::Parked,
 }
 
 impl MovingSpace {
@@ -186,6 +188,7 @@ impl MovingSpace {
             span: from,
             scratch,
             populated: from_populated,
+            parked: Default::default(),
             _from_res: from_res,
             _scratch_res: scratch_res,
         };

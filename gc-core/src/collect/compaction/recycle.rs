@@ -9,7 +9,12 @@
 //! - **at the end** ([`Compaction::recycle`]), once every page is filled: whatever
 //!   is left above the allocation top.
 //!
-//! What from-space keeps after both is mapped afresh (`release_from_space`).
+//! The old image's pages of extents parked before the flip (`park.rs`) are in the
+//! scratch span, not from-space: both passes take them from there
+//! ([`Parked::source`](crate::collect::park::Parked::source)).
+//!
+//! What from-space keeps after both is mapped afresh (`release_from_space`), and
+//! so is what is left parked.
 //!
 //! Why no allocation can see garbage (invariant Z): before either pass moves a
 //! page, the dirty end is raised over the old image under the space lock, so every
@@ -119,22 +124,21 @@ impl Compaction {
         }
     }
 
-    /// Moves from-space's pages at offsets `[lo, hi)` into the heap, skipping those
-    /// the heap has already (`EEXIST`); on another error, the bytes moved and the
-    /// errno.
+    /// Moves the old image's pages at offsets `[lo, hi)` into the heap (from
+    /// from-space, or from the scratch span where they were parked: `park.rs`),
+    /// skipping those the heap has already (`EEXIST`); on another error, the bytes
+    /// moved and the errno.
     fn move_back(&self, lo: usize, hi: usize) -> Result<(), (usize, i32)> {
         let (base, page) = (self.layout.base, self.page_bytes());
         let mut at = lo;
         while at < hi {
-            // SAFETY: nobody reads from-space's pages in [lo, hi) any more: the
+            let (src, end) = self.parked.source(self.layout.from, at, hi);
+            // SAFETY: nobody reads the old image's pages in [lo, hi) any more: the
             // callers move only pages compaction does not read (see the module's
-            // comment).
-            let r = unsafe {
-                self.uffd
-                    .move_pages(base + at, self.layout.from + at, hi - at)
-            };
+            // comment), and parked pages are garbage nobody reads (`park.rs`).
+            let r = unsafe { self.uffd.move_pages(base + at, src + at, end - at) };
             match r {
-                Ok(()) => at = hi,
+                Ok(()) => at = end,
                 // A page allocated (and zero-filled) meanwhile: skip it.
                 Err((moved, EEXIST)) => at += moved + page,
                 Err((moved, errno)) => return Err((at - lo + moved, errno)),

@@ -1,0 +1,213 @@
+//! Parking dead extents before the flip pause (`collect/park.rs`): extents of the
+//! flip's level that hold only garbage below the mark boundary are moved to the
+//! scratch span before the pause, so that the flip skips them; recycling brings
+//! their pages back. Each test checks the graph (a list below the garbage and one
+//! above it, by checksum) and the verifier, on every path that parks: concurrent
+//! compaction, and the in-pause fallbacks after a refused registration and after a
+//! refused `mremap` (a copying flip of the parked, empty range).
+//! Skipped (with a message) where the host has no userfaultfd.
+
+// Only its page-fault counter and `MIB` are used here.
+#[allow(dead_code)]
+#[path = "common/pretouch.rs"]
+mod pretouch;
+
+use flipgc_core::{
+    FlipMode, Heap, HeapConfig, InjectPoint, Mutator, PauseRecord, TypeId, TypeRegistry,
+};
+use flipgc_heap::Level;
+use pretouch::MIB;
+
+const GIB: usize = 1 << 30;
+
+/// A heap with `cfg` and its types: node (field 0 a reference, 1 and 2 words) and
+/// a byte array.
+fn heap(cfg: HeapConfig) -> Option<(Heap, TypeId, TypeId)> {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0]).unwrap();
+    let bytes = r.byte_array("bytes").unwrap();
+    let heap = Heap::new(cfg, r).unwrap();
+    if !heap.concurrent_compaction() {
+        eprintln!("skipped: no userfaultfd here");
+        return None;
+    }
+    Some((heap, node, bytes))
+}
+
+/// Pushes a list of `n` nodes (ids from `first`) on the root stack.
+fn push_list(m: &mut Mutator, node: TypeId, first: u64, n: u64) {
+    m.push(None);
+    let at = m.stack_len() - 1;
+    for id in first..first + n {
+        m.alloc_push(node, 0).unwrap();
+        let new = m.pop().unwrap();
+        m.write_word(new, 1, id);
+        m.write_word(new, 2, id * 3);
+        m.write_ref(new, 0, m.stack_get(at));
+        m.stack_set(at, Some(new));
+    }
+}
+
+/// Length and checksum of the lists in every root stack slot.
+fn checksum(m: &Mutator) -> (u64, u64) {
+    let (mut n, mut sum) = (0u64, 0u64);
+    for at in 0..m.stack_len() {
+        let mut cur = m.stack_get(at);
+        while let Some(c) = cur {
+            let (id, w) = (m.read_word(c, 1), m.read_word(c, 2));
+            assert_eq!(w, id * 3, "node {id} corrupted");
+            sum = sum.wrapping_mul(31).wrapping_add(id ^ w);
+            n += 1;
+            cur = m.read_ref(c, 0);
+        }
+    }
+    (n, sum)
+}
+
+/// `bytes` of garbage byte arrays (32 KiB each, below the large-object threshold),
+/// each filled with non-zero bytes, as the parked pages will be.
+fn garbage(m: &mut Mutator, bytes_ty: TypeId, bytes: usize) {
+    let chunk = 32 << 10;
+    let junk = vec![0xA5u8; chunk];
+    for _ in 0..bytes / chunk {
+        m.alloc_push(bytes_ty, chunk).unwrap();
+        let g = m.pop().unwrap();
+        m.write_bytes(g, 0, &junk);
+    }
+}
+
+/// The flip pauses recorded so far.
+fn flips(heap: &Heap) -> Vec<PauseRecord> {
+    let log = heap.pause_log();
+    log.records()
+        .iter()
+        .filter(|r| r.kind == "flip")
+        .cloned()
+        .collect()
+}
+
+/// A PMD-level heap of 256 MiB (so that the pacer, which starts the first cycles
+/// at half the capacity, starts none): lists below and above 64 MiB of garbage, one
+/// collection, then 24 MiB of new nodes, which must read as zeros and fault few
+/// pages in (the parked pages came back). `inject` picks the path.
+fn pmd_heap_parks(path: &str, inject: Option<InjectPoint>) {
+    let cfg = HeapConfig {
+        flip: FlipMode::Level(Level::Pmd),
+        pretouch: true,
+        thp: false,
+        verify_after_gc: true,
+        inject,
+        ..HeapConfig::new(256 * MIB)
+    };
+    let Some((heap, node, bytes_ty)) = heap(cfg) else {
+        return;
+    };
+    let mut m = heap.bind_mutator().unwrap();
+    push_list(&mut m, node, 0, 10_000);
+    garbage(&mut m, bytes_ty, 64 * MIB);
+    push_list(&mut m, node, 10_000, 10_000);
+    let before = checksum(&m);
+    m.collect();
+    m.blocking(|| heap.wait_idle());
+    let flip = flips(&heap).pop().expect("a flip pause");
+    assert_eq!(
+        flip.flip.level,
+        if inject == Some(InjectPoint::FlipMremap) {
+            "copy"
+        } else {
+            "pmd"
+        },
+        "{path}"
+    );
+    // At least the 2 MiB extents wholly inside the garbage (64 MiB, less the
+    // extents shared with a list), less what the pre-touched heap had above.
+    assert!(
+        flip.flip.parked_bytes >= 48 * MIB as u64,
+        "{path}: parked {} MiB",
+        flip.flip.parked_bytes >> 20
+    );
+    assert_eq!(checksum(&m), before, "{path}: the lists changed");
+    m.verify().unwrap_or_else(|e| panic!("{path}: {e}"));
+
+    // New nodes over the parked range: zeroed, and mostly present pages.
+    let cycles = heap.pause_log().collections();
+    let faults = pretouch::minor_faults();
+    for i in 0..(24 * MIB / 32) {
+        m.alloc_push(node, 0).unwrap();
+        let n = m.pop().unwrap();
+        let got = (m.read_ref(n, 0), m.read_word(n, 1), m.read_word(n, 2));
+        assert_eq!(got, (None, 0, 0), "{path}: new node {i} is not zeroed");
+    }
+    let faults = pretouch::minor_faults() - faults;
+    if inject.is_none() {
+        // The in-pause paths free what was parked (and the pacer, having timed a
+        // slow in-pause cycle, may start another meanwhile); concurrent compaction
+        // recycles it.
+        assert_eq!(
+            heap.pause_log().collections(),
+            cycles,
+            "no collection while counting"
+        );
+        assert!(
+            faults < 600,
+            "{path}: {faults} page faults: parked pages were not recycled"
+        );
+    }
+    assert_eq!(
+        checksum(&m),
+        before,
+        "{path}: the lists changed after allocating"
+    );
+    m.verify().unwrap_or_else(|e| panic!("{path}: {e}"));
+}
+
+#[test]
+fn pmd_heap_parks_dead_extents_and_recycles_them() {
+    pmd_heap_parks("concurrent", None);
+}
+
+#[test]
+fn pmd_heap_parks_before_a_refused_registration() {
+    pmd_heap_parks("registration refused", Some(InjectPoint::UffdRegister));
+}
+
+#[test]
+fn pmd_heap_parks_before_a_refused_mremap() {
+    pmd_heap_parks("mremap refused", Some(InjectPoint::FlipMremap));
+}
+
+/// The case parking is for: a heap of whole gigabytes (PUD-level flips), with live
+/// objects in the first and the third, and only garbage in the second (6 GiB, so
+/// that the pacer starts no cycle before the one requested). The second is
+/// parked, and the heap stays one mapping: the next flip still moves it with one
+/// PUD-level `mremap`.
+#[test]
+fn pud_heap_parks_a_dead_gigabyte() {
+    let cfg = HeapConfig {
+        verify_after_gc: true,
+        ..HeapConfig::new(6 * GIB)
+    };
+    let Some((heap, node, bytes_ty)) = heap(cfg) else {
+        return;
+    };
+    let mut m = heap.bind_mutator().unwrap();
+    push_list(&mut m, node, 0, 1_000);
+    garbage(&mut m, bytes_ty, 2 * GIB + 256 * MIB);
+    push_list(&mut m, node, 1_000, 1_000);
+    let before = checksum(&m);
+    for round in 0..2 {
+        m.collect();
+        m.blocking(|| heap.wait_idle());
+        let flip = flips(&heap).pop().expect("a flip pause");
+        assert_eq!(
+            (flip.flip.strategy, flip.flip.level),
+            ("mremap+dontunmap", "pud"),
+            "round {round}"
+        );
+        if round == 0 {
+            assert_eq!(flip.flip.parked_bytes, GIB as u64, "the second gigabyte");
+        }
+        assert_eq!(checksum(&m), before, "round {round}");
+        m.verify().unwrap();
+    }
+}
