@@ -197,8 +197,14 @@ impl Mutator {
             // thread's until published); `v` is null or an object of this heap.
             unsafe { mem::store(addr + WORD * (1 + i), *v) };
         }
-        stack.truncate(from);
-        stack.push(addr as u64);
+        // The new object takes the deepest argument's slot: no capacity check.
+        match stack.get_mut(from) {
+            Some(slot) => {
+                *slot = addr as u64;
+                stack.truncate(from + 1);
+            }
+            None => stack.push(addr as u64),
+        }
         Ok(())
     }
 
