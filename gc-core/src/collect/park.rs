@@ -9,8 +9,10 @@
 //!
 //! So, after the plan and before the flip pause, the GC driver moves every run of
 //! extents (page-table entries of the flip's level: PUD, or PMD for a PMD-level
-//! heap) that lies wholly below the mark boundary and holds no live word into the
-//! scratch span, at the same offsets ([`park_dead`]). The shootdowns of those moves
+//! heap) that lies wholly below the mark boundary and holds no live word, and
+//! every extent wholly above the allocation top (free memory, present where it was
+//! pre-touched or recycled), into the scratch span, at the same offsets
+//! ([`park_dead`]). The shootdowns of those moves
 //! happen here, with the mutators running. The flip then finds those entries empty
 //! and skips them. Recycling takes the parked pages back into the heap with
 //! from-space's (`compaction/recycle.rs`, which reads [`Parked`]), and whatever is
@@ -24,7 +26,12 @@
 //! ones (marking them), so no root, field, or weak reference leads there. Page
 //! filling reads only live words and the region above the boundary (`fill.rs`). A
 //! copying flip would read the parked range of the heap, which then reads as zeros:
-//! garbage either way.
+//! garbage either way. An extent above the top holds no object at all: allocation
+//! carves at the top, under the space lock this holds, and every allocation buffer
+//! lies below it. A carve that reaches a parked free extent before the flip finds
+//! it empty: it reads as zeros, which is what invariant Z (`space/moving.rs`) asks
+//! of memory above the top, and its pages fault in fresh; the parked pages come
+//! back with the rest, where nothing took their place.
 //!
 //! Memory ordering: nothing is handed to another thread here. The decision reads the
 //! plan, built on this thread; the move changes page tables under the kernel's own
@@ -83,7 +90,7 @@ pub fn extent(space: &MovingSpace, from: &FromSpace) -> Option<usize> {
 }
 
 /// Parks the dead extents below `boundary` (the mark boundary) that `plan` found
-/// no live word in. Called by the GC driver after the plan and before the flip
+/// no live word in, and the free extents above the allocation top. Called by the GC driver after the plan and before the flip
 /// pause of a cycle that compacts concurrently, with the mutators running. Returns
 /// the bytes parked; a move the kernel refuses stops parking (what moved stays
 /// parked), and costs nothing but the shootdowns it would have saved.
@@ -106,8 +113,14 @@ pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
     }
     let below = (boundary - space.base()) / unit * unit;
     let dead = |lo: usize| plan.fwd.live_words_in(lo / WORD, (lo + unit) / WORD) == 0;
+    let free = (space.top - space.base()).next_multiple_of(unit);
+    let span = space.heap.len() / unit * unit;
     let mut runs: Vec<(usize, usize)> = Vec::new();
-    for lo in (0..below).step_by(unit).filter(|&lo| dead(lo)) {
+    let extents = (0..below)
+        .step_by(unit)
+        .filter(|&lo| dead(lo))
+        .chain((free..span).step_by(unit));
+    for lo in extents {
         match runs.last_mut() {
             Some((_, hi)) if *hi == lo => *hi = lo + unit,
             _ => runs.push((lo, lo + unit)),
