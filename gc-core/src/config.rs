@@ -129,6 +129,9 @@ pub enum CyclePoint {
     /// allocated since the mark-start pause is black (live by definition, moved by a
     /// constant slide).
     Planning,
+    /// After the plan and the parking of dead extents (`collect/park.rs`), before the
+    /// flip pause: mutators run, and parked ranges of the heap read as zeros.
+    Flipping,
 }
 
 /// A callback run by the collector at fixed [`CyclePoint`]s of each concurrent cycle,

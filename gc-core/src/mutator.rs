@@ -531,15 +531,31 @@ impl Mutator {
     }
 
     /// Stops the world and runs the heap verifier.
+    ///
+    /// Between the parking of dead extents and the flip pause (`collect/park.rs`)
+    /// the heap holds ranges that read as zeros, which its walk cannot cross: then
+    /// this resumes the world, waits (counted as stopped, so the flip pause need
+    /// not wait for it) and tries again, after the flip.
     pub fn verify(&mut self) -> Result<crate::collect::verify::VerifyReport, String> {
-        self.before_stop();
-        let result = loop {
-            if let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) {
-                break crate::collect::verify::verify_stopped(&self.heap.inner, &stopped);
+        loop {
+            self.before_stop();
+            let result = loop {
+                if let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) {
+                    if self.heap.inner.from_space.lock().parked.is_empty() {
+                        break Some(crate::collect::verify::verify_stopped(
+                            &self.heap.inner,
+                            &stopped,
+                        ));
+                    }
+                    break None;
+                }
+            };
+            self.resumed();
+            match result {
+                Some(r) => return r,
+                None => self.blocking(|| std::thread::sleep(std::time::Duration::from_micros(50))),
             }
-        };
-        self.resumed();
-        result
+        }
     }
 }
 

@@ -13,10 +13,13 @@
 mod pretouch;
 
 use flipgc_core::{
-    FlipMode, Heap, HeapConfig, InjectPoint, Mutator, PauseRecord, TypeId, TypeRegistry,
+    CycleHook, CyclePoint, FlipMode, Heap, HeapConfig, InjectPoint, Mutator, PauseRecord, TypeId,
+    TypeRegistry,
 };
 use flipgc_heap::Level;
 use pretouch::MIB;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 const GIB: usize = 1 << 30;
 
@@ -211,4 +214,50 @@ fn pud_heap_parks_a_dead_gigabyte() {
         assert_eq!(checksum(&m), before, "round {round}");
         m.verify().unwrap();
     }
+}
+
+/// The heap verifier walks the heap object by object, and cannot cross a parked
+/// range (it reads as zeros): a verification asked for between the parking and the
+/// flip pause waits for the flip. The cycle hook holds the cycle there while
+/// another mutator verifies. Fails ("invalid header 0x0") if `Mutator::verify`
+/// walks the parked heap.
+#[test]
+fn verification_waits_for_the_flip_while_extents_are_parked() {
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let go_tx = Mutex::new(go_tx);
+    let hook = move |p: CyclePoint| {
+        if p == CyclePoint::Flipping {
+            // Only the first cycle waits (later sends find no receiver).
+            if go_tx.lock().unwrap().send(()).is_ok() {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    };
+    let cfg = HeapConfig {
+        flip: FlipMode::Level(Level::Pmd),
+        cycle_hook: Some(CycleHook(Arc::new(hook))),
+        ..HeapConfig::new(256 * MIB)
+    };
+    let Some((heap, node, bytes_ty)) = heap(cfg) else {
+        return;
+    };
+    let verifier = {
+        let heap = heap.clone();
+        std::thread::spawn(move || {
+            let mut m = heap.bind_mutator().unwrap();
+            m.blocking(move || go_rx.recv().unwrap());
+            m.verify()
+        })
+    };
+    let mut m = heap.bind_mutator().unwrap();
+    push_list(&mut m, node, 0, 10_000);
+    garbage(&mut m, bytes_ty, 64 * MIB);
+    push_list(&mut m, node, 10_000, 10_000);
+    let before = checksum(&m);
+    m.collect();
+    let verified = m.blocking(move || verifier.join().unwrap());
+    verified.unwrap_or_else(|e| panic!("verification during the parking: {e}"));
+    let flip = flips(&heap).pop().expect("a flip pause");
+    assert!(flip.flip.parked_bytes > 0, "nothing was parked");
+    assert_eq!(checksum(&m), before);
 }

@@ -167,8 +167,8 @@ impl Span {
     /// [`Span::recommit`]. Its THP advice is not changed by the pages it received.
     ///
     /// Refuses a range that is not a non-empty, page-aligned part of both spans, and a
-    /// split source. On a kernel error both spans keep their bytes, except `dst`'s
-    /// range, which then reads as zeros.
+    /// split source. On a kernel error this span keeps its bytes; `dst`'s range
+    /// keeps its own, or reads as zeros if the failed call had unmapped it.
     #[cfg(target_os = "linux")]
     pub fn move_range_to(
         &mut self,
@@ -351,8 +351,7 @@ fn apply_thp(addr: usize, len: usize, thp: Thp) -> Result<(), HeapError> {
         .map_err(|e| HeapError::os("madvise(THP)", addr, len, e))
 }
 
-/// A span's range was unmapped and another mapping took part of it: the span can no
-/// longer own it, and dropping it would unmap someone else's memory. Abort.
+/// The error for a whole-span move out of a span that a range move split.
 #[cfg(target_os = "linux")]
 fn split_source() -> HeapError {
     HeapError::Invalid {
@@ -363,6 +362,9 @@ fn split_source() -> HeapError {
     }
 }
 
+/// A span's range was unmapped and another mapping took part of it: the span can no
+/// longer own it, and dropping it would unmap someone else's memory. Abort.
+#[cfg(target_os = "linux")]
 fn abort_lost_range(which: &str, addr: usize, len: usize, why: &dyn std::fmt::Display) -> ! {
     eprintln!(
         "flipgc-heap: fatal: the {which} span {addr:#x}+{len:#x} was unmapped by mremap and \

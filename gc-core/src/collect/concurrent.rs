@@ -119,6 +119,7 @@ pub fn run(
     }
 
     // 5. flip pause
+    hook(CyclePoint::Flipping);
     fatal.phase("the flip pause");
     let (flipped, min_free, allocated_total_at_flip) = flip::pause(inner, n, boundary, plan, uffd);
     let flipped_at = std::time::Instant::now();

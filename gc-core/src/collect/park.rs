@@ -25,8 +25,10 @@
 //! has cleared weak references to unreachable objects and resurrected finalizable
 //! ones (marking them), so no root, field, or weak reference leads there. Page
 //! filling reads only live words and the region above the boundary (`fill.rs`). A
-//! copying flip would read the parked range of the heap, which then reads as zeros:
-//! garbage either way. An extent above the top holds no object at all: allocation
+//! copying flip (the kernel refused the `mremap`) reads the parked range of the
+//! heap, which then reads as zeros: garbage either way, though reading the holes
+//! costs that already long pause a fault per page. The heap verifier cannot walk
+//! across a parked range: `Mutator::verify` waits for the flip instead. An extent above the top holds no object at all: allocation
 //! carves at the top, under the space lock this holds, and every allocation buffer
 //! lies below it. A carve that reaches a parked free extent before the flip finds
 //! it empty: it reads as zeros, which is what invariant Z (`space/moving.rs`) asks
@@ -56,6 +58,11 @@ pub struct Parked {
 }
 
 impl Parked {
+    /// Whether nothing is parked.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
     /// Bytes parked.
     pub fn bytes(&self) -> usize {
         self.ranges.iter().map(|(lo, hi)| hi - lo).sum()
@@ -90,54 +97,63 @@ pub fn extent(space: &MovingSpace, from: &FromSpace) -> Option<usize> {
 }
 
 /// Parks the dead extents below `boundary` (the mark boundary) that `plan` found
-/// no live word in, and the free extents above the allocation top. Called by the GC driver after the plan and before the flip
-/// pause of a cycle that compacts concurrently, with the mutators running. Returns
-/// the bytes parked; a move the kernel refuses stops parking (what moved stays
-/// parked), and costs nothing but the shootdowns it would have saved.
+/// no live word in, and the free extents above the allocation top. Called by the
+/// GC driver after the plan and before the flip pause of a cycle that compacts
+/// concurrently, with the mutators running. Returns the bytes parked; a move the
+/// kernel refuses stops parking (what moved stays parked), and costs nothing but
+/// the shootdowns it would have saved.
 #[cfg(target_os = "linux")]
 pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
-    // Lock order as in the flip pause: the space, then from-space. Carving waits
-    // for the moves (tens of microseconds each): they replace the heap's page
-    // tables, which the space's lock guards.
-    let mut space = inner.space.lock();
-    let mut from = inner.from_space.lock();
-    debug_assert!(
-        from.parked.ranges.is_empty(),
-        "parked pages left from a cycle"
-    );
-    let Some(unit) = extent(&space, &from) else {
-        return 0;
+    // Lock order as in the flip pause: the space, then from-space. Both are taken
+    // for each run, not for all of them: a carve waits for one move at most (tens
+    // of microseconds: the move replaces the heap's page tables, which the space
+    // lock guards).
+    let (unit, base, span) = {
+        let space = inner.space.lock();
+        let mut from = inner.from_space.lock();
+        debug_assert!(from.parked.is_empty(), "parked pages left from a cycle");
+        let Some(unit) = extent(&space, &from) else {
+            return 0;
+        };
+        if from.scratch.is_split() || !from.parked.is_empty() {
+            return 0;
+        }
+        from.parked.scratch = from.scratch.addr();
+        (unit, space.base(), space.heap.len() / unit * unit)
     };
-    if from.scratch.is_split() || !from.parked.ranges.is_empty() {
-        return 0;
-    }
-    let below = (boundary - space.base()) / unit * unit;
+    // Dead runs: nothing carves below the boundary, so they stay dead.
+    let below = (boundary - base) / unit * unit;
     let dead = |lo: usize| plan.fwd.live_words_in(lo / WORD, (lo + unit) / WORD) == 0;
-    let free = (space.top - space.base()).next_multiple_of(unit);
-    let span = space.heap.len() / unit * unit;
     let mut runs: Vec<(usize, usize)> = Vec::new();
-    let extents = (0..below)
-        .step_by(unit)
-        .filter(|&lo| dead(lo))
-        .chain((free..span).step_by(unit));
-    for lo in extents {
+    for lo in (0..below).step_by(unit).filter(|&lo| dead(lo)) {
         match runs.last_mut() {
             Some((_, hi)) if *hi == lo => *hi = lo + unit,
             _ => runs.push((lo, lo + unit)),
         }
     }
-    let from = &mut *from;
-    from.parked.scratch = from.scratch.addr();
+    // The free run last: where it starts is read under the lock it moves under.
+    runs.push((usize::MAX, span));
     for (lo, hi) in runs {
+        let mut space = inner.space.lock();
+        let mut from = inner.from_space.lock();
+        let lo = if lo == usize::MAX {
+            (space.top - base).next_multiple_of(unit)
+        } else {
+            lo
+        };
+        if lo >= hi {
+            continue;
+        }
+        let from = &mut *from;
         match space.heap.move_range_to(lo, hi - lo, &mut from.scratch) {
             Ok(()) => from.parked.ranges.push((lo, hi)),
             Err(e) => {
-                tracing::warn!("parking dead heap extents stopped: {e}");
+                tracing::warn!("parking heap extents stopped: {e}");
                 break;
             }
         }
     }
-    from.parked.bytes()
+    inner.from_space.lock().parked.bytes()
 }
 
 /// Hands the parked ranges to the compaction that recycles them (the flip pause,
