@@ -10,8 +10,8 @@
 //!    drained within a time budget; if more is left, back to 2. The sanity re-trace
 //!    runs here when the heap verifies after every collection. The barrier goes off.
 //! 4. **plan**, concurrent: new addresses and the per-page plan (`plan.rs`); then
-//!    the extents that hold only garbage are moved out of the heap, so that the
-//!    flip's `mremap` skips them (`park.rs`).
+//!    the extents that hold only garbage, and the free ones above the top, are
+//!    moved out of the heap, so that the flip's `mremap` skips them (`park.rs`).
 //! 5. **flip pause** (`"flip"`): globals and large objects forwarded, the heap
 //!    moved, the emptied heap registered with userfaultfd (`flip.rs`).
 //! 6. **concurrent compaction** (`compaction.rs`), or nothing if the flip pause had
@@ -24,7 +24,7 @@
 
 use super::concurrent_mark::{self, MAX_ROUNDS};
 use super::mark::MarkCtx;
-use super::{flip, park, plan, sanity, CycleOutcome, CyclePhase};
+use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
@@ -113,9 +113,9 @@ pub fn run(
     #[cfg(target_os = "linux")]
     if uffd.is_some() {
         super::compaction::Scratch::prepare(&inner.compaction_scratch, inner.config.capacity);
-        // 4b. garbage-only extents out of the heap, concurrent
+        // 4b. garbage-only and free extents out of the heap, concurrent
         fatal.phase("parking dead extents");
-        park::park_dead(inner, &plan, boundary);
+        super::park::park_dead(inner, &plan, boundary);
     }
 
     // 5. flip pause
