@@ -539,17 +539,15 @@ impl Mutator {
     pub fn verify(&mut self) -> Result<crate::collect::verify::VerifyReport, String> {
         loop {
             self.before_stop();
-            let result = loop {
-                if let Some(stopped) = self.heap.inner.safepoints.stop_the_world(self.id) {
-                    if self.heap.inner.from_space.lock().parked.is_empty() {
-                        break Some(crate::collect::verify::verify_stopped(
-                            &self.heap.inner,
-                            &stopped,
-                        ));
-                    }
-                    break None;
+            let inner = &self.heap.inner;
+            let stopped = loop {
+                if let Some(s) = inner.safepoints.stop_the_world(self.id) {
+                    break s;
                 }
             };
+            let parked = !inner.from_space.lock().parked.is_empty();
+            let result = (!parked).then(|| crate::collect::verify::verify_stopped(inner, &stopped));
+            drop(stopped);
             self.resumed();
             match result {
                 Some(r) => return r,

@@ -79,6 +79,20 @@ fn garbage(m: &mut Mutator, bytes_ty: TypeId, bytes: usize) {
     }
 }
 
+/// A list of `n` nodes, `bytes` of garbage above it, and another list of `n` above
+/// that (ids from 0); returns the lists' checksum.
+fn lists_around_garbage(
+    m: &mut Mutator,
+    (node, bytes_ty): (TypeId, TypeId),
+    n: u64,
+    bytes: usize,
+) -> (u64, u64) {
+    push_list(m, node, 0, n);
+    garbage(m, bytes_ty, bytes);
+    push_list(m, node, n, n);
+    checksum(m)
+}
+
 /// The flip pauses recorded so far.
 fn flips(heap: &Heap) -> Vec<PauseRecord> {
     let log = heap.pause_log();
@@ -106,10 +120,7 @@ fn pmd_heap_parks(path: &str, inject: Option<InjectPoint>) {
         return;
     };
     let mut m = heap.bind_mutator().unwrap();
-    push_list(&mut m, node, 0, 10_000);
-    garbage(&mut m, bytes_ty, 64 * MIB);
-    push_list(&mut m, node, 10_000, 10_000);
-    let before = checksum(&m);
+    let before = lists_around_garbage(&mut m, (node, bytes_ty), 10_000, 64 * MIB);
     m.collect();
     m.blocking(|| heap.wait_idle());
     let flip = flips(&heap).pop().expect("a flip pause");
@@ -194,10 +205,7 @@ fn pud_heap_parks_a_dead_gigabyte() {
         return;
     };
     let mut m = heap.bind_mutator().unwrap();
-    push_list(&mut m, node, 0, 1_000);
-    garbage(&mut m, bytes_ty, 2 * GIB + 256 * MIB);
-    push_list(&mut m, node, 1_000, 1_000);
-    let before = checksum(&m);
+    let before = lists_around_garbage(&mut m, (node, bytes_ty), 1_000, 2 * GIB + 256 * MIB);
     for round in 0..2 {
         m.collect();
         m.blocking(|| heap.wait_idle());
@@ -250,10 +258,7 @@ fn verification_waits_for_the_flip_while_extents_are_parked() {
         })
     };
     let mut m = heap.bind_mutator().unwrap();
-    push_list(&mut m, node, 0, 10_000);
-    garbage(&mut m, bytes_ty, 64 * MIB);
-    push_list(&mut m, node, 10_000, 10_000);
-    let before = checksum(&m);
+    let before = lists_around_garbage(&mut m, (node, bytes_ty), 10_000, 64 * MIB);
     m.collect();
     let verified = m.blocking(move || verifier.join().unwrap());
     verified.unwrap_or_else(|e| panic!("verification during the parking: {e}"));

@@ -50,7 +50,7 @@ use crate::space::moving::{FromSpace, MovingSpace};
 /// and where that span is. Empty when nothing is parked.
 #[derive(Clone, Debug, Default)]
 pub struct Parked {
-    /// The scratch span's address.
+    /// The scratch span's address (set when the compaction takes the ranges).
     scratch: usize,
     /// Parked byte ranges of the heap, `[lo, hi)` offsets from its base: sorted,
     /// disjoint, each a run of whole extents.
@@ -110,7 +110,7 @@ pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
     // lock guards).
     let (unit, base, span) = {
         let space = inner.space.lock();
-        let mut from = inner.from_space.lock();
+        let from = inner.from_space.lock();
         debug_assert!(from.parked.is_empty(), "parked pages left from a cycle");
         let Some(unit) = extent(&space, &from) else {
             return 0;
@@ -118,7 +118,6 @@ pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
         if from.scratch.is_split() || !from.parked.is_empty() {
             return 0;
         }
-        from.parked.scratch = from.scratch.addr();
         (unit, space.base(), space.heap.len() / unit * unit)
     };
     // Dead runs: nothing carves below the boundary, so they stay dead.
@@ -131,27 +130,30 @@ pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
             _ => runs.push((lo, lo + unit)),
         }
     }
-    // The free run last: where it starts is read under the lock it moves under.
-    runs.push((usize::MAX, span));
-    for (lo, hi) in runs {
+    // Moves `[lo, hi)` (`lo` of `None`: from the top, read under the lock the move
+    // runs under); false if the kernel refused.
+    let park = |lo: Option<usize>, hi: usize| {
         let mut space = inner.space.lock();
         let mut from = inner.from_space.lock();
-        let lo = if lo == usize::MAX {
-            (space.top - base).next_multiple_of(unit)
-        } else {
-            lo
-        };
+        let lo = lo.unwrap_or_else(|| (space.top - base).next_multiple_of(unit));
         if lo >= hi {
-            continue;
+            return true;
         }
         let from = &mut *from;
         match space.heap.move_range_to(lo, hi - lo, &mut from.scratch) {
-            Ok(()) => from.parked.ranges.push((lo, hi)),
+            Ok(()) => {
+                from.parked.ranges.push((lo, hi));
+                true
+            }
             Err(e) => {
                 tracing::warn!("parking heap extents stopped: {e}");
-                break;
+                false
             }
         }
+    };
+    // The free run last, above every dead one (`Parked`'s ranges stay sorted).
+    if runs.into_iter().all(|(lo, hi)| park(Some(lo), hi)) {
+        park(None, span);
     }
     inner.from_space.lock().parked.bytes()
 }
@@ -159,7 +161,10 @@ pub fn park_dead(inner: &HeapInner, plan: &Plan, boundary: usize) -> usize {
 /// Hands the parked ranges to the compaction that recycles them (the flip pause,
 /// concurrent compaction): from-space keeps none.
 pub fn take(from: &mut FromSpace) -> Parked {
-    std::mem::take(&mut from.parked)
+    Parked {
+        scratch: from.scratch.addr(),
+        ..std::mem::take(&mut from.parked)
+    }
 }
 
 /// Frees what is left parked: maps the scratch span afresh, one mapping again (a
