@@ -25,6 +25,9 @@ usage: benches/peers/run.sh [options]
   --no-flipgc             JVM rows only
   --no-pretouch           drop -XX:+AlwaysPreTouch (env PEERS_PRETOUCH=0)
   --java-opts "OPTS"      extra JVM options appended to every run (env PEERS_JAVA_OPTS)
+  --settle SECONDS        before each run, wait at most this long for the guest to
+                          finish reporting freed memory to the host, as pausebench
+                          does (default 30, 0 = off; env PEERS_SETTLE)
   --json FILE             also write {"runs": [...]} with pausebench's key names
   --keep-logs DIR         write per-run logs under DIR (default: a temp dir, removed)
   -h, --help              this text
@@ -43,11 +46,14 @@ FLIPGC_MODES="${PEERS_FLIPGC-auto,copy}"
 BINARYTREES_ARGS="${PEERS_BINARYTREES_ARGS:-21}"
 PRETOUCH="${PEERS_PRETOUCH:-1}"
 EXTRA_OPTS="${PEERS_JAVA_OPTS:-}"
+SETTLE="${PEERS_SETTLE:-30}"
 JSON_OUT=""
 KEEP_LOGS=""
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
+        --settle) SETTLE="$2"; shift 2 ;;
+        --settle=*) SETTLE="${1#*=}"; shift ;;
         --heaps) HEAPS="$2"; shift 2 ;;
         --heaps=*) HEAPS="${1#*=}"; shift ;;
         --workloads) WORKLOADS="$2"; shift 2 ;;
@@ -72,6 +78,10 @@ while [[ $# -gt 0 ]]; do
         *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
 done
+if ! [[ $SETTLE =~ ^[0-9]+$ ]] || (( SETTLE > 600 )); then
+    echo "run.sh: --settle needs whole seconds from 0 to 600, got '$SETTLE'" >&2
+    exit 2
+fi
 
 # flipgc's own rows first (pausebench, same workloads, heaps and parameters).
 if [[ -n "$FLIPGC_MODES" ]] && ! command -v cargo >/dev/null 2>&1; then
@@ -95,7 +105,7 @@ if [[ -n "$FLIPGC_MODES" ]]; then
     echo "# flipgc (pausebench --modes $FLIPGC_MODES)"
     (cd "$HERE/../.." && cargo run --quiet --release -p flipgc-bench --bin pausebench -- \
         --workload "$WORKLOADS" --heap "$HEAPS" --modes "$FLIPGC_MODES" \
-        --threads "$threads" --params "$params" ${pretouch[@]+"${pretouch[@]}"}) | sed '/^pauses by kind/,$d'
+        --threads "$threads" --params "$params" --settle "$SETTLE" ${pretouch[@]+"${pretouch[@]}"}) | sed '/^pauses by kind/,$d'
     echo
 fi
 
@@ -189,6 +199,23 @@ echo "# workloads: $WORKLOADS; heaps: $HEAPS; collectors: ${available[*]}; preto
 echo "# gcbench args: $GCBENCH_ARGS; binarytrees args: $BINARYTREES_ARGS"
 python3 "$HERE/peers.py" header
 
+# Wait (at most $SETTLE s) until the guest's count of memory reported free to the
+# host has stayed the same for 3 s, longer than the kernel's 2 s delay before a
+# report: the run before's heap is reported after it exits, and the host's work on
+# it would show as steal in this run (docs/pausebench.md). Same rule as pausebench.
+settle() {
+    local f=/sys/module/page_reporting/parameters/reported_kib
+    [[ -r $f && $SETTLE -gt 0 ]] || return 0
+    local last cur quiet=0 ticks=0
+    last="$(cat "$f")"
+    while (( quiet < 12 && ticks < SETTLE * 4 )); do
+        sleep 0.25
+        ticks=$((ticks + 1))
+        cur="$(cat "$f")"
+        if [[ $cur == "$last" ]]; then quiet=$((quiet + 1)); else quiet=0; last=$cur; fi
+    done
+}
+
 failures=0
 for w in "${workload_list[@]}"; do
     class="$(workload_class "$w")"
@@ -210,6 +237,7 @@ for w in "${workload_list[@]}"; do
             if [[ $HAVE_TIME == 1 ]]; then
                 cmd=(/usr/bin/time -f %M -o "$tfile" "${cmd[@]}")
             fi
+            settle
             rc=0
             "${cmd[@]}" > "$out" 2>&1 || rc=$?
             if [[ $rc -ne 0 ]]; then

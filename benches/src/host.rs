@@ -1,7 +1,8 @@
 //! Readings from `/proc` that the benchmarks print next to their figures: memory
 //! available before a run (to refuse runs that cannot fit), anonymous huge pages in
 //! use (to show what a `thp` run really got), and the CPU time the hypervisor took
-//! from this machine (steal).
+//! from this machine (steal); and a wait for the guest to finish reporting freed
+//! memory to the host, so that one run does not pay for the one before it.
 
 /// The value of a `Name:   123 kB` line of a `/proc` file, in bytes.
 pub fn kb_field(text: &str, name: &str) -> Option<u64> {
@@ -63,6 +64,39 @@ impl MachineCpu {
             busy_ns: ns(&[1, 2, 3, 6, 7])?,
         })
     }
+}
+
+/// Where the guest counts the memory it has reported free to the host (virtio
+/// free page reporting), in KiB.
+const REPORTED_KIB: &str = "/sys/module/page_reporting/parameters/reported_kib";
+
+/// How long [`settle_page_reporting`] wants the count unchanged: longer than the
+/// kernel's 2 s delay between a free and its report, so a report still due shows.
+const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Waits, at most `cap`, until the guest has stopped reporting freed memory to the
+/// host: until [`REPORTED_KIB`] has stayed the same for [`SETTLED_AFTER`]. A heap
+/// just dropped is reported a couple of seconds later, and the host's work on it,
+/// and on faulting it back in, shows up as steal in whatever runs then (docs/
+/// pausebench.md). Returns the time waited; zero where the count is unreadable
+/// (no free page reporting: nothing to wait for).
+pub fn settle_page_reporting(cap: std::time::Duration) -> std::time::Duration {
+    use std::time::{Duration, Instant};
+    let read = || std::fs::read_to_string(REPORTED_KIB).ok();
+    let started = Instant::now();
+    let Some(mut last) = read() else {
+        return Duration::ZERO;
+    };
+    let mut unchanged_since = started;
+    while started.elapsed() < cap && unchanged_since.elapsed() < SETTLED_AFTER {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = read();
+        if now.as_ref() != Some(&last) {
+            last = now.unwrap_or_default();
+            unchanged_since = Instant::now();
+        }
+    }
+    started.elapsed()
 }
 
 /// CPU time this process has used so far (user and system, every thread), in ns.

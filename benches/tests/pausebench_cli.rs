@@ -7,8 +7,16 @@ use flipgc_bench::pause::record::{PAUSE_KEYS, RUN_KEYS, SUMMARY_KEYS};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// Runs pausebench with `args`, without the wait for free page reporting unless
+/// `args` asks for it.
 fn pausebench(args: &[&str]) -> Output {
+    let no_settle: &[&str] = if args.contains(&"--settle") {
+        &[]
+    } else {
+        &["--settle", "0"]
+    };
     Command::new(env!("CARGO_BIN_EXE_pausebench"))
+        .args(no_settle)
         .args(args)
         .env_remove("FLIPGC_LOG")
         .env_remove("RUST_LOG")
@@ -193,7 +201,7 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
 fn gc_log_and_tracing_go_to_stderr() {
     let out = Command::new(env!("CARGO_BIN_EXE_pausebench"))
         .args(["--workload", "gcbench", "--heap", "4m", "--modes", "auto"])
-        .args(["--params", TINY, "--gc-log=gc,phases"])
+        .args(["--params", TINY, "--gc-log=gc,phases", "--settle", "0"])
         .env_remove("FLIPGC_LOG")
         .env("RUST_LOG", "flipgc_core=info")
         .output()
@@ -242,5 +250,45 @@ fn bad_arguments_exit_2_with_a_reason() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+}
+
+/// The wait for free page reporting: capped at `--settle` seconds, in the JSON, and
+/// nothing at all where the guest does not report (or with `--settle 0`).
+#[test]
+fn settle_waits_for_free_page_reporting_within_its_cap() {
+    let reporting =
+        std::path::Path::new("/sys/module/page_reporting/parameters/reported_kib").exists();
+    for (cap, expect_wait) in [("0", false), ("1", reporting)] {
+        let json = temp(&format!("settle{cap}.json"));
+        let out = pausebench(&[
+            "--workload",
+            "gcbench",
+            "--heap",
+            "4m",
+            "--modes",
+            "auto",
+            "--params",
+            TINY,
+            "--settle",
+            cap,
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        std::fs::remove_file(&json).ok();
+        let settle = doc["runs"][0]["settle_ns"].as_u64().unwrap();
+        if expect_wait {
+            // The count cannot stay still for 3 s within a 1 s cap: the cap ends it.
+            assert!((1_000_000_000..2_000_000_000).contains(&settle), "{settle}");
+        } else {
+            assert!(settle < 100_000_000, "{settle}");
+        }
     }
 }

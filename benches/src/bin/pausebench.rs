@@ -102,16 +102,21 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
                 p.repeat
             ));
         }
+        let settle_ns =
+            flipgc_bench::host::settle_page_reporting(Duration::from_secs(u64::from(args.settle)))
+                .as_nanos() as u64;
         let measured = workload::run(&p.workload, params, p.config)
             .map_err(|e| format!("{name} {} {}: {e}", fmt_bytes(p.heap), p.mode))?;
-        doc.runs.push(RunRecord::new(
+        let mut record = RunRecord::new(
             name,
             p.heap,
             p.mode,
             p.repeat,
             params.json_for(&p.workload),
             &measured,
-        ));
+        );
+        record.settle_ns = settle_ns;
+        doc.runs.push(record);
         if let Some(b) = &bar {
             b.inc(1);
         }

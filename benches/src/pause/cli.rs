@@ -58,6 +58,15 @@ pub struct Args {
     #[arg(long)]
     pub no_pretouch: bool,
 
+    /// Before each run, wait at most this many seconds for the guest to finish
+    /// reporting freed memory to the host (a virtual machine's free page
+    /// reporting): the heap of the run before is reported a couple of seconds after
+    /// it is dropped, and the host's work on it shows up as steal in the next run.
+    /// The wait is outside the run's wall time and is in the JSON (`settle_ns`);
+    /// 0 turns it off. Without free page reporting there is nothing to wait for.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(0..=600))]
+    pub settle: u32,
+
     /// Print the GC log of every run's heap on stderr: a line per pause and per
     /// cycle (`--gc-log`), with a line per pause phase too (`--gc-log=gc,phases`);
     /// see docs/gc-log.md. The environment variable FLIPGC_LOG does the same.

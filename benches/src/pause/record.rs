@@ -64,6 +64,9 @@ pub struct RunRecord {
     pub params: serde_json::Value,
     /// Wall time of the workload.
     pub wall_ns: u64,
+    /// How long pausebench waited before the run for the guest to finish reporting
+    /// freed memory to the host (`--settle`; outside the wall time), ns.
+    pub settle_ns: u64,
     /// Every pause, oldest first.
     pub pauses: Vec<Pause>,
     /// Aggregates.
@@ -392,6 +395,7 @@ impl RunRecord {
             repeat,
             params,
             wall_ns: m.wall.as_nanos() as u64,
+            settle_ns: 0,
             pauses: records.iter().map(Pause::from).collect(),
             summary,
             by_kind: by_kind(records),
