@@ -157,6 +157,32 @@ impl Bitmap {
         None
     }
 
+    /// Set bits in `0 .. to`.
+    pub fn count_below(&self, to: usize) -> usize {
+        let full = (0..to / 64)
+            .map(|c| self.chunk(c).count_ones() as usize)
+            .sum::<usize>();
+        let part = if to % 64 == 0 {
+            0
+        } else {
+            (self.chunk(to / 64) & ((1u64 << (to % 64)) - 1)).count_ones() as usize
+        };
+        full + part
+    }
+
+    /// The last set bit at or below `i`, if any.
+    pub fn prev_set(&self, i: usize) -> Option<usize> {
+        let mut c = i / 64;
+        let mut w = self.chunk(c) & (u64::MAX >> (63 - i % 64));
+        loop {
+            if w != 0 {
+                return Some(c * 64 + 63 - w.leading_zeros() as usize);
+            }
+            c = c.checked_sub(1)?;
+            w = self.chunk(c);
+        }
+    }
+
     /// Calls `f` with every set bit in `from .. to`, in order.
     pub fn for_each_set(&self, from: usize, to: usize, mut f: impl FnMut(usize)) {
         if from >= to {

@@ -54,6 +54,31 @@ impl Forwarding {
         self.live_before[c] as usize + (live.chunk(c) & below).count_ones() as usize
     }
 
+    /// The word index of the `n`-th live word (from 0; `n` below
+    /// [`Forwarding::total_live_words`]), searching from chunk `*chunk` on and
+    /// leaving there the chunk it was found in: calls with increasing `n` sharing
+    /// one `chunk` walk the prefix sums once, galloping over chunks with no live
+    /// word, so planning costs a step per page, not per object.
+    pub fn live_word(&self, live: &Bitmap, n: usize, chunk: &mut usize) -> usize {
+        debug_assert!(n < self.total);
+        let n = n as u64;
+        // The chunk holding it: the last `c` with `live_before[c] <= n`.
+        let rest = &self.live_before[*chunk..];
+        let mut step = 1;
+        while step < rest.len() && rest[step] <= n {
+            step *= 2;
+        }
+        let lo = step / 2;
+        let hi = step.min(rest.len());
+        let c = *chunk + lo + rest[lo..hi].partition_point(|&sum| sum <= n) - 1;
+        *chunk = c;
+        let mut bits = live.chunk(c);
+        for _ in 0..n - self.live_before[c] {
+            bits &= bits - 1;
+        }
+        c * CHUNK_WORDS + bits.trailing_zeros() as usize
+    }
+
     /// The first live word at or after from-space word index `word`, among the
     /// summed chunks (`live` is the bitmap they were summed from). Past `word`'s own
     /// chunk, the prefix sums say which chunk holds the next live word (a binary

@@ -64,7 +64,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     refs::clear(inner, &p.stopped, &ctx, holders);
 
     p.phase("plan");
-    let plan = plan::build(&inner.types, &mut st, base, top, page / WORD);
+    let plan = plan::build(&mut st, base, top, page / WORD);
 
     p.phase("roots");
     let layout = Layout {

@@ -5,13 +5,13 @@
 //! It builds the prefix sums of live words per chunk ([`Forwarding`]: a live
 //! object's new address is a pure function of the live-words bitmap), and, per
 //! to-space page, the from-space object covering the page's first word
-//! (`page_first`), so every page can later be produced on its own.
+//! (`page_first`), so every page can later be produced on its own. Both come from
+//! the bitmaps alone, a step per chunk and per page: no object header is read.
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
 use super::CollectorState;
-use crate::mem::{self, WORD};
-use crate::object::{Header, TypeRegistry};
+use crate::mem::WORD;
 
 /// A finished plan of the marked region `[base, base + 8 * top_word)`.
 pub struct Plan {
@@ -27,24 +27,17 @@ pub struct Plan {
 
 /// Plans the marked region `[base, end)` from `st`'s bitmaps, leaving the per-page
 /// plan in `st.page_first`.
-pub fn build(
-    types: &TypeRegistry,
-    st: &mut CollectorState,
-    base: usize,
-    end: usize,
-    page_words: usize,
-) -> Plan {
+pub fn build(st: &mut CollectorState, base: usize, end: usize, page_words: usize) -> Plan {
     let top_word = (end - base) / WORD;
     let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
     let live_words = fwd.total_live_words();
     let mut page_first = std::mem::take(&mut st.page_first);
     let live_objects = plan_pages(
         &st.mark,
-        types,
-        base,
+        &st.live,
+        &fwd,
         top_word,
         page_words,
-        live_words,
         &mut page_first,
     );
     st.page_first = page_first;
@@ -59,35 +52,97 @@ pub fn build(
 /// Builds `page_first`: for each to-space page (`page_words` words), the from-space
 /// word index of the object covering its first word and the offset into it.
 /// Returns the number of live objects in the moving space.
+///
+/// Page `p` starts at live word `n = p * page_words`. That word lies in the object
+/// whose header is the last mark bit at or below it: an object's words are live
+/// and contiguous from its header on, so no other header lies between. (Walking
+/// every marked object instead, and reading its header for its size, took about
+/// 26 ms a cycle for binary-trees' 4 M live objects at 1 GiB, inside the time from
+/// mark-start to flip, when every allocation is black and will be compacted.)
 fn plan_pages(
     mark: &Bitmap,
-    types: &TypeRegistry,
-    base: usize,
+    live: &Bitmap,
+    fwd: &Forwarding,
     top_word: usize,
     page_words: usize,
-    live_words: usize,
     out: &mut Vec<(usize, usize)>,
 ) -> usize {
     out.clear();
-    out.resize(live_words.div_ceil(page_words), (0, 0));
-    let mut new: usize = 0; // to-space word index of the current object
-    let mut objects = 0;
-    mark.for_each_set(0, top_word, |w| {
-        // SAFETY: marked objects are below the top, their headers mapped (the plan
-        // runs before the flip, on the heap itself).
-        let h = Header(unsafe { mem::load(base + w * WORD) });
-        let size = types
-            .object_words(h)
-            .expect("marked object has a valid header");
-        // Pages whose first word falls in [new, new + size).
-        let mut p = new.div_ceil(page_words);
-        while p * page_words < new + size {
-            out[p] = (w, p * page_words - new);
-            p += 1;
+    let pages = fwd.total_live_words().div_ceil(page_words);
+    out.reserve(pages);
+    let mut chunk = 0;
+    for p in 0..pages {
+        let n = p * page_words;
+        let w = fwd.live_word(live, n, &mut chunk);
+        let obj = mark
+            .prev_set(w)
+            .expect("a live word below every marked header");
+        out.push((obj, n - fwd.new_index(live, obj)));
+    }
+    mark.count_below(top_word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The plan from the bitmaps matches a walk of every live object (the
+        /// model: objects slide down in order; a page's first word is in the object
+        /// whose new range holds it).
+        #[test]
+        fn page_first_matches_an_object_walk(
+            objs in proptest::collection::vec((1usize..300, 0usize..200, any::<bool>()), 1..80),
+            page_words in prop_oneof![Just(8usize), Just(64), Just(512)],
+        ) {
+            let words: usize = objs.iter().map(|(s, g, _)| s + g).sum();
+            let (mark, live) = (Bitmap::new(words), Bitmap::new(words));
+            let mut live_objs = vec![]; // (old word, size)
+            let mut at = 0;
+            for &(size, gap, alive) in &objs {
+                at += gap;
+                if alive {
+                    mark.set(at);
+                    live.set_range(at, size);
+                    live_objs.push((at, size));
+                }
+                at += size;
+            }
+            let fwd = Forwarding::build(&live, words.div_ceil(64));
+            let mut expect = vec![];
+            let mut new: usize = 0;
+            for &(old, size) in &live_objs {
+                let mut p = new.div_ceil(page_words);
+                while p * page_words < new + size {
+                    expect.push((old, p * page_words - new));
+                    p += 1;
+                }
+                new += size;
+            }
+            let mut got = vec![];
+            let objects = plan_pages(&mark, &live, &fwd, words, page_words, &mut got);
+            prop_assert_eq!(got, expect);
+            prop_assert_eq!(objects, live_objs.len());
         }
-        new += size;
-        objects += 1;
-    });
-    debug_assert_eq!(new, live_words);
-    objects
+    }
+
+    #[test]
+    fn prev_set_and_count_below_on_chunk_edges() {
+        let bm = Bitmap::new(300);
+        for i in [0, 63, 64, 200] {
+            bm.set(i);
+        }
+        assert_eq!(bm.prev_set(0), Some(0));
+        assert_eq!(bm.prev_set(62), Some(0));
+        assert_eq!(bm.prev_set(63), Some(63));
+        assert_eq!(bm.prev_set(199), Some(64));
+        assert_eq!(bm.prev_set(299), Some(200));
+        assert_eq!(bm.count_below(0), 0);
+        assert_eq!(bm.count_below(64), 2);
+        assert_eq!(bm.count_below(65), 3);
+        assert_eq!(bm.count_below(300), 4);
+        let empty = Bitmap::new(100);
+        assert_eq!(empty.prev_set(99), None);
+    }
 }
