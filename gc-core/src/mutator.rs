@@ -232,7 +232,8 @@ impl Mutator {
             None => self.alloc_slow(words)?,
         };
         // SAFETY: `addr` starts `words` fresh words of the moving space owned by this
-        // mutator (invariant Z: they read as zero, so the payload is initialised).
+        // mutator, zeroed but for the header word (invariant Z, or `Tlab::bump` in a
+        // dirty buffer), so the payload is initialised.
         unsafe { mem::store(addr, header.0) };
         Ok(addr)
     }
@@ -316,9 +317,10 @@ impl Mutator {
             if tlab_words < words {
                 None
             } else {
-                space.carve(tlab_words).map(|start| {
+                space.carve_unzeroed(tlab_words).map(|(start, dirty)| {
                     self.tlab.cursor = start;
                     self.tlab.limit = start + tlab_words * WORD;
+                    self.tlab.dirty = dirty;
                     self.tlab.bump(words).expect("the object fits its new TLAB")
                 })
             }

@@ -226,26 +226,35 @@ impl MovingSpace {
 
     /// Takes `words` words at the top, if they fit, zeroed (invariant Z).
     pub fn carve(&mut self, words: usize) -> Option<usize> {
-        let bytes = words * WORD;
-        if self.end() - self.top >= bytes {
-            let at = self.top;
-            if let Some(log) = &mut self.black_carves {
-                log.push(at);
-            }
-            self.top += bytes;
-            self.allocated_since_gc += bytes;
-            self.allocated_total += bytes as u64;
-            self.publish();
-            self.min_free = self.min_free.min(self.end() - self.top);
-            if at < self.dirty_end {
-                let upto = self.top.min(self.dirty_end);
-                // SAFETY: [at, upto) was free heap memory (above the old top), now owned
-                // by the caller, who holds the space lock; nothing else references it.
-                unsafe { crate::mem::zero_words(at, (upto - at) / WORD) };
-            }
-            Some(at)
-        } else {
-            None
+        let (at, dirty) = self.carve_unzeroed(words)?;
+        if dirty {
+            let upto = self.top.min(self.dirty_end);
+            // SAFETY: [at, upto) was free heap memory (above the old top), now owned
+            // by the caller, who holds the space lock; nothing else references it.
+            unsafe { crate::mem::zero_words(at, (upto - at) / WORD) };
         }
+        Some(at)
+    }
+
+    /// Takes `words` words at the top, if they fit, without zeroing them; and
+    /// whether any of them may hold old data (they lie below `dirty_end`: recycled
+    /// memory), so that their new owner must zero what it hands out. For allocation
+    /// buffers ([`crate::space::tlab::Tlab`]), which zero each object as they
+    /// allocate it, right before it is written anyway.
+    pub fn carve_unzeroed(&mut self, words: usize) -> Option<(usize, bool)> {
+        let bytes = words * WORD;
+        if self.end() - self.top < bytes {
+            return None;
+        }
+        let at = self.top;
+        if let Some(log) = &mut self.black_carves {
+            log.push(at);
+        }
+        self.top += bytes;
+        self.allocated_since_gc += bytes;
+        self.allocated_total += bytes as u64;
+        self.publish();
+        self.min_free = self.min_free.min(self.end() - self.top);
+        Some((at, at < self.dirty_end))
     }
 }
