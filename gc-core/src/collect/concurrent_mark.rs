@@ -257,6 +257,10 @@ pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers
     });
 }
 
+/// Depth of a marker's private stack past which it shares the oldest half on its
+/// stealable deque (when that is empty and there are other markers).
+const SHARE_ABOVE: usize = 256;
+
 #[allow(clippy::too_many_arguments)]
 fn mark_worker(
     ctx: &MarkCtx<'_>,
@@ -286,21 +290,34 @@ fn mark_worker(
         })
     };
     let mut deferred = Deferred::default();
-    let mut grey = |a: usize| local.push(a);
+    // Grey objects go on a private stack first, and to the stealable deque only
+    // when it runs dry while this stack is deep: popping the deque takes a SeqCst
+    // fence (its owner side races thieves), and that fence, draining the store
+    // buffer after every object's mark-bit stores, was half this loop's time
+    // (binary-trees at 1 GiB: about 34 ms of an 85 ms marking phase a cycle).
+    // Nobody else sees this stack, so this marker goes idle only once it is
+    // empty (it is drained before the deque is looked at).
+    let mut stack: Vec<usize> = Vec::with_capacity(SHARE_ABOVE * 2);
     loop {
-        if let Some(obj) = find() {
+        if let Some(obj) = stack.pop().or_else(find) {
             ctx.scan(obj, &mut holders, |child| {
-                deferred.push(ctx, child, &mut grey)
+                deferred.push(ctx, child, &mut |a| stack.push(a))
             });
+            if workers > 1 && stack.len() > SHARE_ABOVE && local.is_empty() {
+                // The oldest half: the biggest subgraphs, for thieves.
+                for a in stack.drain(..SHARE_ABOVE / 2) {
+                    local.push(a);
+                }
+            }
             continue;
         }
         // Nothing is left in flight before this marker takes other work or goes
         // idle (what is in flight is marked by no one and on no list).
-        if deferred.flush(ctx, &mut grey) {
+        if deferred.flush(ctx, &mut |a| stack.push(a)) {
             continue;
         }
         if let Some(batch) = intake.pop() {
-            batch.feed(ctx, |a| local.push(a));
+            batch.feed(ctx, |a| stack.push(a));
             continue;
         }
         idle.fetch_add(1, Ordering::SeqCst);
