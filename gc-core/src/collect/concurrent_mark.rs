@@ -292,9 +292,10 @@ fn mark_worker(
     let mut deferred = Deferred::default();
     // Grey objects go on a private stack first, and to the stealable deque only
     // when it runs dry while this stack is deep: popping the deque takes a SeqCst
-    // fence (its owner side races thieves), and that fence, draining the store
-    // buffer after every object's mark-bit stores, was half this loop's time
-    // (binary-trees at 1 GiB: about 34 ms of an 85 ms marking phase a cycle).
+    // fence (its owner side races thieves), which drains the store buffer after
+    // every object's mark-bit stores: `perf` put half this loop's samples on it,
+    // and binary-trees' marking at 1 GiB took 85-118 ms a cycle with it, 76-85
+    // without (three alternating pairs).
     // Nobody else sees this stack, so this marker goes idle only once it is
     // empty (it is drained before the deque is looked at).
     let mut stack: Vec<usize> = Vec::with_capacity(SHARE_ABOVE * 2);

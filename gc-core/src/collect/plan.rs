@@ -76,7 +76,7 @@ fn plan_pages(
         let w = fwd.live_word(live, n, &mut chunk);
         let obj = mark
             .prev_set(w)
-            .expect("a live word below every marked header");
+            .expect("a live word lies in a marked object, whose header is at or below it");
         out.push((obj, n - fwd.new_index(live, obj)));
     }
     mark.count_below(top_word)
