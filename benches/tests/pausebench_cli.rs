@@ -142,6 +142,23 @@ fn tiny_runs_write_the_agreed_json_table_and_plot() {
             s["fault_stalls_over_1ms_machine"].as_u64().unwrap() <= long_faults.len() as u64,
             "{run}"
         );
+        // Fault stalls: median <= p99 <= longest <= all of them added up (the
+        // histogram's precision aside), and nothing without stalls.
+        let f = |k: &str| s[k].as_u64().unwrap() as f64;
+        assert!(f("fault_stall_p50_ns") <= f("fault_stall_p99_ns"), "{run}");
+        assert!(f("fault_stall_p99_ns") <= f("fault_stall_max_ns"), "{run}");
+        assert!(
+            f("fault_stall_max_ns") <= f("fault_stall_total_ns") * 1.002,
+            "{run}"
+        );
+        if f("fault_stalls") == 0.0 {
+            assert_eq!(f("fault_stall_total_ns"), 0.0, "{run}");
+        } else {
+            assert!(
+                f("fault_stall_total_ns") >= f("fault_stalls") * f("fault_stall_p50_ns") / 2.0,
+                "{run}"
+            );
+        }
         assert!(s["steal_ns"].as_u64().is_some(), "{run}");
         assert!(s["others_cpu_ns"].as_u64().is_some(), "{run}");
         let stalls = run["machine_stalls"].as_array().unwrap();
