@@ -75,10 +75,10 @@ const REPORTED_KIB: &str = "/sys/module/page_reporting/parameters/reported_kib";
 const SETTLED_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Waits, at most `cap`, until the guest has stopped reporting freed memory to the
-/// host: until [`REPORTED_KIB`] has stayed the same for [`SETTLED_AFTER`]. A heap
-/// just dropped is reported a couple of seconds later, and the host's work on it,
-/// and on faulting it back in, shows up as steal in whatever runs then (docs/
-/// pausebench.md). Returns the time waited; zero where the count is unreadable
+/// host: until `/sys/module/page_reporting/parameters/reported_kib` has stayed the
+/// same for 3 s. A heap just dropped is reported a couple of seconds later, and
+/// the host's work on it, and on faulting it back in, shows up as steal in
+/// whatever runs then (docs/pausebench.md). Returns the time waited; zero where the count is unreadable
 /// (no free page reporting: nothing to wait for).
 pub fn settle_page_reporting(cap: std::time::Duration) -> std::time::Duration {
     use std::time::{Duration, Instant};
