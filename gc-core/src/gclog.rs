@@ -162,6 +162,9 @@ pub fn pause_body(r: &PauseRecord, round: Option<usize>, capacity: u64) -> Strin
         fmt_size(r.used_after_bytes),
         fmt_size(capacity),
     );
+    if r.by_mutator {
+        s.push_str(" by=mutator");
+    }
     if r.flip.strategy != "none" {
         let _ = write!(
             s,
@@ -483,16 +486,18 @@ mod tests {
                 fallback_reason: None,
                 parked_bytes: 2 << 30,
             },
+            by_mutator: true,
         };
         assert_eq!(
             pause_body(&r, None, 1 << 30),
             "GC(3) pause kind=flip total=0.130ms ttsp=0.009ms used=610.0M->121.0M \
-             capacity=1024.0M live=121.0M strategy=mremap+dontunmap level=pud flip_time=0.060ms \
+             capacity=1024.0M by=mutator live=121.0M strategy=mremap+dontunmap level=pud flip_time=0.060ms \
              parked=2048.0M"
         );
         let mark = PauseRecord {
             kind: "mark-end",
             flip: FlipSummary::none(),
+            by_mutator: false,
             ..r
         };
         assert_eq!(

@@ -56,6 +56,8 @@ pub(crate) struct HeapInner {
     pub from_space: Mutex<FromSpace>,
     pub los: Mutex<Los>,
     pub safepoints: Safepoints,
+    /// A concurrent cycle's flip pause, offered to the mutators (`collect/flip_offer.rs`).
+    pub flip_offer: crate::collect::flip_offer::FlipOffer,
     pub globals: Mutex<GlobalTable>,
     pub log: Mutex<PauseLog>,
     /// The GC log (`gclog.rs`).
@@ -153,6 +155,7 @@ impl Heap {
             started,
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
+            flip_offer: Default::default(),
             pacer: Pacer::new(config.initial_limit(), 8 * config.tlab_size),
             queues: Mutex::new(Vec::new()),
             hashes: Mutex::default(),

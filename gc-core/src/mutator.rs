@@ -259,7 +259,7 @@ impl Mutator {
         // The space is full. A cycle in progress may free enough when it flips.
         let inner = std::sync::Arc::clone(&self.heap.inner);
         if let Some(n) = inner.driver.in_progress() {
-            self.blocking(|| inner.driver.wait_flipped(n));
+            self.wait_for_flip(&inner, n);
             if let Some(a) = self.refill(words) {
                 self.stalled(since);
                 return Ok(a);
@@ -272,7 +272,7 @@ impl Mutator {
         let capacity = inner.config.capacity;
         for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
             let n = inner.driver.request(&inner, Reason::HeapFull);
-            self.blocking(|| inner.driver.wait_flipped(n));
+            self.wait_for_flip(&inner, n);
             if let Some(a) = self.refill(words) {
                 self.stalled(since);
                 return Ok(a);
@@ -364,9 +364,7 @@ impl Mutator {
         let ns = crate::pacer::throttle_in(part, hard_free, trigger);
         if ns > 0 {
             let d = std::time::Duration::from_nanos(ns);
-            let since = std::time::Instant::now();
-            self.blocking(|| std::thread::sleep(d));
-            let slept = since.elapsed().as_nanos() as u64;
+            let slept = self.throttle(&inner, std::time::Instant::now() + d);
             pacer.add_throttled(slept);
             inner.log.lock().record_throttle(slept);
         }
@@ -442,7 +440,7 @@ impl Mutator {
         }
         for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
             let n = inner.driver.request(&inner, Reason::HeapFull);
-            self.blocking(|| inner.driver.wait_flipped(n));
+            self.wait_for_flip(&inner, n);
             if let Some(addr) = try_alloc()? {
                 return Ok(addr);
             }
@@ -478,9 +476,81 @@ impl Mutator {
             return false;
         }
         self.before_stop();
+        if let Some(job) = self.heap.inner.flip_offer.take() {
+            self.run_flip(job);
+            return false;
+        }
         let parked = self.heap.inner.safepoints.park_if_requested(self.id);
         self.resumed();
         parked
+    }
+
+    /// Waits, counted as stopped, until cycle `n` has flipped; if the driver offers
+    /// that flip pause meanwhile, leaves `blocking` and runs it (it is at a GC point:
+    /// its allocation slow path).
+    fn wait_for_flip(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
+        use crate::collect::driver::Woke;
+        loop {
+            let woke = self.blocking(|| {
+                let _taker = inner.flip_offer.taker();
+                inner
+                    .driver
+                    .wait_for(Some(n), None, inner.flip_offer.offered())
+            });
+            match woke {
+                Woke::Offered => {
+                    if let Some(job) = inner.flip_offer.take() {
+                        self.before_stop();
+                        self.run_flip(job);
+                    }
+                }
+                Woke::Flipped | Woke::TimedOut => return,
+            }
+        }
+    }
+
+    /// A throttling sleep until `until`, counted as stopped; cut short to run a flip
+    /// pause the driver offers meanwhile (the memory the throttle waits for). The
+    /// nanoseconds slept (the pause not included).
+    fn throttle(
+        &mut self,
+        inner: &std::sync::Arc<crate::heap::HeapInner>,
+        until: std::time::Instant,
+    ) -> u64 {
+        use crate::collect::driver::Woke;
+        let since = std::time::Instant::now();
+        let woke = self.blocking(|| {
+            let _taker = inner.flip_offer.taker();
+            inner
+                .driver
+                .wait_for(None, Some(until), inner.flip_offer.offered())
+        });
+        let slept = since.elapsed().as_nanos() as u64;
+        if woke == Woke::Offered {
+            if let Some(job) = inner.flip_offer.take() {
+                self.before_stop();
+                self.run_flip(job);
+            }
+        }
+        slept
+    }
+
+    /// Runs a concurrent cycle's flip pause that the driver offered
+    /// (`collect/flip_offer.rs`), coordinating the stop itself (it is at a GC point,
+    /// its allocation buffer retired and its barrier log handed in), then forwards
+    /// its own roots and hands the rest of the cycle back to the driver.
+    #[cold]
+    fn run_flip(&mut self, job: crate::collect::flip_offer::FlipJob) {
+        // The driver waits for the outcome: a panic here would leave it (and the
+        // cycle) waiting for ever, so it aborts.
+        let fatal = crate::fatal::AbortOnUnwind::new("the flip pause (run by a mutator)");
+        let inner = std::sync::Arc::clone(&self.heap.inner);
+        let outcome = job.run(&inner, self.id);
+        // Like every mutator resuming from a flip: its roots forwarded first.
+        self.shared.fix_pending();
+        self.resumed();
+        inner.flip_offer.done(outcome);
+        drop(fatal);
     }
 
     /// Parks here if another thread has requested a collection.

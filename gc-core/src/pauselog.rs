@@ -90,6 +90,9 @@ pub struct PauseRecord {
     pub large_object_freed_bytes: u64,
     /// The flip.
     pub flip: FlipSummary,
+    /// Whether a mutator ran the pause on its own thread (a mark-start pause it
+    /// triggered, or a flip pause offered to it), rather than the GC driver.
+    pub by_mutator: bool,
 }
 
 fn phases_as_map<S: serde::Serializer>(
@@ -495,6 +498,7 @@ mod tests {
                 fallback_reason: None,
                 parked_bytes: 0,
             },
+            by_mutator: false,
         }
     }
 

@@ -125,6 +125,16 @@ impl Safepoints {
         self.stopped_cv.notify_all();
     }
 
+    /// Whether some registered mutator is running (not parked, not in `blocking`):
+    /// one that could still come to a GC point.
+    pub fn any_running(&self) -> bool {
+        self.state
+            .lock()
+            .mutators
+            .iter()
+            .any(|e| e.status == Status::Running)
+    }
+
     /// Number of registered mutators.
     pub fn count(&self) -> usize {
         self.state.lock().mutators.len()

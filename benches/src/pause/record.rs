@@ -481,6 +481,7 @@ mod tests {
                 fallback_reason: None,
                 parked_bytes: 0,
             },
+            by_mutator: false,
         }
     }
 

@@ -13,7 +13,9 @@
 //!    the extents that hold only garbage, and the free ones above the top, are
 //!    moved out of the heap, so that the flip's `mremap` skips them (`park.rs`).
 //! 5. **flip pause** (`"flip"`): globals and large objects forwarded, the heap
-//!    moved, the emptied heap registered with userfaultfd (`flip.rs`).
+//!    moved, the emptied heap registered with userfaultfd (`flip.rs`). The driver
+//!    offers it to the mutators first: one at a GC point runs it on its own thread
+//!    (`flip_offer.rs`), else the driver does.
 //! 6. **concurrent compaction** (`compaction.rs`), or nothing if the flip pause had
 //!    to produce every page itself.
 //! 7. **verification**, with `verify_after_gc`.
@@ -24,7 +26,7 @@
 
 use super::concurrent_mark::{self, MAX_ROUNDS};
 use super::mark::MarkCtx;
-use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
+use super::{flip, flip_offer, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
@@ -121,7 +123,14 @@ pub fn run(
     // 5. flip pause
     hook(CyclePoint::Flipping);
     fatal.phase("the flip pause");
-    let (flipped, min_free, allocated_total_at_flip) = flip::pause(inner, n, boundary, plan, uffd);
+    let job = flip_offer::FlipJob {
+        n,
+        boundary,
+        plan,
+        uffd,
+    };
+    let (flipped, min_free, allocated_total_at_flip) =
+        inner.flip_offer.run(inner, job).finish(inner);
     let flipped_at = std::time::Instant::now();
 
     // 6. concurrent compaction

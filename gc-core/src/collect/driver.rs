@@ -8,6 +8,9 @@
 //! its mark-start pause itself (it is at a GC point already, while the driver
 //! would first have to wake); it then hands the cycle over ([`Driver::hand_over`])
 //! and the driver runs the rest. The driver leaves a claimed cycle alone until then.
+//! Likewise the flip pause: the driver offers it to the mutators (`flip_offer.rs`),
+//! and one at a GC point, or waiting here for the flip ([`Driver::wait_for`]), runs
+//! it.
 //!
 //! Cycles are numbered from 1. A request asks for the first cycle that *starts*
 //! after it (its snapshot is taken after the request); the driver runs cycles
@@ -55,6 +58,17 @@ struct State {
     claimed: Option<(u64, Reason, Instant)>,
     /// That pause, run: the driver goes on with the cycle from it.
     handed: Option<(u64, Reason, Instant, super::MarkStarted)>,
+}
+
+/// What ended a [`Driver::wait_for`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Woke {
+    /// The cycle waited for has flipped.
+    Flipped,
+    /// A flip pause is offered to the mutators.
+    Offered,
+    /// The time ran out.
+    TimedOut,
 }
 
 /// The driver's state, shared by the heap and the driver thread.
@@ -153,6 +167,40 @@ impl Driver {
         while st.flipped < n {
             self.cv.wait(&mut st);
         }
+    }
+
+    /// A mutator, in `blocking` (waiting for memory, or throttled): waits until
+    /// cycle `n` (if given) has flipped, until `until` (if given), or until a flip
+    /// pause is offered to the mutators (`offered`, set before the offer calls
+    /// [`Driver::nudge`]), whichever comes first.
+    ///
+    /// Memory ordering: `offered` is read under `state`'s lock, and the offer takes
+    /// that lock to notify after setting it, so a waiter either sees it before
+    /// sleeping or is woken after it was set (and sees it then, the lock ordering
+    /// the store before).
+    pub fn wait_for(&self, n: Option<u64>, until: Option<Instant>, offered: &AtomicBool) -> Woke {
+        let mut st = self.state.lock();
+        loop {
+            if n.is_some_and(|n| st.flipped >= n) {
+                return Woke::Flipped;
+            }
+            if offered.load(Ordering::Relaxed) {
+                return Woke::Offered;
+            }
+            match until {
+                Some(t) if Instant::now() >= t => return Woke::TimedOut,
+                Some(t) => {
+                    self.cv.wait_until(&mut st, t);
+                }
+                None => self.cv.wait(&mut st),
+            }
+        }
+    }
+
+    /// Wakes the mutators waiting in [`Driver::wait_for`] (a flip pause is offered).
+    pub fn nudge(&self) {
+        let _st = self.state.lock();
+        self.cv.notify_all();
     }
 
     /// Whether memory a cycle will free is still to come: a cycle is requested or

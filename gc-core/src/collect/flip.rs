@@ -101,6 +101,34 @@ pub enum Flipped {
     InPause,
 }
 
+/// What a flip pause leaves, for the driver to finish ([`FlipOutcome::finish`]).
+#[must_use = "the driver must finish what the flip pause left"]
+pub struct FlipOutcome {
+    flipped: Flipped,
+    min_free: usize,
+    allocated_total: u64,
+    /// Mutators whose root forwarding may still be pending.
+    pending_roots: Vec<Arc<crate::roots::MutatorShared>>,
+    /// Large objects found dead, unlinked in the pause.
+    dead: crate::space::los::Dead,
+}
+
+impl FlipOutcome {
+    /// After the pause, on the driver (a mutator that ran the pause goes straight
+    /// back to its work): forwards the roots of mutators that have not resumed yet
+    /// (parked or blocking; resuming ones do their own) and frees the dead large
+    /// objects. Returns whether a concurrent compaction follows, the least free
+    /// memory the moving space had during the cycle, and the bytes allocated in it
+    /// ever, at the flip.
+    pub fn finish(self, inner: &HeapInner) -> (Flipped, usize, u64) {
+        for m in &self.pending_roots {
+            m.fix_pending();
+        }
+        release::large_objects(inner, self.dead);
+        (self.flipped, self.min_free, self.allocated_total)
+    }
+}
+
 /// Cycle `n`'s flip pause, after the plan of the marked region below `boundary`:
 /// forwards the globals and the large objects' fields, sweeps dead large objects,
 /// moves the heap (objects allocated since the mark-start pause, above `boundary`,
@@ -108,16 +136,18 @@ pub enum Flipped {
 /// (`uffd`, opened during the plan), and leaves every mutator its root forwarding.
 /// Where the heap cannot be filled on demand (the flip copied, no live data, no
 /// userfaultfd, registration failed), it produces every page itself and forwards
-/// every root, and the cycle ends here.
+/// every root, and the cycle ends here. `me` coordinates the stop: the driver, or
+/// the mutator that took the pause (`flip_offer.rs`).
 pub fn pause(
     inner: &Arc<HeapInner>,
     n: u64,
     boundary: usize,
     plan: Plan,
     uffd: Option<flipgc_heap::Userfault>,
-) -> (Flipped, usize, u64) {
+    me: u64,
+) -> FlipOutcome {
     let page = flipgc_heap::Capabilities::probe().geometry.page;
-    let mut p = Pause::stop(inner, "flip");
+    let mut p = Pause::stop_as(inner, "flip", me);
     p.phase("roots");
     let mut space = inner.space.lock();
     let mut from = inner.from_space.lock();
@@ -222,13 +252,13 @@ pub fn pause(
         p.end(details);
         hashes.rekey(|v| compaction.survivor(v));
         drop(hashes);
-        // Roots of mutators that have not resumed yet (parked or blocking):
-        // forwarded here, outside the pause; resuming ones do their own.
-        for m in &mutators {
-            m.fix_pending();
-        }
-        release::large_objects(inner, dead);
-        return (Flipped::Concurrent(compaction), min_free, allocated_total);
+        return FlipOutcome {
+            flipped: Flipped::Concurrent(compaction),
+            min_free,
+            allocated_total,
+            pending_roots: mutators,
+            dead,
+        };
     }
     #[cfg(not(target_os = "linux"))]
     let _ = registered;
@@ -255,8 +285,13 @@ pub fn pause(
     p.end(details);
     // Parked extents are garbage nobody recycles now: freed, after the pause.
     park::release(&mut inner.from_space.lock());
-    release::large_objects(inner, dead);
-    (Flipped::InPause, min_free, allocated_total)
+    FlipOutcome {
+        flipped: Flipped::InPause,
+        min_free,
+        allocated_total,
+        pending_roots: Vec::new(),
+        dead,
+    }
 }
 
 /// Turns the heap span's THP advice to `MADV_NOHUGEPAGE` (once: the span keeps it).

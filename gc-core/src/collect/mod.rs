@@ -12,7 +12,8 @@
 //! [`concurrent_mark`] (the marking pauses and rounds), [`sanity`] (the re-trace that
 //! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
 //! [`forward`]'s prefix sums), [`park`] (garbage-only extents moved out of the
-//! heap before the flip pause), [`flip`] (moving the heap to from-space), [`fill`]
+//! heap before the flip pause), [`flip`] (moving the heap to from-space),
+//! [`flip_offer`] (the flip pause left to a mutator), [`fill`]
 //! (producing to-space pages), [`compaction`] (filling them concurrently through
 //! userfaultfd), [`release`] (what a cycle gives back), [`sizing`] (the soft limit,
 //! memory handed back to the OS), and [`verify`].
@@ -25,6 +26,7 @@ pub mod concurrent_mark;
 pub mod driver;
 pub mod fill;
 pub mod flip;
+pub mod flip_offer;
 pub mod forward;
 pub mod full;
 pub mod mark;

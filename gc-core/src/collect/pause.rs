@@ -13,6 +13,8 @@ use std::time::Instant;
 pub struct Pause<'a> {
     inner: &'a HeapInner,
     kind: &'static str,
+    /// Whether a mutator coordinates it.
+    by_mutator: bool,
     /// Proof that the world is stopped, and every mutator's shared state.
     pub stopped: Stopped<'a>,
     start: Instant,
@@ -58,6 +60,7 @@ impl<'a> Pause<'a> {
         Pause {
             inner,
             kind,
+            by_mutator: me != DRIVER,
             stopped,
             start: now,
             last: now,
@@ -106,6 +109,7 @@ impl<'a> Pause<'a> {
             large_object_bytes: d.los.0 as u64,
             large_object_freed_bytes: d.los.1 as u64,
             flip: d.flip.unwrap_or_else(FlipSummary::none),
+            by_mutator: self.by_mutator,
         };
         tracing::debug!(kind = self.kind, total_ns = record.total_ns, "pause done");
         let logged = self.inner.gclog.spec.any().then(|| record.clone());
