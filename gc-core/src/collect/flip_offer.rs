@@ -4,15 +4,13 @@
 //! mutator that triggers a cycle runs the mark-start pause. If no mutator takes it
 //! within [`OFFER_WAIT`], or none is running, the driver runs it.
 //!
-//! Why (a `sched_switch`/`tlb_flush`/`ipi` trace of binary-trees, 1 and 4 GiB):
-//! 1. A driver-run flip waited for the mutator to stop (13-16 us, up to 241 us when
-//!    the host stalled it), and the mutator, asleep by the end of a 100 us pause,
-//!    woke 50-100 us after it. The mutator that runs the pause does neither.
-//! 2. Each populated GiB the flip's `mremap` moves is one TLB shootdown, and each
-//!    interrupted the other CPU while a parked mutator spun there: 35-60 us apiece
-//!    on this VM (two or three at 4 GiB). With the driver asleep instead, the other
-//!    CPU is idle: the first shootdown interrupts it once and the kernel switches it
-//!    off this process's page tables, so the later ones skip it.
+//! Why: a driver-run flip waited for the mutator to stop (a median 6 us, 241 us once
+//! when the host stalled it), and the mutator, asleep by the end of a 100 us pause,
+//! woke 50-100 us after it; the mutator that runs the pause does neither. The
+//! driver polls for the outcome (yielding) for [`SPIN`] before it sleeps: asleep, it
+//! left its CPU halted, and the `mremap`'s TLB shootdown, which interrupts that CPU
+//! whichever thread moves the heap, took longer to reach it (docs/architecture.md,
+//! the concurrent cycle, step 5, has the figures).
 //!
 //! Protocol, one offer at a time, every transition under `slot`'s lock:
 //! `Empty -> Offered(job)` (driver) `-> Taken` (a mutator, which runs the pause)
@@ -37,6 +35,10 @@ use std::time::{Duration, Instant};
 /// allocation-buffer refill (tens of microseconds); one that computes without
 /// allocating or polling may never come.
 pub const OFFER_WAIT: Duration = Duration::from_millis(1);
+
+/// How long the driver polls (yielding) for the offer to be taken and run before
+/// it sleeps.
+const SPIN: Duration = Duration::from_millis(2);
 
 /// How often the waiting driver checks that some mutator still runs (one that
 /// entered `blocking` or parked cannot take the offer).
@@ -95,6 +97,7 @@ impl FlipOffer {
         self.offered.store(true, Ordering::Relaxed);
         inner.safepoints.requested.store(true, Ordering::Release);
         inner.driver.nudge();
+        let spin_until = Instant::now() + SPIN;
         loop {
             match std::mem::take(&mut *slot) {
                 Offer::Offered(job) => {
@@ -105,12 +108,20 @@ impl FlipOffer {
                         return job.run(inner, DRIVER);
                     }
                     *slot = Offer::Offered(job);
-                    let wait = (deadline - now).min(RECHECK);
-                    self.cv.wait_for(&mut slot, wait);
+                    if now < spin_until {
+                        parking_lot::MutexGuard::unlocked(&mut slot, std::thread::yield_now);
+                    } else {
+                        let wait = (deadline - now).min(RECHECK);
+                        self.cv.wait_for(&mut slot, wait);
+                    }
                 }
                 Offer::Taken => {
                     *slot = Offer::Taken;
-                    self.cv.wait(&mut slot);
+                    if Instant::now() < spin_until {
+                        parking_lot::MutexGuard::unlocked(&mut slot, std::thread::yield_now);
+                    } else {
+                        self.cv.wait(&mut slot);
+                    }
                 }
                 Offer::Done(outcome) => return outcome,
                 Offer::Empty => unreachable!("the driver's offer vanished"),
