@@ -227,13 +227,13 @@ pub struct HeapConfig {
     /// resident memory: up to the used heap size again. Off: from-space is released
     /// (`MADV_DONTNEED`) after each collection.
     pub recycle_from_space: bool,
-    /// Let a running mutator run a concurrent cycle's flip pause, at its next GC
-    /// point, as the mutator that triggers a cycle runs its mark-start pause: it
-    /// waits for no other thread to stop or wake, and the driver's CPU is idle
-    /// during the heap's move (`collect/flip_offer.rs`). The driver runs the pause
-    /// when this is off, when no mutator is running, or when none comes within a
+    /// Let a running mutator run a concurrent cycle's mark-end and flip pauses, at
+    /// its next GC point, as the mutator that triggers a cycle runs its mark-start
+    /// pause: it waits for no other thread to stop or wake
+    /// (`collect/pause_offer.rs`). The driver runs a pause when this is off, when no
+    /// mutator is running (or waiting for memory), or when none comes within a
     /// millisecond.
-    pub flip_by_mutator: bool,
+    pub pauses_by_mutator: bool,
     /// Compact concurrently: a mark pause, then a flip pause that only forwards roots,
     /// moves the heap and registers it with userfaultfd, after which pages are filled
     /// in the background and on demand (see `collect/concurrent.rs`). Used where the
@@ -312,7 +312,7 @@ impl HeapConfig {
             pretouch: false,
             cycle_hook: None,
             recycle_from_space: true,
-            flip_by_mutator: true,
+            pauses_by_mutator: true,
             concurrent_compaction: true,
             concurrent_marking: true,
             satb_barrier: true,

@@ -56,8 +56,9 @@ pub(crate) struct HeapInner {
     pub from_space: Mutex<FromSpace>,
     pub los: Mutex<Los>,
     pub safepoints: Safepoints,
-    /// A concurrent cycle's flip pause, offered to the mutators (`collect/flip_offer.rs`).
-    pub flip_offer: crate::collect::flip_offer::FlipOffer,
+    /// A concurrent cycle's mark-end and flip pauses, offered to the mutators
+    /// (`collect/pause_offer.rs`).
+    pub pause_offer: crate::collect::pause_offer::PauseOffer,
     pub globals: Mutex<GlobalTable>,
     pub log: Mutex<PauseLog>,
     /// The GC log (`gclog.rs`).
@@ -155,7 +156,7 @@ impl Heap {
             started,
             cycle: Mutex::new(CyclePhase::Idle),
             driver: Arc::default(),
-            flip_offer: Default::default(),
+            pause_offer: Default::default(),
             pacer: Pacer::new(config.initial_limit(), 8 * config.tlab_size),
             queues: Mutex::new(Vec::new()),
             hashes: Mutex::default(),

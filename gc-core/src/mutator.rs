@@ -476,8 +476,8 @@ impl Mutator {
             return false;
         }
         self.before_stop();
-        if let Some(job) = self.heap.inner.flip_offer.take() {
-            self.run_flip(job);
+        if let Some(task) = self.heap.inner.pause_offer.take() {
+            self.run_offered(task);
             return false;
         }
         let parked = self.heap.inner.safepoints.park_if_requested(self.id);
@@ -485,23 +485,23 @@ impl Mutator {
         parked
     }
 
-    /// Waits, counted as stopped, until cycle `n` has flipped; if the driver offers
-    /// that flip pause meanwhile, leaves `blocking` and runs it (it is at a GC point:
-    /// its allocation slow path).
+    /// Waits, counted as stopped, until cycle `n` has flipped; if the driver offers a
+    /// pause meanwhile (that cycle's mark-end or flip), leaves `blocking` and runs it
+    /// (it is at a GC point: its allocation slow path).
     fn wait_for_flip(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
         use crate::collect::driver::Woke;
         loop {
             let woke = self.blocking(|| {
-                let _taker = inner.flip_offer.taker();
+                let _taker = inner.pause_offer.taker();
                 inner
                     .driver
-                    .wait_for(Some(n), None, inner.flip_offer.offered())
+                    .wait_for(Some(n), None, inner.pause_offer.offered())
             });
             match woke {
                 Woke::Offered => {
-                    if let Some(job) = inner.flip_offer.take() {
+                    if let Some(task) = inner.pause_offer.take() {
                         self.before_stop();
-                        self.run_flip(job);
+                        self.run_offered(task);
                     }
                 }
                 Woke::Flipped | Woke::TimedOut => return,
@@ -509,47 +509,50 @@ impl Mutator {
         }
     }
 
-    /// A throttling sleep until `until`, counted as stopped; cut short to run a flip
-    /// pause the driver offers meanwhile (the memory the throttle waits for). The
-    /// nanoseconds slept (the pause not included).
+    /// A throttling sleep until `until`, counted as stopped; a pause the driver
+    /// offers meanwhile is run, and the sleep goes on after it. The nanoseconds
+    /// slept (the pauses not included).
     fn throttle(
         &mut self,
         inner: &std::sync::Arc<crate::heap::HeapInner>,
         until: std::time::Instant,
     ) -> u64 {
         use crate::collect::driver::Woke;
-        let since = std::time::Instant::now();
-        let woke = self.blocking(|| {
-            let _taker = inner.flip_offer.taker();
-            inner
-                .driver
-                .wait_for(None, Some(until), inner.flip_offer.offered())
-        });
-        let slept = since.elapsed().as_nanos() as u64;
-        if woke == Woke::Offered {
-            if let Some(job) = inner.flip_offer.take() {
+        let mut slept = 0;
+        loop {
+            let since = std::time::Instant::now();
+            let woke = self.blocking(|| {
+                let _taker = inner.pause_offer.taker();
+                inner
+                    .driver
+                    .wait_for(None, Some(until), inner.pause_offer.offered())
+            });
+            slept += since.elapsed().as_nanos() as u64;
+            if woke != Woke::Offered {
+                return slept;
+            }
+            if let Some(task) = inner.pause_offer.take() {
                 self.before_stop();
-                self.run_flip(job);
+                self.run_offered(task);
             }
         }
-        slept
     }
 
-    /// Runs a concurrent cycle's flip pause that the driver offered
-    /// (`collect/flip_offer.rs`), coordinating the stop itself (it is at a GC point,
-    /// its allocation buffer retired and its barrier log handed in), then forwards
-    /// its own roots and hands the rest of the cycle back to the driver.
+    /// Runs a concurrent cycle's pause (mark-end or flip) that the driver offered
+    /// (`collect/pause_offer.rs`), coordinating the stop itself (it is at a GC
+    /// point, its allocation buffer retired and its barrier log handed in), then
+    /// applies its own pending root work and hands the cycle back to the driver.
     #[cold]
-    fn run_flip(&mut self, job: crate::collect::flip_offer::FlipJob) {
-        // The driver waits for the outcome: a panic here would leave it (and the
+    fn run_offered(&mut self, task: crate::collect::pause_offer::Task) {
+        // The driver waits for the pause: a panic here would leave it (and the
         // cycle) waiting for ever, so it aborts.
-        let fatal = crate::fatal::AbortOnUnwind::new("the flip pause (run by a mutator)");
-        let inner = std::sync::Arc::clone(&self.heap.inner);
-        let outcome = job.run(&inner, self.id);
-        // Like every mutator resuming from a flip: its roots forwarded first.
+        let fatal = crate::fatal::AbortOnUnwind::new("a pause offered to a mutator");
+        task.run(self.id);
+        // Like every mutator resuming from a pause: its roots forwarded (after a
+        // flip) first, and its barrier flag read again (off after the last mark-end).
         self.shared.fix_pending();
         self.resumed();
-        inner.flip_offer.done(outcome);
+        self.heap.inner.pause_offer.done();
         drop(fatal);
     }
 

@@ -91,7 +91,8 @@ pub struct PauseRecord {
     /// The flip.
     pub flip: FlipSummary,
     /// Whether a mutator ran the pause on its own thread (a mark-start pause it
-    /// triggered, or a flip pause offered to it), rather than the GC driver.
+    /// triggered, or a mark-end or flip pause offered to it), rather than the GC
+    /// driver.
     pub by_mutator: bool,
 }
 

@@ -13,9 +13,10 @@
 //!    the extents that hold only garbage, and the free ones above the top, are
 //!    moved out of the heap, so that the flip's `mremap` skips them (`park.rs`).
 //! 5. **flip pause** (`"flip"`): globals and large objects forwarded, the heap
-//!    moved, the emptied heap registered with userfaultfd (`flip.rs`). The driver
-//!    offers it to the mutators first: one at a GC point runs it on its own thread
-//!    (`flip_offer.rs`), else the driver does.
+//!    moved, the emptied heap registered with userfaultfd (`flip.rs`).
+//!
+//! The driver offers the mark-end and flip pauses to the mutators: one at a GC point
+//! runs each on its own thread (`pause_offer.rs`), else the driver does.
 //! 6. **concurrent compaction** (`compaction.rs`), or nothing if the flip pause had
 //!    to produce every page itself.
 //! 7. **verification**, with `verify_after_gc`.
@@ -26,7 +27,7 @@
 
 use super::concurrent_mark::{self, MAX_ROUNDS};
 use super::mark::MarkCtx;
-use super::{flip, flip_offer, plan, sanity, CycleOutcome, CyclePhase};
+use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
@@ -73,13 +74,16 @@ pub fn run(
             (&st.mark, &st.live),
             &inner.los_marks,
         );
-        // With one worker, all marking of this cycle goes through `ctx` on this
-        // thread: a round with one worker marks on the calling thread and spawns
-        // none, and the mark-end pauses drain (and resurrect) on it too; mutators
-        // never mark (their barrier logs references for the markers), and
+        // With one worker, all marking of this cycle goes through `ctx`, one thread
+        // at a time: a round with one worker marks on the calling thread and spawns
+        // none; a mark-end pause drains (and resurrects) on this thread or on the
+        // mutator that took it from the offer, while this thread waits for it, the
+        // offer's lock ordering the marks both ways (`pause_offer.rs`); otherwise
+        // mutators never mark (their barrier logs references for the markers), and
         // `collector` stays locked, so no other collection marks into these bitmaps.
         let ctx = if workers == 1 {
-            // SAFETY: one thread marks through `ctx` for the whole cycle (above).
+            // SAFETY: one thread at a time marks through `ctx`, each hand-off
+            // ordered by a lock (above).
             unsafe { ctx.single_marker() }
         } else {
             ctx
@@ -90,10 +94,15 @@ pub fn run(
             fatal.phase("concurrent marking");
             concurrent_mark::round(&ctx, &inner.intake, &inner.inject, workers);
             fatal.phase("the mark-end pause");
-            let done = concurrent_mark::end(inner, &ctx, round, |pause| {
-                if inner.config.verify_after_gc {
-                    sanity::check_marking(inner, &pause.stopped, &ctx);
-                }
+            // Offered to the mutators; `ctx` marks on whichever thread runs it, the
+            // offer's lock ordering those marks after this thread's and before its
+            // next ones (`single_marker`'s contract).
+            let done = inner.pause_offer.run(inner, |me| {
+                concurrent_mark::end(inner, &ctx, round, me, |pause| {
+                    if inner.config.verify_after_gc {
+                        sanity::check_marking(inner, &pause.stopped, &ctx);
+                    }
+                })
             });
             if done {
                 break;
@@ -123,14 +132,10 @@ pub fn run(
     // 5. flip pause
     hook(CyclePoint::Flipping);
     fatal.phase("the flip pause");
-    let job = flip_offer::FlipJob {
-        n,
-        boundary,
-        plan,
-        uffd,
-    };
-    let (flipped, min_free, allocated_total_at_flip) =
-        inner.flip_offer.run(inner, job).finish(inner);
+    let (flipped, min_free, allocated_total_at_flip) = inner
+        .pause_offer
+        .run(inner, |me| flip::pause(inner, n, boundary, plan, uffd, me))
+        .finish(inner);
     let flipped_at = std::time::Instant::now();
 
     // 6. concurrent compaction

@@ -406,9 +406,10 @@ pub fn end(
     inner: &HeapInner,
     ctx: &MarkCtx<'_>,
     round: u32,
+    me: u64,
     finished: impl FnOnce(&Pause<'_>),
 ) -> bool {
-    let mut p = Pause::stop(inner, "mark-end");
+    let mut p = Pause::stop_as(inner, "mark-end", me);
     p.phase("roots");
     // Mutators that stayed stopped since the mark-start pause have scans pending.
     p.stopped.fix_pending_roots();

@@ -8,9 +8,9 @@
 //! its mark-start pause itself (it is at a GC point already, while the driver
 //! would first have to wake); it then hands the cycle over ([`Driver::hand_over`])
 //! and the driver runs the rest. The driver leaves a claimed cycle alone until then.
-//! Likewise the flip pause: the driver offers it to the mutators (`flip_offer.rs`),
-//! and one at a GC point, or waiting here for the flip ([`Driver::wait_for`]), runs
-//! it.
+//! Likewise the mark-end and flip pauses: the driver offers them to the mutators
+//! (`pause_offer.rs`), and one at a GC point, or waiting here for the flip
+//! ([`Driver::wait_for`]), runs each.
 //!
 //! Cycles are numbered from 1. A request asks for the first cycle that *starts*
 //! after it (its snapshot is taken after the request); the driver runs cycles

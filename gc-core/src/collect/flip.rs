@@ -137,7 +137,7 @@ impl FlipOutcome {
 /// Where the heap cannot be filled on demand (the flip copied, no live data, no
 /// userfaultfd, registration failed), it produces every page itself and forwards
 /// every root, and the cycle ends here. `me` coordinates the stop: the driver, or
-/// the mutator that took the pause (`flip_offer.rs`).
+/// the mutator that took the pause (`pause_offer.rs`).
 pub fn pause(
     inner: &Arc<HeapInner>,
     n: u64,

@@ -13,7 +13,7 @@
 //! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
 //! [`forward`]'s prefix sums), [`park`] (garbage-only extents moved out of the
 //! heap before the flip pause), [`flip`] (moving the heap to from-space),
-//! [`flip_offer`] (the flip pause left to a mutator), [`fill`]
+//! [`pause_offer`] (pauses left to a mutator), [`fill`]
 //! (producing to-space pages), [`compaction`] (filling them concurrently through
 //! userfaultfd), [`release`] (what a cycle gives back), [`sizing`] (the soft limit,
 //! memory handed back to the OS), and [`verify`].
@@ -26,13 +26,13 @@ pub mod concurrent_mark;
 pub mod driver;
 pub mod fill;
 pub mod flip;
-pub mod flip_offer;
 pub mod forward;
 pub mod full;
 pub mod mark;
 pub mod page_state;
 pub mod park;
 pub mod pause;
+pub mod pause_offer;
 pub mod plan;
 pub mod refs;
 pub mod release;

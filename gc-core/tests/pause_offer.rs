@@ -1,7 +1,7 @@
-//! The flip pause offered to the mutators (`collect/flip_offer.rs`): a mutator at a
-//! GC point runs it on its own thread, and the collection comes out the same; when
-//! no mutator comes (none running, or none reaching a GC point within the offer's
-//! wait), the driver runs it, and nothing hangs.
+//! The mark-end and flip pauses offered to the mutators (`collect/pause_offer.rs`):
+//! a mutator at a GC point runs them on its own thread, and the collection comes
+//! out the same; when no mutator comes (none running, or none reaching a GC point
+//! within the offer's wait), the driver runs them, and nothing hangs.
 
 use flipgc_core::{CycleHook, CyclePoint, FixedType, Heap, HeapConfig, Mutator, RefField};
 use flipgc_core::{TypeRegistry, WordField};
@@ -61,11 +61,16 @@ fn list_len(m: &Mutator, t: &Types) -> u64 {
     n
 }
 
-fn flips(heap: &Heap) -> (usize, usize) {
+/// Pauses of `kind` in the log, and how many of them a mutator ran.
+fn pauses(heap: &Heap, kind: &str) -> (usize, usize) {
     let log = heap.pause_log();
-    let flips: Vec<_> = log.records().iter().filter(|r| r.kind == "flip").collect();
-    let by_mutator = flips.iter().filter(|r| r.by_mutator).count();
-    (flips.len(), by_mutator)
+    let all: Vec<_> = log.records().iter().filter(|r| r.kind == kind).collect();
+    let by_mutator = all.iter().filter(|r| r.by_mutator).count();
+    (all.len(), by_mutator)
+}
+
+fn flips(heap: &Heap) -> (usize, usize) {
+    pauses(heap, "flip")
 }
 
 /// Runs `f` on its own thread and fails with "deadlock suspected" if it has not
@@ -90,12 +95,12 @@ fn with_timeout(name: &str, f: impl FnOnce() + Send + 'static) {
     }
 }
 
-/// One mutator allocating flat out takes the flip pauses of the cycles its pacer
-/// starts, on every flip path, and its list survives every cycle (checked against
-/// its ids, and by the verifier after each). With the offer turned off, the driver
-/// runs every flip.
+/// One mutator allocating flat out takes the mark-end and flip pauses of the cycles
+/// its pacer starts, on every flip path, and its list survives every cycle (checked
+/// against its ids, by the sanity re-trace in each mark-end pause, and by the
+/// verifier after each cycle). With the offer turned off, the driver runs them all.
 #[test]
-fn a_mutator_runs_the_flip_pauses_offered_to_it() {
+fn a_mutator_runs_the_pauses_offered_to_it() {
     for flip in [
         flipgc_core::FlipMode::Auto,
         flipgc_core::FlipMode::Level(flipgc_heap::Level::Pte),
@@ -104,7 +109,7 @@ fn a_mutator_runs_the_flip_pauses_offered_to_it() {
         for offered in [true, false] {
             let (heap, t) = heap(16 << 20, |c| {
                 c.flip = flip;
-                c.flip_by_mutator = offered;
+                c.pauses_by_mutator = offered;
             });
             let mut m = heap.bind_mutator().unwrap();
             m.push(None);
@@ -112,16 +117,20 @@ fn a_mutator_runs_the_flip_pauses_offered_to_it() {
             m.blocking(|| heap.wait_idle());
             churn(&mut m, &t, 10);
             m.verify().unwrap();
-            let (all, by_mutator) = flips(&heap);
-            eprintln!("{flip:?} offered={offered}: {by_mutator} of {all} flips by the mutator");
-            assert!(all >= 3, "{flip:?}: the pacer ran cycles ({all} flips)");
-            if offered {
-                assert!(
-                    by_mutator * 2 >= all,
-                    "{flip:?}: the mutator ran most flips ({by_mutator} of {all})"
+            for kind in ["mark-end", "flip"] {
+                let (all, by_mutator) = pauses(&heap, kind);
+                eprintln!(
+                    "{flip:?} offered={offered}: {by_mutator} of {all} {kind} by the mutator"
                 );
-            } else {
-                assert_eq!(by_mutator, 0, "{flip:?}: the driver ran every flip");
+                assert!(all >= 3, "{flip:?}: the pacer ran cycles ({all} {kind})");
+                if offered {
+                    assert!(
+                        by_mutator * 2 >= all,
+                        "{flip:?}: the mutator ran most {kind} pauses ({by_mutator} of {all})"
+                    );
+                } else {
+                    assert_eq!(by_mutator, 0, "{flip:?}: the driver ran every {kind} pause");
+                }
             }
         }
     }
