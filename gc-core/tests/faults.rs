@@ -16,8 +16,12 @@
 
 use flipgc_core::{FaultMode, FillHook, Global, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+#[path = "common/timeout.rs"]
+mod timeout;
+use timeout::with_timeout;
 
 fn page() -> usize {
     flipgc_heap::Capabilities::probe().geometry.page
@@ -123,28 +127,6 @@ fn gated() -> (Arc<Gate>, FillHook) {
             }
         })),
     )
-}
-
-/// Runs `f` on its own thread and fails with "deadlock suspected" if it has not
-/// finished after 60 s.
-fn with_timeout(name: &str, f: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let runner = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            f();
-            let _ = tx.send(());
-        })
-        .unwrap();
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(()) => runner.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            if let Err(p) = runner.join() {
-                std::panic::resume_unwind(p);
-            }
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("deadlock suspected: {name}"),
-    }
 }
 
 /// Every compaction served its faults in `mode`; the stalls recorded.

@@ -6,8 +6,12 @@
 use flipgc_core::{CycleHook, CyclePoint, FixedType, Heap, HeapConfig, Mutator, RefField};
 use flipgc_core::{TypeRegistry, WordField};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "common/timeout.rs"]
+mod timeout;
+use timeout::with_timeout;
 
 struct Types {
     node: FixedType,
@@ -71,28 +75,6 @@ fn pauses(heap: &Heap, kind: &str) -> (usize, usize) {
 
 fn flips(heap: &Heap) -> (usize, usize) {
     pauses(heap, "flip")
-}
-
-/// Runs `f` on its own thread and fails with "deadlock suspected" if it has not
-/// finished after 60 s.
-fn with_timeout(name: &str, f: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let runner = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            f();
-            let _ = tx.send(());
-        })
-        .unwrap();
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(()) => runner.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            if let Err(p) = runner.join() {
-                std::panic::resume_unwind(p);
-            }
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("deadlock suspected: {name}"),
-    }
 }
 
 /// One mutator allocating flat out takes the mark-end and flip pauses of the cycles

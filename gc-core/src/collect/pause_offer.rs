@@ -98,20 +98,20 @@ impl PauseOffer {
             out = Some(pause(me));
         };
         let call: NonNull<dyn FnMut(u64) + Send + '_> = NonNull::from(&mut call);
-        // SAFETY: the lifetime erased. This function returns only after the slot
+        // The lifetime is erased below. This function returns only after the slot
         // went back to `Empty` from `Done` (the taker has returned from the call
         // and will not touch it again) or from `Offered` (the driver took the task
-        // back; nobody else had it). Until then `call`, and what it borrows, stay
-        // on this stack frame. A taker's panic aborts the process (its
+        // back; nobody else had it), and a taker's panic aborts the process (its
         // `AbortOnUnwind`), so the driver never leaves while a taker runs it.
+        // SAFETY: `call`, and what it borrows, outlive every use of the pointer.
         let call = unsafe {
             std::mem::transmute::<NonNull<dyn FnMut(u64) + Send + '_>, NonNull<dyn FnMut(u64) + Send>>(
                 call,
             )
         };
         let task = Task(call);
-        let deadline = Instant::now() + OFFER_WAIT;
-        let spin_until = Instant::now() + SPIN;
+        let offered_at = Instant::now();
+        let (deadline, spin_until) = (offered_at + OFFER_WAIT, offered_at + SPIN);
         let mut slot = self.slot.lock();
         *slot = Slot::Offered(task);
         self.offered.store(true, Ordering::Relaxed);

@@ -37,11 +37,12 @@ impl Tlab {
             // A hint, whatever the address (the buffer's end, an unmapped page).
             mem::prefetch(at + 512);
             if self.dirty {
+                // Atomic stores, so that the loop stays stores (not a `memset`
+                // call per object).
                 for i in 1..words {
                     // SAFETY: [at, at + bytes) was carved for this buffer alone and
                     // nothing has been allocated in it yet: mapped, writable,
-                    // referenced by nobody. Atomic stores, so that the loop stays
-                    // stores (not a `memset` call per object).
+                    // referenced by nobody.
                     unsafe { mem::store(at + i * WORD, 0) };
                 }
             }
