@@ -334,6 +334,25 @@ impl Drop for HeapInner {
     }
 }
 
+/// The pause offer's view of the heap (`collect/pause_offer.rs`): called by the
+/// driver thread while it offers a pause.
+impl crate::collect::pause_offer::GcPoints for HeapInner {
+    fn offers_on(&self) -> bool {
+        self.config.pauses_by_mutator
+    }
+
+    fn any_running(&self) -> bool {
+        self.safepoints.any_running()
+    }
+
+    fn call_to_gc_points(&self) {
+        // Release: a mutator whose poll sees the request (acquire) then sees the
+        // offer's hint flag; it takes the offer's lock before acting on either.
+        self.safepoints.requested.store(true, Ordering::Release);
+        self.driver.nudge();
+    }
+}
+
 impl HeapInner {
     /// The flip engine for this collection's flip: the heap's own, or, with
     /// `InjectPoint::FlipMremap` on a cycle where it fires, one whose `mremap` fails

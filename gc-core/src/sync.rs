@@ -1,10 +1,12 @@
 //! The synchronisation primitives of the protocols that have concurrency models
-//! (`collect/page_state.rs`, `safepoint.rs`). Those files name their locks and
+//! (`collect/page_state.rs`, `safepoint.rs`, `collect/pause_offer.rs`). Those files name their locks and
 //! atomics through this module only, so the model tests (`tests/models.rs`) can
 //! compile the same source files against a model checker's versions instead.
 
 pub use parking_lot::{Condvar, Mutex, MutexGuard};
 pub use std::sync::atomic;
+/// The clock of the pause offer's deadlines (`collect/pause_offer.rs`).
+pub use std::time::Instant;
 
 /// Gives up the CPU for a moment (the handshake's polling before it sleeps).
 pub use std::thread::yield_now;

@@ -97,7 +97,7 @@ pub fn run(
             // Offered to the mutators; `ctx` marks on whichever thread runs it, the
             // offer's lock ordering those marks after this thread's and before its
             // next ones (`single_marker`'s contract).
-            let done = inner.pause_offer.run(inner, |me| {
+            let done = inner.pause_offer.run(&**inner, |me| {
                 concurrent_mark::end(inner, &ctx, round, me, |pause| {
                     if inner.config.verify_after_gc {
                         sanity::check_marking(inner, &pause.stopped, &ctx);
@@ -134,7 +134,9 @@ pub fn run(
     fatal.phase("the flip pause");
     let (flipped, min_free, allocated_total_at_flip) = inner
         .pause_offer
-        .run(inner, |me| flip::pause(inner, n, boundary, plan, uffd, me))
+        .run(&**inner, |me| {
+            flip::pause(inner, n, boundary, plan, uffd, me)
+        })
         .finish(inner);
     let flipped_at = std::time::Instant::now();
 

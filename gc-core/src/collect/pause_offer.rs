@@ -22,13 +22,30 @@
 //! borrows and what it writes back cross threads through the lock: the driver's
 //! unlock after `Offered` releases them to the taker's lock; the taker's unlock
 //! after `Done` releases its writes to the driver's lock.
+//!
+//! The file names its locks, atomics and clock through `crate::sync`, and reaches
+//! the heap through [`GcPoints`], so that its concurrency model
+//! (`tests/offer_model.rs`) compiles this same file against a model checker's
+//! primitives: exactly one thread runs each offered pause, the driver returns only
+//! after it ran, and the pause's writes reach the driver.
 
-use crate::heap::HeapInner;
 use crate::safepoint::DRIVER;
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{yield_now, Condvar, Instant, Mutex, MutexGuard};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// What an offer needs from the heap: implemented by `HeapInner` (`heap.rs`), and
+/// by a stand-in in the concurrency model.
+pub trait GcPoints {
+    /// Whether pauses may be offered at all (`HeapConfig::pauses_by_mutator`).
+    fn offers_on(&self) -> bool;
+    /// Whether some mutator is running (it will reach a GC point).
+    fn any_running(&self) -> bool;
+    /// Sends the running mutators to their next GC point, and wakes the ones
+    /// waiting in `blocking` (for memory, or throttled) to look at the offer.
+    fn call_to_gc_points(&self);
+}
 
 /// How long the driver waits for a mutator to take a pause before it runs the
 /// pause itself. A mutator that allocates reaches a GC point at its next
@@ -87,8 +104,8 @@ impl PauseOffer {
     /// The driver: offers `pause` (called with the coordinator's id) to the
     /// mutators and returns its result once it has run, by a mutator or, failing
     /// one, by the driver itself.
-    pub fn run<R: Send>(&self, inner: &HeapInner, pause: impl FnOnce(u64) -> R + Send) -> R {
-        if !inner.config.pauses_by_mutator || !self.someone_may_take(inner) {
+    pub fn run<R: Send>(&self, inner: &impl GcPoints, pause: impl FnOnce(u64) -> R + Send) -> R {
+        if !inner.offers_on() || !self.someone_may_take(inner) {
             return pause(DRIVER);
         }
         let mut pause = Some(pause);
@@ -115,8 +132,7 @@ impl PauseOffer {
         let mut slot = self.slot.lock();
         *slot = Slot::Offered(task);
         self.offered.store(true, Ordering::Relaxed);
-        inner.safepoints.requested.store(true, Ordering::Release);
-        inner.driver.nudge();
+        inner.call_to_gc_points();
         loop {
             match std::mem::take(&mut *slot) {
                 Slot::Offered(task) => {
@@ -129,7 +145,7 @@ impl PauseOffer {
                     }
                     *slot = Slot::Offered(task);
                     if now < spin_until {
-                        MutexGuard::unlocked(&mut slot, std::thread::yield_now);
+                        MutexGuard::unlocked(&mut slot, yield_now);
                     } else {
                         self.cv.wait_for(&mut slot, (deadline - now).min(RECHECK));
                     }
@@ -137,7 +153,7 @@ impl PauseOffer {
                 Slot::Taken => {
                     *slot = Slot::Taken;
                     if Instant::now() < spin_until {
-                        MutexGuard::unlocked(&mut slot, std::thread::yield_now);
+                        MutexGuard::unlocked(&mut slot, yield_now);
                     } else {
                         self.cv.wait(&mut slot);
                     }
@@ -151,8 +167,8 @@ impl PauseOffer {
 
     /// Whether a mutator may still take an offer: one is running (it comes to a GC
     /// point), or waits in `blocking` ready to take one.
-    fn someone_may_take(&self, inner: &HeapInner) -> bool {
-        self.takers.load(Ordering::SeqCst) > 0 || inner.safepoints.any_running()
+    fn someone_may_take(&self, inner: &impl GcPoints) -> bool {
+        self.takers.load(Ordering::SeqCst) > 0 || inner.any_running()
     }
 
     /// Whether a pause is offered (a hint: [`PauseOffer::take`] decides).
