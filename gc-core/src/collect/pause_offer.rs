@@ -11,7 +11,10 @@
 //! (yielding) for [`SPIN`] before it sleeps: asleep, it left its CPU halted, and
 //! the flip's TLB shootdown, which interrupts that CPU whichever thread moves the
 //! heap, took longer to reach it (docs/architecture.md, the concurrent cycle, has
-//! the figures).
+//! the figures). It polls while the pause is still only offered too: sleeping
+//! until a mutator took it (woken by `take`) left its CPU free for the mutators
+//! and gave slightly shorter flips at the median, but a halted CPU sometimes woke
+//! milliseconds late, and flips waited for it (figures in the same place).
 //!
 //! Protocol, one offer at a time, every transition under `slot`'s lock:
 //! `Empty -> Offered(task)` (driver) `-> Taken` (a mutator, which runs the task)
