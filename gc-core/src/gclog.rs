@@ -165,6 +165,9 @@ pub fn pause_body(r: &PauseRecord, round: Option<usize>, capacity: u64) -> Strin
     if r.by_mutator {
         s.push_str(" by=mutator");
     }
+    if let Some(w) = &r.waited_for {
+        let _ = write!(s, " waited_for={w}");
+    }
     if r.flip.strategy != "none" {
         let _ = write!(
             s,
@@ -487,17 +490,20 @@ mod tests {
                 parked_bytes: 2 << 30,
             },
             by_mutator: true,
+            waited_for: Some("worker-2".into()),
         };
         assert_eq!(
             pause_body(&r, None, 1 << 30),
             "GC(3) pause kind=flip total=0.130ms ttsp=0.009ms used=610.0M->121.0M \
-             capacity=1024.0M by=mutator live=121.0M strategy=mremap+dontunmap level=pud flip_time=0.060ms \
+             capacity=1024.0M by=mutator waited_for=worker-2 live=121.0M strategy=mremap+dontunmap \
+             level=pud flip_time=0.060ms \
              parked=2048.0M"
         );
         let mark = PauseRecord {
             kind: "mark-end",
             flip: FlipSummary::none(),
             by_mutator: false,
+            waited_for: None,
             ..r
         };
         assert_eq!(

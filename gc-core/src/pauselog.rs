@@ -94,6 +94,9 @@ pub struct PauseRecord {
     /// triggered, or a mark-end or flip pause offered to it), rather than the GC
     /// driver.
     pub by_mutator: bool,
+    /// The mutator the stop waited for last, if it waited for any (its thread's
+    /// name, or `mutator-<id>`): the one that made the time to safepoint.
+    pub waited_for: Option<String>,
 }
 
 fn phases_as_map<S: serde::Serializer>(
@@ -500,6 +503,7 @@ mod tests {
                 parked_bytes: 0,
             },
             by_mutator: false,
+            waited_for: None,
         }
     }
 

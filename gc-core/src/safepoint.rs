@@ -57,6 +57,8 @@ struct Entry {
     id: u64,
     shared: Arc<MutatorShared>,
     status: Status,
+    /// The name of the thread that registered it (its own), if it has one.
+    thread: Option<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -97,6 +99,34 @@ pub struct Stopped<'a> {
     pub mutators: Vec<Arc<MutatorShared>>,
     /// Time from the request to the last mutator stopping.
     pub time_to_safepoint: Duration,
+    /// The mutator the stop waited for last (the last one still running when the
+    /// coordinator looked), if it waited for any: what made the time to safepoint.
+    pub waited_for: Option<Waited>,
+}
+
+/// A mutator a stop waited for ([`Stopped::waited_for`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waited {
+    /// Its id.
+    pub id: u64,
+    /// The name of its thread, if the thread has one.
+    pub thread: Option<Arc<str>>,
+}
+
+impl std::fmt::Display for Waited {
+    /// The thread's name (whitespace replaced by `_`), or `mutator-<id>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.thread {
+            Some(name) => {
+                for c in name.chars() {
+                    let c = if c.is_whitespace() { '_' } else { c };
+                    write!(f, "{c}")?;
+                }
+                Ok(())
+            }
+            None => write!(f, "mutator-{}", self.id),
+        }
+    }
 }
 
 impl Safepoints {
@@ -112,6 +142,7 @@ impl Safepoints {
             id,
             shared,
             status: Status::Running,
+            thread: std::thread::current().name().map(Arc::from),
         });
         self.changed();
         id
@@ -278,11 +309,16 @@ impl Safepoints {
         self.set(&mut st, me, Status::Parked);
         let mut warned = false;
         let mut polls = 0;
-        while st
+        let mut waited_for = None;
+        while let Some(e) = st
             .mutators
             .iter()
-            .any(|e| e.id != me && e.status == Status::Running)
+            .find(|e| e.id != me && e.status == Status::Running)
         {
+            waited_for = Some(Waited {
+                id: e.id,
+                thread: e.thread.clone(),
+            });
             st = match self.poll(st, &mut polls) {
                 Ok(polled) => {
                     st = polled;
@@ -312,6 +348,7 @@ impl Safepoints {
             me,
             mutators,
             time_to_safepoint: start.elapsed(),
+            waited_for,
         })
     }
 }

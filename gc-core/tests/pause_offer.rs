@@ -159,20 +159,23 @@ fn the_driver_takes_the_offer_back_when_no_mutator_comes() {
         let busy = {
             let (heap, flipping, done) =
                 (Arc::clone(&heap), Arc::clone(&flipping), Arc::clone(&done));
-            std::thread::spawn(move || {
-                let mut m = heap.bind_mutator().unwrap();
-                while !done.load(Ordering::SeqCst) {
-                    if flipping.swap(false, Ordering::SeqCst) {
-                        // Fifty times the offer's wait without a GC point.
-                        let until = Instant::now() + Duration::from_millis(50);
-                        while Instant::now() < until {
-                            std::hint::spin_loop();
+            std::thread::Builder::new()
+                .name("busy mutator".into())
+                .spawn(move || {
+                    let mut m = heap.bind_mutator().unwrap();
+                    while !done.load(Ordering::SeqCst) {
+                        if flipping.swap(false, Ordering::SeqCst) {
+                            // Fifty times the offer's wait without a GC point.
+                            let until = Instant::now() + Duration::from_millis(50);
+                            while Instant::now() < until {
+                                std::hint::spin_loop();
+                            }
                         }
+                        m.safepoint();
+                        std::thread::yield_now();
                     }
-                    m.safepoint();
-                    std::thread::yield_now();
-                }
-            })
+                })
+                .unwrap()
         };
         let mut m = heap.bind_mutator().unwrap();
         m.push(None);
@@ -188,6 +191,21 @@ fn the_driver_takes_the_offer_back_when_no_mutator_comes() {
         assert_eq!(
             by_mutator, before.1,
             "the driver ran the flip after its offer timed out"
+        );
+        // The flip's stop waited for the thread computing without a GC point, and
+        // its record (and GC log line) says which one (whitespace made `_`).
+        let log = heap.pause_log();
+        let flip = log
+            .records()
+            .iter()
+            .rev()
+            .find(|r| r.kind == "flip")
+            .expect("a flip record");
+        assert_eq!(flip.waited_for.as_deref(), Some("busy_mutator"));
+        assert!(
+            flip.ttsp_ns >= 1_000_000,
+            "it waited for the busy mutator: {} ns",
+            flip.ttsp_ns
         );
         m.verify().unwrap();
     });

@@ -143,6 +143,12 @@ pub struct Pause {
     pub live_bytes: u64,
     /// How the heap was moved.
     pub flip: Flip,
+    /// Whether a mutator ran the pause on its own thread (not the GC driver).
+    pub by_mutator: bool,
+    /// The mutator the stop waited for last, if any: its thread's name (`main`
+    /// for GCBench, binary-trees and the toy VM, `churn-<i>` for the churn's
+    /// threads, `hiccup-meter` for the hiccup meter), or `mutator-<id>`.
+    pub waited_for: Option<String>,
 }
 
 /// A pause's flip.
@@ -451,6 +457,8 @@ impl From<&PauseRecord> for Pause {
                 elapsed_ns: r.flip.elapsed_ns,
                 parked_bytes: r.flip.parked_bytes,
             },
+            by_mutator: r.by_mutator,
+            waited_for: r.waited_for.clone(),
         }
     }
 }
@@ -482,6 +490,7 @@ mod tests {
                 parked_bytes: 0,
             },
             by_mutator: false,
+            waited_for: None,
         }
     }
 

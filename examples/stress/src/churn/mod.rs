@@ -221,7 +221,13 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
     let deadline = params.seconds.map(|s| start + Duration::from_secs_f64(s));
     let results: Vec<Result<ThreadResult, StressError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..params.threads)
-            .map(|tid| s.spawn(move || churn_thread(heap, *types, params, tid, deadline)))
+            .map(|tid| {
+                // Named, so that pause records can say which thread a stop waited for.
+                std::thread::Builder::new()
+                    .name(format!("churn-{tid}"))
+                    .spawn_scoped(s, move || churn_thread(heap, *types, params, tid, deadline))
+                    .expect("spawning a churn thread")
+            })
             .collect();
         handles
             .into_iter()
