@@ -490,22 +490,8 @@ impl Mutator {
     /// (it is at a GC point: its allocation slow path).
     fn wait_for_flip(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
         use crate::collect::driver::Woke;
-        loop {
-            let woke = self.blocking(|| {
-                let _taker = inner.pause_offer.taker();
-                inner
-                    .driver
-                    .wait_for(Some(n), None, inner.pause_offer.offered())
-            });
-            match woke {
-                Woke::Offered => {
-                    if let Some(task) = inner.pause_offer.take() {
-                        self.before_stop();
-                        self.run_offered(task);
-                    }
-                }
-                Woke::Flipped | Woke::TimedOut => return,
-            }
+        while self.wait_taking_offers(inner, Some(n), None) == Woke::Offered {
+            self.take_offered(inner);
         }
     }
 
@@ -521,20 +507,36 @@ impl Mutator {
         let mut slept = 0;
         loop {
             let since = std::time::Instant::now();
-            let woke = self.blocking(|| {
-                let _taker = inner.pause_offer.taker();
-                inner
-                    .driver
-                    .wait_for(None, Some(until), inner.pause_offer.offered())
-            });
+            let woke = self.wait_taking_offers(inner, None, Some(until));
             slept += since.elapsed().as_nanos() as u64;
             if woke != Woke::Offered {
                 return slept;
             }
-            if let Some(task) = inner.pause_offer.take() {
-                self.before_stop();
-                self.run_offered(task);
-            }
+            self.take_offered(inner);
+        }
+    }
+
+    /// Waits in `blocking`, counted as ready to take an offered pause, until cycle
+    /// `n` (if given) has flipped, until `until` (if given), or until a pause is
+    /// offered ([`Driver::wait_for`](crate::collect::driver::Driver::wait_for)).
+    fn wait_taking_offers(
+        &mut self,
+        inner: &crate::heap::HeapInner,
+        n: Option<u64>,
+        until: Option<std::time::Instant>,
+    ) -> crate::collect::driver::Woke {
+        self.blocking(|| {
+            let _taker = inner.pause_offer.taker();
+            inner.driver.wait_for(n, until, inner.pause_offer.offered())
+        })
+    }
+
+    /// Out of `blocking` after an offer woke it: runs the offered pause, unless
+    /// another mutator (or the driver) took it first.
+    fn take_offered(&mut self, inner: &crate::heap::HeapInner) {
+        if let Some(task) = inner.pause_offer.take() {
+            self.before_stop();
+            self.run_offered(task);
         }
     }
 

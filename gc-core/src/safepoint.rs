@@ -57,8 +57,9 @@ struct Entry {
     id: u64,
     shared: Arc<MutatorShared>,
     status: Status,
-    /// The name of the thread that registered it (its own), if it has one.
-    thread: Option<Arc<str>>,
+    /// How pause records name it ([`Stopped::waited_for`]): made when it registers,
+    /// so that no pause formats it.
+    name: Arc<str>,
 }
 
 #[derive(Default)]
@@ -101,31 +102,20 @@ pub struct Stopped<'a> {
     pub time_to_safepoint: Duration,
     /// The mutator the stop waited for last (the last one still running when the
     /// coordinator looked), if it waited for any: what made the time to safepoint.
-    pub waited_for: Option<Waited>,
+    /// Named by its thread's name (whitespace replaced by `_`), or `mutator-<id>`
+    /// for a thread without one.
+    pub waited_for: Option<Arc<str>>,
 }
 
-/// A mutator a stop waited for ([`Stopped::waited_for`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Waited {
-    /// Its id.
-    pub id: u64,
-    /// The name of its thread, if the thread has one.
-    pub thread: Option<Arc<str>>,
-}
-
-impl std::fmt::Display for Waited {
-    /// The thread's name (whitespace replaced by `_`), or `mutator-<id>`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.thread {
-            Some(name) => {
-                for c in name.chars() {
-                    let c = if c.is_whitespace() { '_' } else { c };
-                    write!(f, "{c}")?;
-                }
-                Ok(())
-            }
-            None => write!(f, "mutator-{}", self.id),
-        }
+/// How pause records name mutator `id`, registered by the calling thread.
+fn mutator_name(id: u64) -> Arc<str> {
+    match std::thread::current().name() {
+        Some(name) => name
+            .chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect::<String>()
+            .into(),
+        None => format!("mutator-{id}").into(),
     }
 }
 
@@ -142,7 +132,7 @@ impl Safepoints {
             id,
             shared,
             status: Status::Running,
-            thread: std::thread::current().name().map(Arc::from),
+            name: mutator_name(id),
         });
         self.changed();
         id
@@ -315,10 +305,7 @@ impl Safepoints {
             .iter()
             .find(|e| e.id != me && e.status == Status::Running)
         {
-            waited_for = Some(Waited {
-                id: e.id,
-                thread: e.thread.clone(),
-            });
+            waited_for = Some(Arc::clone(&e.name));
             st = match self.poll(st, &mut polls) {
                 Ok(polled) => {
                     st = polled;

@@ -34,11 +34,14 @@
 use flipgc_core::{
     FaultMode, FlipMode, Gc, Global, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry,
 };
+#[path = "common/timeout.rs"]
+mod timeout;
 use flipgc_heap::Level;
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{mpsc, Barrier, OnceLock};
+use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
+use timeout::with_timeout_report;
 
 const HEAP: usize = 16 << 20;
 const THREADS: usize = 6;
@@ -946,7 +949,7 @@ fn run_in(mode: FlipMode, fault: FaultMode, seed: u64) {
         seen_while_away: AtomicU64::new(0),
     });
     let ctx2 = std::sync::Arc::clone(&ctx);
-    with_timeout(
+    with_timeout_report(
         &format!("churn-{}-{}", mode.name(), fault.name()),
         move || body(mode, seed, &ctx2),
         || ctx.progress.report(),
@@ -966,35 +969,6 @@ fn run_in(mode: FlipMode, fault: FaultMode, seed: u64) {
         log.fault_stalls().len(),
         log.fault_stalls().max() / 1000
     );
-}
-
-/// Runs `f` on its own thread; fails with "deadlock suspected" (and `report()`) if
-/// it has not finished after 60 s, and with `f`'s own panic if it panicked.
-fn with_timeout(name: &str, f: impl FnOnce() + Send + 'static, report: impl Fn() -> String) {
-    let (tx, rx) = mpsc::channel();
-    let runner = std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            f();
-            let _ = tx.send(());
-        })
-        .expect("spawning the body");
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(()) => runner.join().expect("body finished"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            // The body panicked: report its panic.
-            if let Err(p) = runner.join() {
-                std::panic::resume_unwind(p);
-            }
-            unreachable!("the body dropped its sender without finishing");
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!(
-                "deadlock suspected: {name} not done after 60 s; {}",
-                report()
-            )
-        }
-    }
 }
 
 /// Collection storm: every thread calls `collect` back to back, so most calls find
@@ -1022,7 +996,7 @@ fn collect_storm(mode: FlipMode, recycle_from_space: bool) {
             .collect::<Vec<_>>(),
     );
     let (heap2, done2) = (heap.clone(), std::sync::Arc::clone(&done));
-    with_timeout(
+    with_timeout_report(
         &format!("storm-{}", mode.name()),
         move || {
             std::thread::scope(|s| {

@@ -110,7 +110,7 @@ impl<'a> Pause<'a> {
             large_object_freed_bytes: d.los.1 as u64,
             flip: d.flip.unwrap_or_else(FlipSummary::none),
             by_mutator: self.by_mutator,
-            waited_for: self.stopped.waited_for.as_ref().map(|w| w.to_string()),
+            waited_for: self.stopped.waited_for.as_deref().map(String::from),
         };
         tracing::debug!(kind = self.kind, total_ns = record.total_ns, "pause done");
         let logged = self.inner.gclog.spec.any().then(|| record.clone());
