@@ -26,7 +26,7 @@ impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
     #[inline(always)]
     fn header_of(&self, obj: Gc<'_>) -> Header {
-        if !self.owns(obj.addr) {
+        if !self.accessible(obj.addr) {
             foreign(obj);
         }
         // SAFETY: `obj` is a live object of this heap (mutator invariant 1, and the
@@ -40,7 +40,7 @@ impl Mutator {
     fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
         // `&&` short-circuits: the header is loaded only for an address of this heap.
         let ok = registry == self.registry
-            && self.owns(obj.addr)
+            && self.accessible(obj.addr)
             // SAFETY: `obj` lies in this heap (checked just before): its header word
             // is mapped.
             && unsafe { mem::load(obj.addr) } & !HASHED == header;

@@ -132,6 +132,11 @@ pub enum CyclePoint {
     /// After the plan and the parking of dead extents (`collect/park.rs`), before the
     /// flip pause: mutators run, and parked ranges of the heap read as zeros.
     Flipping,
+    /// After a flip pause that left the compaction concurrent, before the
+    /// compaction's own work starts (the forwarding of the large objects' fields no
+    /// mutator has needed yet, recycling, the background fill): mutators run, pages
+    /// fill on demand, and large objects are forwarded as mutators touch them.
+    Compacting,
 }
 
 /// A callback run by the collector at fixed [`CyclePoint`]s of each concurrent cycle,

@@ -78,6 +78,9 @@ pub(crate) struct HeapInner {
     pub intake: Arc<Intake>,
     /// The large-object space's mark side table (used without the space's lock).
     pub los_marks: Arc<LosMarks>,
+    /// From a concurrent flip pause until its compaction has forwarded every large
+    /// object left pending: what forwards their fields (`collect/large.rs`).
+    pub large_forwarder: Mutex<Option<Arc<dyn crate::collect::large::ForwardFields>>>,
     /// When cycles start, and the pressure on allocating threads.
     pub pacer: Pacer,
     /// Identity hashes handed out (`hash.rs`).
@@ -145,6 +148,7 @@ impl Heap {
             space: Mutex::new(space),
             los: Mutex::new(los),
             los_marks,
+            large_forwarder: Mutex::new(None),
             safepoints: Safepoints::default(),
             globals: Mutex::new(GlobalTable::default()),
             log: Mutex::new(PauseLog::new()),

@@ -134,6 +134,31 @@ impl Mutator {
         addr.wrapping_sub(self.base) < self.cap || addr.wrapping_sub(self.los_base) < self.los_cap
     }
 
+    /// Whether the object at `addr` lies in this heap ([`Mutator::owns`]), made
+    /// ready for an access to its fields: a large object whose fields still await
+    /// forwarding since a flip pause is forwarded first (`collect/large.rs`; one
+    /// side-table byte read on the large-object branch, nothing on the moving one).
+    #[inline(always)]
+    pub(crate) fn accessible(&self, addr: usize) -> bool {
+        if addr.wrapping_sub(self.base) < self.cap {
+            return true;
+        }
+        if addr.wrapping_sub(self.los_base) < self.los_cap {
+            if self.heap.inner.los_marks.awaits_forwarding(addr) {
+                self.forward_large(addr);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The slow path of [`Mutator::accessible`]. No GC point.
+    #[cold]
+    #[inline(never)]
+    fn forward_large(&self, addr: usize) {
+        crate::collect::large::ensure_forwarded(&self.heap.inner, addr);
+    }
+
     // ---- allocation (GC points) ----
 
     /// Allocates a zeroed object of type `ty` (`len` elements for arrays, ignored for

@@ -279,6 +279,13 @@ impl RootTask for Compaction {
     }
 }
 
+impl super::large::ForwardFields for Compaction {
+    fn forward_fields(&self, addr: usize) {
+        let fill = self.tables.ctx(&self.inner, &self.layout);
+        super::roots::forward_large_object(&fill, addr);
+    }
+}
+
 impl Compaction {
     /// Where the object at old address `v` lives now, or `None` if it died
     /// ([`super::fill::FillCtx::survivor`]).
@@ -694,6 +701,11 @@ impl Compaction {
                         .expect("spawning a fill worker")
                 })
                 .collect();
+            // The large objects' fields that no mutator has needed yet, first: until
+            // they are all forwarded, the compaction cannot end (`large.rs`).
+            fatal.phase("concurrent compaction (forwarding the large objects' fields)");
+            super::large::forward_all_and_withdraw(&self.inner);
+            fatal.phase("concurrent compaction");
             self.recycle_ahead();
             self.work();
             for h in helpers {

@@ -143,6 +143,7 @@ pub fn run(
     // 6. concurrent compaction
     #[cfg(target_os = "linux")]
     if let flip::Flipped::Concurrent(compaction) = flipped {
+        hook(CyclePoint::Compacting);
         fatal.phase("concurrent compaction");
         compaction.run(inner.config.concurrent_workers);
     }

@@ -130,7 +130,8 @@ impl FlipOutcome {
 }
 
 /// Cycle `n`'s flip pause, after the plan of the marked region below `boundary`:
-/// forwards the globals and the large objects' fields, sweeps dead large objects,
+/// forwards the globals, sweeps dead large objects (and leaves the live ones'
+/// fields pending, `large.rs`),
 /// moves the heap (objects allocated since the mark-start pause, above `boundary`,
 /// move down by one constant slide), registers the emptied heap with userfaultfd
 /// (`uffd`, opened during the plan), and leaves every mutator its root forwarding.
@@ -176,12 +177,11 @@ pub fn pause(
     let (pages, new_top) = {
         let fill = tables.ctx(inner, &layout);
         // Mutators' own roots are forwarded after the pause, unless the compaction
-        // ends up inside it.
+        // ends up inside it; so are the live large objects' fields (`large.rs`).
         roots::forward_globals(inner, &mut globals, &fill);
-        p.phase("large-objects");
-        roots::forward_large_objects(inner, &los, &fill);
         (fill.pages(), fill.new_top())
     };
+    p.phase("large-objects");
     los.black = false;
     // Unlinked only: their memory goes back after the pause.
     let dead = los.sweep();
@@ -243,6 +243,17 @@ pub fn pause(
         ));
         // SIGBUS mode: handlers find it from now on (no mutator runs yet).
         compaction.publish();
+        // The live large objects' fields: forwarded by whichever thread touches
+        // each first (`large.rs`), at the latest by the compaction as it starts.
+        let types = &inner.types;
+        los.defer_forwarding(|addr| {
+            // SAFETY: a live large object's header is mapped and immutable.
+            types.has_ref_fields(crate::object::Header(unsafe { crate::mem::load(addr) }))
+        });
+        super::large::publish(
+            inner,
+            Arc::clone(&compaction) as Arc<dyn super::large::ForwardFields>,
+        );
         for m in &mutators {
             m.set_pending_forward(Arc::clone(&compaction) as Arc<dyn crate::roots::RootTask>);
         }
@@ -263,7 +274,8 @@ pub fn pause(
     #[cfg(not(target_os = "linux"))]
     let _ = registered;
 
-    // In-pause fallback: every root and every page now, in place.
+    // In-pause fallback: every root, the large objects' fields and every page now,
+    // in place.
     p.phase("compact");
     {
         let fill = tables.ctx(inner, &layout);
@@ -271,6 +283,7 @@ pub fn pause(
             // SAFETY: the world is stopped: the collector owns every mutator's roots.
             roots::forward_table(unsafe { m.roots() }, &fill);
         }
+        roots::forward_large_objects(&los, &fill);
         fill.fill_all(inner.config.gc_workers);
         hashes.rekey(|v| fill.survivor(v, &inner.los_marks));
     }

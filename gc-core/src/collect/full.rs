@@ -80,6 +80,9 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let (live_words, live_objects) = (plan.live_words, plan.live_objects);
     let tables = FillTables::new(Tables::take(&mut st), plan.fwd, Vec::new());
     let fill = tables.ctx(inner, &layout);
+    // Unlinked only: their memory goes back after the pause. Swept first, so that
+    // only the live large objects' fields are forwarded.
+    let dead = los.sweep();
     roots::forward_all(inner, &p.stopped, &mut globals, &los, &fill);
 
     p.phase("flip");
@@ -101,8 +104,6 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         inner.config.recycle_from_space,
         moved.from_populated,
     );
-    // Unlinked only: their memory goes back after the pause.
-    let dead = los.sweep();
     inner
         .hashes
         .lock()

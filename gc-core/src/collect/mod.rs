@@ -28,6 +28,7 @@ pub mod fill;
 pub mod flip;
 pub mod forward;
 pub mod full;
+pub mod large;
 pub mod mark;
 pub mod page_state;
 pub mod park;

@@ -7,10 +7,11 @@
 //!   own thread as it resumes (or the driver, right after the pause, for mutators
 //!   still parked or blocking), pushing its roots into the marking intake; the
 //!   globals are scanned concurrently by the driver, with their overwrites logged.
-//! - **Forwarding.** The one-pause cycle rewrites every root in its pause; a
-//!   concurrent cycle rewrites the globals and the large objects' fields in its
-//!   flip pause ([`forward_globals`], then [`forward_large_objects`], a phase of its
-//!   own) and leaves each mutator its own, pending.
+//! - **Forwarding.** The one-pause cycle rewrites every root, and the live large
+//!   objects' fields, in its pause ([`forward_all`]); a concurrent cycle rewrites
+//!   the globals in its flip pause ([`forward_globals`]), leaves each mutator its
+//!   own roots, pending, and leaves the large objects' fields to whichever thread
+//!   touches each first (`large.rs`, [`forward_large_object`]).
 
 use super::concurrent_mark::Intake;
 use super::fill::FillCtx;
@@ -54,7 +55,7 @@ impl RootTask for RootScan {
 }
 
 /// Rewrites every root (mutators', globals) and every reference field of a live
-/// large object to the new addresses. The world must be stopped.
+/// large object to the new addresses. The world must be stopped, and `los` swept.
 pub fn forward_all(
     inner: &HeapInner,
     stopped: &Stopped<'_>,
@@ -67,7 +68,7 @@ pub fn forward_all(
         forward_table(unsafe { m.roots() }, fill);
     }
     forward_globals(inner, globals, fill);
-    forward_large_objects(inner, los, fill);
+    forward_large_objects(los, fill);
 }
 
 /// Rewrites one mutator's roots, and its weak handles.
@@ -92,17 +93,27 @@ pub fn forward_globals(inner: &HeapInner, globals: &mut GlobalTable, fill: &Fill
     super::refs::forward_queues(inner, |v| fill.forward(v));
 }
 
-/// Rewrites every reference field of a live large object: large objects do not
-/// move, but their references into the moving space must. The world must be
-/// stopped; the time grows with the live large objects' reference fields.
-pub fn forward_large_objects(inner: &HeapInner, los: &Los, fill: &FillCtx<'_>) {
-    for (addr, _) in los.iter().filter(|(a, _)| los.is_marked(*a)) {
-        // SAFETY: a live large object's header is mapped; the world is stopped.
-        let h = crate::object::Header(unsafe { mem::load(addr) });
-        inner.types.for_each_ref_field(h, |f| {
-            let slot = addr + WORD * (1 + f);
-            // SAFETY: `slot` is a field of the large object (its type's layout).
-            unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
-        });
+/// Rewrites every reference field of every large object in `los` (after its sweep:
+/// the live ones): large objects do not move, but their references into the moving
+/// space must. The world must be stopped; the time grows with the live large
+/// objects' reference fields. The one-pause cycle and the in-pause fallback only: a
+/// concurrent compaction forwards them lazily (`large.rs`).
+pub fn forward_large_objects(los: &Los, fill: &FillCtx<'_>) {
+    for (addr, _) in los.iter() {
+        forward_large_object(fill, addr);
     }
+}
+
+/// Rewrites the reference fields of the live large object at `addr`. The caller
+/// has the object to itself: the world is stopped, or it holds the object's
+/// forwarding claim (`large.rs`).
+pub fn forward_large_object(fill: &FillCtx<'_>, addr: usize) {
+    // SAFETY: a live large object's header is mapped, and immutable.
+    let h = crate::object::Header(unsafe { mem::load(addr) });
+    fill.types.for_each_ref_field(h, |f| {
+        let slot = addr + WORD * (1 + f);
+        // SAFETY: `slot` is a field of the large object (its type's layout), which
+        // the caller has to itself.
+        unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
+    });
 }

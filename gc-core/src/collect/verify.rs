@@ -41,6 +41,9 @@ pub fn verify_now(inner: &HeapInner) {
 /// Verifies the heap; the world must be stopped (`stopped` proves it).
 pub fn verify_stopped(inner: &HeapInner, stopped: &Stopped<'_>) -> Result<VerifyReport, String> {
     stopped.fix_pending_roots();
+    // During a concurrent compaction: the large objects' fields no thread has
+    // needed yet (the compaction may be forwarding some of them meanwhile).
+    super::large::forward_pending(inner);
     let space = inner.space.lock();
     let los = inner.los.lock();
     let globals = inner.globals.lock();

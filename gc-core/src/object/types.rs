@@ -393,6 +393,17 @@ impl TypeRegistry {
         self.shape(header).is_ref(header.len(), field)
     }
 
+    /// Whether an object with `header` has any reference field (weak ones
+    /// included). `header` must name a registered type.
+    pub fn has_ref_fields(&self, header: Header) -> bool {
+        let shape = self.shape(header);
+        match shape.kind {
+            ShapeKind::Fixed => shape.ref_mask != 0 || !shape.wide_refs.is_empty(),
+            ShapeKind::RefArray => !header.is_empty(),
+            ShapeKind::ByteArray | ShapeKind::Invalid => false,
+        }
+    }
+
     /// Calls `f` with each reference field index of an object with `header`, in
     /// increasing order.
     #[inline]

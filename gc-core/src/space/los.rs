@@ -7,6 +7,14 @@
 //! ([`LosMarks`]): `FREE` where no object starts, else `UNMARKED` or `MARKED`. Markers
 //! read and set it without the space's lock, so large objects can be allocated
 //! while marking runs concurrently (born `MARKED` then: black allocation).
+//!
+//! The same byte carries lazy forwarding (`collect/large.rs`). A concurrent
+//! cycle's flip pause does not rewrite the live large objects' reference fields: it
+//! marks each one that has any `PENDING` ([`Los::defer_forwarding`]), and the first
+//! thread to touch it after the pause forwards it (`PENDING` -> `FORWARDING` ->
+//! `UNMARKED`): a mutator about to access it, the compaction, or the verifier. The
+//! compaction forwards every one left before it ends, and marking never runs
+//! during a compaction, so markers never see either state.
 
 use crate::error::GcError;
 use flipgc_heap::{Reservation, Span};
@@ -17,6 +25,24 @@ use std::sync::Arc;
 const FREE: u8 = 0;
 const UNMARKED: u8 = 1;
 const MARKED: u8 = 2;
+/// Live, unmarked, and its reference fields still hold the addresses from before
+/// the last flip.
+const PENDING: u8 = 3;
+/// Live, unmarked, and a thread is forwarding its reference fields now.
+const FORWARDING: u8 = 4;
+
+/// What [`LosMarks::claim_forwarding`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The caller must forward the object's fields, then call
+    /// [`LosMarks::forwarded`].
+    Mine,
+    /// Another thread is forwarding them: wait until the object is no longer
+    /// [`LosMarks::awaits_forwarding`].
+    Busy,
+    /// Nothing to do: forwarded already, or nothing to forward.
+    Done,
+}
 
 /// Per page of the large-object space: whether an object starts there, and its mark.
 pub struct LosMarks {
@@ -53,8 +79,64 @@ impl LosMarks {
         match s.compare_exchange(UNMARKED, MARKED, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => Some(true),
             Err(MARKED) => Some(false),
+            Err(PENDING | FORWARDING) => panic!(
+                "large object {addr:#x} is marked before its fields were forwarded \
+                 (a compaction ended with it pending)"
+            ),
             Err(_) => None,
         }
+    }
+
+    /// Whether the large object starting at `addr` has reference fields that still
+    /// hold pre-flip addresses (or are being forwarded). `false` where no large
+    /// object starts. Lock-free; any thread.
+    ///
+    /// Acquire: once this reads `false` for an object another thread forwarded,
+    /// that thread's stores of the new addresses are visible (it left the state
+    /// with a release store, [`LosMarks::forwarded`]).
+    #[inline]
+    pub fn awaits_forwarding(&self, addr: usize) -> bool {
+        self.state(addr)
+            .is_some_and(|s| s.load(Ordering::Acquire) >= PENDING)
+    }
+
+    /// Whether the large object at `addr` is pending and unclaimed.
+    pub fn is_pending(&self, addr: usize) -> bool {
+        self.state(addr)
+            .is_some_and(|s| s.load(Ordering::Acquire) == PENDING)
+    }
+
+    /// Takes the forwarding of the large object at `addr`, if it is pending.
+    pub fn claim_forwarding(&self, addr: usize) -> Claim {
+        let Some(s) = self.state(addr) else {
+            return Claim::Done;
+        };
+        // Acquire on success: the fields as the flip pause left them (and as the
+        // mutators wrote them before it) are visible to the forwarding thread.
+        match s.compare_exchange(PENDING, FORWARDING, Ordering::Acquire, Ordering::Acquire) {
+            Ok(_) => Claim::Mine,
+            Err(FORWARDING) => Claim::Busy,
+            Err(_) => Claim::Done,
+        }
+    }
+
+    /// Ends the forwarding the caller claimed ([`Claim::Mine`]) of the object at
+    /// `addr`. Release: publishes the forwarded fields to every thread that then
+    /// reads the state ([`LosMarks::awaits_forwarding`], acquire).
+    pub fn forwarded(&self, addr: usize) {
+        let s = self.state(addr).expect("a large object start");
+        debug_assert_eq!(s.load(Ordering::Relaxed), FORWARDING);
+        s.store(UNMARKED, Ordering::Release);
+    }
+
+    /// Addresses of the large objects still [`PENDING`] (a scan of the whole table:
+    /// one byte per page of the space).
+    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
+        self.states
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.load(Ordering::Relaxed) == PENDING)
+            .map(|(i, _)| self.base + i * self.page)
     }
 
     /// Whether a large object starts at `addr` (marked or not).
@@ -208,11 +290,6 @@ impl Los {
         self.objects.get(&addr)
     }
 
-    /// Whether the object at `addr` is marked (valid between marking and the sweep).
-    pub fn is_marked(&self, addr: usize) -> bool {
-        self.marks.is_marked(addr)
-    }
-
     /// Unlinks every unmarked object and clears the marks of the rest. The dead
     /// objects' memory and address ranges are not given back here: that takes time
     /// in proportion to their size (freeing their pages, a TLB shootdown), so a
@@ -244,6 +321,23 @@ impl Los {
             s.store(UNMARKED, Ordering::Relaxed);
         }
         dead
+    }
+
+    /// Marks every live object for which `has_refs` holds `PENDING`: its reference
+    /// fields are forwarded after the pause that calls this, lazily
+    /// (`collect/large.rs`). After [`Los::sweep`] (every live object `UNMARKED`),
+    /// with the world stopped. Returns how many were marked.
+    pub fn defer_forwarding(&self, has_refs: impl Fn(usize) -> bool) -> usize {
+        let mut n = 0;
+        for addr in self.objects.keys().copied().filter(|a| has_refs(*a)) {
+            let s = self.marks.state(addr).expect("an object start");
+            debug_assert_eq!(s.load(Ordering::Relaxed), UNMARKED);
+            // Relaxed: the pause's end (the safepoint lock) publishes it to the
+            // mutators, and the compaction starts after the pause.
+            s.store(PENDING, Ordering::Relaxed);
+            n += 1;
+        }
+        n
     }
 
     /// Makes the ranges of dead objects whose memory [`Dead::free`] gave back
@@ -314,7 +408,7 @@ mod tests {
         assert_eq!((dead.count(), dead.bytes()), (2, 4 * 4096));
         los.reuse(dead.free());
         assert!(los.get(a).is_none() && los.get(b).is_some());
-        assert!(!los.is_marked(b));
+        assert!(!los.marks().is_marked(b));
         assert_eq!(
             los.marks().mark(a),
             None,
