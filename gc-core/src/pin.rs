@@ -38,6 +38,12 @@ impl Mutator {
     /// The address of a pinned object's first payload byte (just past its header):
     /// fields, elements or bytes, in order. Valid while the object is reachable.
     ///
+    /// Reference fields read through it hold current addresses only until the next
+    /// GC point: a concurrent collection forwards a large object's fields lazily,
+    /// when it is next accessed through a mutator (`collect/large.rs`), which this
+    /// call does. Call it again after each GC point before reading references
+    /// through it.
+    ///
     /// # Panics
     /// If `obj` is not pinned ([`Mutator::is_pinned`]).
     pub fn pinned_payload(&self, obj: Gc<'_>) -> *mut u8 {

@@ -4,9 +4,10 @@
 //! unreachable.
 //!
 //! Mark state lives in a side table with one byte per page of the reservation
-//! ([`LosMarks`]): `FREE` where no object starts, else `UNMARKED` or `MARKED`. Markers
-//! read and set it without the space's lock, so large objects can be allocated
-//! while marking runs concurrently (born `MARKED` then: black allocation).
+//! ([`LosMarks`], in `los_marks.rs`): `FREE` where no object starts, else
+//! `UNMARKED` or `MARKED`. Markers read and set it without the space's lock, so
+//! large objects can be allocated while marking runs concurrently (born `MARKED`
+//! then: black allocation).
 //!
 //! The same byte carries lazy forwarding (`collect/large.rs`). A concurrent
 //! cycle's flip pause does not rewrite the live large objects' reference fields: it
@@ -19,138 +20,11 @@
 use crate::error::GcError;
 use flipgc_heap::{Reservation, Span};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-const FREE: u8 = 0;
-const UNMARKED: u8 = 1;
-const MARKED: u8 = 2;
-/// Live, unmarked, and its reference fields still hold the addresses from before
-/// the last flip.
-const PENDING: u8 = 3;
-/// Live, unmarked, and a thread is forwarding its reference fields now.
-const FORWARDING: u8 = 4;
-
-/// What [`LosMarks::claim_forwarding`] found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Claim {
-    /// The caller must forward the object's fields, then call
-    /// [`LosMarks::forwarded`].
-    Mine,
-    /// Another thread is forwarding them: wait until the object is no longer
-    /// [`LosMarks::awaits_forwarding`].
-    Busy,
-    /// Nothing to do: forwarded already, or nothing to forward.
-    Done,
-}
-
-/// Per page of the large-object space: whether an object starts there, and its mark.
-pub struct LosMarks {
-    base: usize,
-    page: usize,
-    states: Box<[AtomicU8]>,
-}
-
-impl LosMarks {
-    fn new(base: usize, len: usize, page: usize) -> LosMarks {
-        LosMarks {
-            base,
-            page,
-            states: (0..len / page).map(|_| AtomicU8::new(FREE)).collect(),
-        }
-    }
-
-    fn state(&self, addr: usize) -> Option<&AtomicU8> {
-        let off = addr.checked_sub(self.base)?;
-        if off % self.page != 0 {
-            return None;
-        }
-        self.states.get(off / self.page)
-    }
-
-    /// Marks the large object starting at `addr`: `Some(true)` if this call marked
-    /// it (it must be scanned), `Some(false)` if it was marked already, `None` if no
-    /// large object starts there. Lock-free; any thread.
-    #[inline]
-    pub fn mark(&self, addr: usize) -> Option<bool> {
-        let s = self.state(addr)?;
-        // Acquire: the object's header and fields, written before it was published
-        // (the state is stored with release at allocation).
-        match s.compare_exchange(UNMARKED, MARKED, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => Some(true),
-            Err(MARKED) => Some(false),
-            Err(PENDING | FORWARDING) => panic!(
-                "large object {addr:#x} is marked before its fields were forwarded \
-                 (a compaction ended with it pending)"
-            ),
-            Err(_) => None,
-        }
-    }
-
-    /// Whether the large object starting at `addr` has reference fields that still
-    /// hold pre-flip addresses (or are being forwarded). `false` where no large
-    /// object starts. Lock-free; any thread.
-    ///
-    /// Acquire: once this reads `false` for an object another thread forwarded,
-    /// that thread's stores of the new addresses are visible (it left the state
-    /// with a release store, [`LosMarks::forwarded`]).
-    #[inline]
-    pub fn awaits_forwarding(&self, addr: usize) -> bool {
-        self.state(addr)
-            .is_some_and(|s| s.load(Ordering::Acquire) >= PENDING)
-    }
-
-    /// Whether the large object at `addr` is pending and unclaimed.
-    pub fn is_pending(&self, addr: usize) -> bool {
-        self.state(addr)
-            .is_some_and(|s| s.load(Ordering::Acquire) == PENDING)
-    }
-
-    /// Takes the forwarding of the large object at `addr`, if it is pending.
-    pub fn claim_forwarding(&self, addr: usize) -> Claim {
-        let Some(s) = self.state(addr) else {
-            return Claim::Done;
-        };
-        // Acquire on success: the fields as the flip pause left them (and as the
-        // mutators wrote them before it) are visible to the forwarding thread.
-        match s.compare_exchange(PENDING, FORWARDING, Ordering::Acquire, Ordering::Acquire) {
-            Ok(_) => Claim::Mine,
-            Err(FORWARDING) => Claim::Busy,
-            Err(_) => Claim::Done,
-        }
-    }
-
-    /// Ends the forwarding the caller claimed ([`Claim::Mine`]) of the object at
-    /// `addr`. Release: publishes the forwarded fields to every thread that then
-    /// reads the state ([`LosMarks::awaits_forwarding`], acquire).
-    pub fn forwarded(&self, addr: usize) {
-        let s = self.state(addr).expect("a large object start");
-        debug_assert_eq!(s.load(Ordering::Relaxed), FORWARDING);
-        s.store(UNMARKED, Ordering::Release);
-    }
-
-    /// Addresses of the large objects still [`PENDING`] (a scan of the whole table:
-    /// one byte per page of the space).
-    pub fn pending(&self) -> impl Iterator<Item = usize> + '_ {
-        self.states
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.load(Ordering::Relaxed) == PENDING)
-            .map(|(i, _)| self.base + i * self.page)
-    }
-
-    /// Whether a large object starts at `addr` (marked or not).
-    pub fn exists(&self, addr: usize) -> bool {
-        self.state(addr)
-            .is_some_and(|s| s.load(Ordering::Acquire) != FREE)
-    }
-
-    /// Whether a large object starts at `addr` and is marked.
-    pub fn is_marked(&self, addr: usize) -> bool {
-        self.state(addr)
-            .is_some_and(|s| s.load(Ordering::Acquire) == MARKED)
-    }
-}
+pub use super::los_marks::{Claim, LosMarks};
+use super::los_marks::{FREE, MARKED, PENDING, UNMARKED};
 
 /// One large object.
 pub struct LargeObject {

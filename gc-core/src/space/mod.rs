@@ -2,5 +2,6 @@
 //! thread-local allocation buffers) and the non-moving large-object space.
 
 pub mod los;
+mod los_marks;
 pub mod moving;
 pub mod tlab;
