@@ -12,7 +12,7 @@
 //! One large object, with one reference field, at the start of the second page
 //! of the space. As the flip pause would, before the threads start, the object
 //! is allocated (`UNMARKED`, as `Los::alloc` stores it), its field holds the old
-//! address (1), and it is marked `PENDING` (as `Los::defer_forwarding` does).
+//! address (1), and it is marked `PENDING` (as the flip pause's `Los::sweep` does).
 //! Forwarding adds 1 to the field (every address moved by one: 1 becomes 2, and
 //! a second forwarding of the same field would show as a 3 or a 4). The field is
 //! a cell whose plain accesses the checker tracks: a read or a write of it that

@@ -183,8 +183,15 @@ pub fn pause(
     };
     p.phase("large-objects");
     los.black = false;
-    // Unlinked only: their memory goes back after the pause.
-    let dead = los.sweep();
+    // Unlinked only: their memory goes back after the pause. The live ones with
+    // reference fields are left pending: forwarded by whichever thread touches
+    // each first (`large.rs`), at the latest by the compaction as it starts; or,
+    // if the compaction ends up inside this pause, by it.
+    let types = &inner.types;
+    let dead = los.sweep(|addr| {
+        // SAFETY: a live large object's header is mapped and immutable.
+        types.has_ref_fields(crate::object::Header(unsafe { crate::mem::load(addr) }))
+    });
 
     p.phase("flip");
     let moving = &mut *space;
@@ -243,13 +250,7 @@ pub fn pause(
         ));
         // SIGBUS mode: handlers find it from now on (no mutator runs yet).
         compaction.publish();
-        // The live large objects' fields: forwarded by whichever thread touches
-        // each first (`large.rs`), at the latest by the compaction as it starts.
-        let types = &inner.types;
-        los.defer_forwarding(|addr| {
-            // SAFETY: a live large object's header is mapped and immutable.
-            types.has_ref_fields(crate::object::Header(unsafe { crate::mem::load(addr) }))
-        });
+        // The forwarder of the large objects left pending by the sweep.
         super::large::publish(
             inner,
             Arc::clone(&compaction) as Arc<dyn super::large::ForwardFields>,

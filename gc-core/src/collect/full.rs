@@ -82,7 +82,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let fill = tables.ctx(inner, &layout);
     // Unlinked only: their memory goes back after the pause. Swept first, so that
     // only the live large objects' fields are forwarded.
-    let dead = los.sweep();
+    let dead = los.sweep(|_| false);
     roots::forward_all(inner, &p.stopped, &mut globals, &los, &fill);
 
     p.phase("flip");

@@ -51,42 +51,35 @@ pub trait ForwardFields: Send + Sync {
 pub fn ensure_forwarded(inner: &HeapInner, addr: usize) {
     let forwarder = inner.large_forwarder.lock().clone();
     match forwarder {
-        Some(f) => {
-            forward_one(&inner.los_marks, &*f, addr);
-        }
+        Some(f) => forward_one(&inner.los_marks, &*f, addr),
         // Invariant 3: only a claim in progress can be left.
         None => wait_forwarded(&inner.los_marks, addr),
     }
 }
 
-/// Forwards every large object still pending; returns how many this call
-/// forwarded. With the world stopped (the verifier), or on the compaction's thread.
-pub fn forward_pending(inner: &HeapInner) -> usize {
+/// Forwards every large object still pending. With the world stopped (the
+/// verifier), or on the compaction's thread.
+pub fn forward_pending(inner: &HeapInner) {
     let forwarder = inner.large_forwarder.lock().clone();
-    let Some(f) = forwarder else {
-        return 0;
-    };
-    let marks = &inner.los_marks;
-    let mut n = 0;
-    for addr in marks.pending() {
-        n += usize::from(forward_one(marks, &*f, addr));
+    if let Some(f) = forwarder {
+        let marks = &inner.los_marks;
+        for addr in marks.pending() {
+            forward_one(marks, &*f, addr);
+        }
     }
-    n
 }
 
 /// The compaction, as it starts: forwards every large object still pending, then
-/// withdraws the forwarder (its reference to the compaction). Returns how many this
-/// call forwarded.
-pub fn forward_all_and_withdraw(inner: &HeapInner) -> usize {
-    let n = forward_pending(inner);
+/// withdraws the forwarder (its reference to the compaction).
+pub fn forward_all_and_withdraw(inner: &HeapInner) {
+    forward_pending(inner);
     // Everything is forwarded or claimed by a thread that holds the forwarder
     // (invariant 3).
     *inner.large_forwarder.lock() = None;
-    n
 }
 
 /// Publishes `f` as the heap's forwarder. In the flip pause, with the world stopped,
-/// after the live large objects with reference fields were marked pending.
+/// after its sweep left the live large objects with reference fields pending.
 pub fn publish(inner: &HeapInner, f: Arc<dyn ForwardFields>) {
     let old = inner.large_forwarder.lock().replace(f);
     assert!(
@@ -96,19 +89,15 @@ pub fn publish(inner: &HeapInner, f: Arc<dyn ForwardFields>) {
 }
 
 /// Forwards the object at `addr` if it is pending, or waits for the claim in
-/// progress. Returns whether this call forwarded it.
-fn forward_one(marks: &LosMarks, f: &dyn ForwardFields, addr: usize) -> bool {
+/// progress.
+fn forward_one(marks: &LosMarks, f: &dyn ForwardFields, addr: usize) {
     match marks.claim_forwarding(addr) {
         Claim::Mine => {
             f.forward_fields(addr);
             marks.forwarded(addr);
-            true
         }
-        Claim::Busy => {
-            wait_forwarded(marks, addr);
-            false
-        }
-        Claim::Done => false,
+        Claim::Busy => wait_forwarded(marks, addr),
+        Claim::Done => {}
     }
 }
 

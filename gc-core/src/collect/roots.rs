@@ -101,6 +101,9 @@ pub fn forward_globals(inner: &HeapInner, globals: &mut GlobalTable, fill: &Fill
 pub fn forward_large_objects(los: &Los, fill: &FillCtx<'_>) {
     for (addr, _) in los.iter() {
         forward_large_object(fill, addr);
+        // The flip pause's sweep left it pending if the compaction was to be
+        // concurrent; this pause forwarded it instead.
+        los.forwarded_in_pause(addr);
     }
 }
 

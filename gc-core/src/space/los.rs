@@ -11,7 +11,7 @@
 //!
 //! The same byte carries lazy forwarding (`collect/large.rs`). A concurrent
 //! cycle's flip pause does not rewrite the live large objects' reference fields: it
-//! marks each one that has any `PENDING` ([`Los::defer_forwarding`]), and the first
+//! marks each one that has any `PENDING` ([`Los::sweep`]), and the first
 //! thread to touch it after the pause forwards it (`PENDING` -> `FORWARDING` ->
 //! `UNMARKED`): a mutator about to access it, the compaction, or the verifier. The
 //! compaction forwards every one left before it ends, and marking never runs
@@ -164,7 +164,9 @@ impl Los {
         self.objects.get(&addr)
     }
 
-    /// Unlinks every unmarked object and clears the marks of the rest. The dead
+    /// Unlinks every unmarked object and clears the marks of the rest, leaving each
+    /// survivor for which `pending` holds `PENDING` instead: its reference fields
+    /// are forwarded after the pause that sweeps, lazily (`collect/large.rs`). The dead
     /// objects' memory and address ranges are not given back here: that takes time
     /// in proportion to their size (freeing their pages, a TLB shootdown), so a
     /// collector sweeps in its pause and gives them back after it ([`Dead::free`],
@@ -172,7 +174,7 @@ impl Los {
     /// allocation that finds no range before they are reusable takes the slow
     /// path, as any allocation that finds the space full. No marking may be in
     /// progress.
-    pub fn sweep(&mut self) -> Dead {
+    pub fn sweep(&mut self, pending: impl Fn(usize) -> bool) -> Dead {
         let dead: Vec<usize> = self
             .objects
             .keys()
@@ -190,28 +192,23 @@ impl Los {
         let dead = Dead { objects };
         self.used -= dead.bytes();
         self.kept = self.used;
-        for addr in self.objects.keys() {
-            let s = self.marks.state(*addr).expect("an object start");
-            s.store(UNMARKED, Ordering::Relaxed);
+        for &addr in self.objects.keys() {
+            let s = self.marks.state(addr).expect("an object start");
+            // Relaxed: the pause's end (the safepoint lock) publishes `PENDING` to
+            // the mutators, and the compaction starts after the pause.
+            s.store(
+                if pending(addr) { PENDING } else { UNMARKED },
+                Ordering::Relaxed,
+            );
         }
         dead
     }
 
-    /// Marks every live object for which `has_refs` holds `PENDING`: its reference
-    /// fields are forwarded after the pause that calls this, lazily
-    /// (`collect/large.rs`). After [`Los::sweep`] (every live object `UNMARKED`),
-    /// with the world stopped. Returns how many were marked.
-    pub fn defer_forwarding(&self, has_refs: impl Fn(usize) -> bool) -> usize {
-        let mut n = 0;
-        for addr in self.objects.keys().copied().filter(|a| has_refs(*a)) {
-            let s = self.marks.state(addr).expect("an object start");
-            debug_assert_eq!(s.load(Ordering::Relaxed), UNMARKED);
-            // Relaxed: the pause's end (the safepoint lock) publishes it to the
-            // mutators, and the compaction starts after the pause.
-            s.store(PENDING, Ordering::Relaxed);
-            n += 1;
-        }
-        n
+    /// Marks the object at `addr`'s fields forwarded (`PENDING` -> `UNMARKED`) by
+    /// a pause that forwarded them itself, with the world stopped.
+    pub fn forwarded_in_pause(&self, addr: usize) {
+        let s = self.marks.state(addr).expect("an object start");
+        s.store(UNMARKED, Ordering::Relaxed);
     }
 
     /// Makes the ranges of dead objects whose memory [`Dead::free`] gave back
@@ -268,7 +265,7 @@ mod tests {
         assert_eq!(los.marks().mark(b), Some(true));
         assert_eq!(los.marks().mark(b), Some(false));
         assert_eq!(los.marks().mark(b + 8), None);
-        let dead = los.sweep();
+        let dead = los.sweep(|_| false);
         assert_eq!((dead.count(), dead.bytes()), (1, 2 * 4096));
         assert_eq!(los.used(), 4096, "counted free at the sweep");
         // First fit: a's range is taken again only once it was freed and reused.
@@ -278,7 +275,7 @@ mod tests {
         let d = los.alloc(1000).unwrap().unwrap();
         assert_eq!(d, a, "a's range is reused after it was freed");
         assert_eq!(los.marks().mark(b), Some(true));
-        let dead = los.sweep();
+        let dead = los.sweep(|_| false);
         assert_eq!((dead.count(), dead.bytes()), (2, 4 * 4096));
         los.reuse(dead.free());
         assert!(los.get(a).is_none() && los.get(b).is_some());
@@ -290,7 +287,7 @@ mod tests {
         );
         // Space runs out, and freed ranges merge and are reused.
         assert!(los.alloc(8 * 1024).unwrap().is_none());
-        let dead = los.sweep();
+        let dead = los.sweep(|_| false);
         assert_eq!((dead.count(), dead.bytes()), (1, 4096));
         assert_eq!(los.used(), 0);
         los.reuse(dead.free());
