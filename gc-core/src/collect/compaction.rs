@@ -157,6 +157,9 @@ pub struct Compaction {
     /// ([`Compaction::collect_stalls`]), so that a thread's record (16,384 samples)
     /// does not fill up during a long compaction.
     early_stalls: parking_lot::Mutex<Vec<(u64, u64)>>,
+    /// The runs of pages recycling ahead moved (offsets from the base, ascending,
+    /// disjoint): the end's recycling skips them (`recycle.rs`).
+    recycled_ahead: parking_lot::Mutex<Vec<(usize, usize)>>,
 }
 
 /// Numbers compactions (the tags of their stall samples).
@@ -331,6 +334,7 @@ impl Compaction {
             slot,
             stalls_lost: AtomicUsize::new(0),
             early_stalls: parking_lot::Mutex::new(Vec::new()),
+            recycled_ahead: parking_lot::Mutex::new(Vec::new()),
             inner,
             tables,
             layout,
