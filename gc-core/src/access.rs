@@ -145,7 +145,7 @@ impl Mutator {
 
     /// Stores `value` into reference field `f` of `obj`. Panics if `obj` is not of
     /// `f`'s type or `value` is not of this heap.
-    #[inline]
+    #[inline(always)]
     pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
         self.check_descriptor(obj, f.header, f.registry);
         let v = self.checked_value(value);
@@ -316,3 +316,4 @@ fn wrong_kind(field: usize, want_ref: bool) -> ! {
 fn mixed_descriptors() -> ! {
     panic!("Mutator::get_refs: field descriptors of different types (or registries)")
 }
+
