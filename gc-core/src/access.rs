@@ -316,4 +316,3 @@ fn wrong_kind(field: usize, want_ref: bool) -> ! {
 fn mixed_descriptors() -> ! {
     panic!("Mutator::get_refs: field descriptors of different types (or registries)")
 }
-
