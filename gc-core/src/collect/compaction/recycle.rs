@@ -99,7 +99,9 @@ impl Compaction {
                 tracing::debug!(moved, errno, "recycling ahead stopped early");
                 return;
             }
-            // Recorded only once moved whole: the end skips what is recorded.
+            // Recorded once `move_back` returned `Ok`: every page of the run is in
+            // the heap now (moved, or there already: `EEXIST`), so the end, which
+            // skips what is recorded, has nothing left to move there.
             match runs.last_mut() {
                 Some(last) if last.1 == p => last.1 = q,
                 _ => runs.push((p, q)),
