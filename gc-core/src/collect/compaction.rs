@@ -157,9 +157,6 @@ pub struct Compaction {
     /// ([`Compaction::collect_stalls`]), so that a thread's record (16,384 samples)
     /// does not fill up during a long compaction.
     early_stalls: parking_lot::Mutex<Vec<(u64, u64)>>,
-    /// The runs of pages recycling ahead moved (offsets from the base, ascending,
-    /// disjoint): the end's recycling skips them (`recycle.rs`).
-    recycled_ahead: parking_lot::Mutex<Vec<(usize, usize)>>,
 }
 
 /// Numbers compactions (the tags of their stall samples).
@@ -334,7 +331,6 @@ impl Compaction {
             slot,
             stalls_lost: AtomicUsize::new(0),
             early_stalls: parking_lot::Mutex::new(Vec::new()),
-            recycled_ahead: parking_lot::Mutex::new(Vec::new()),
             inner,
             tables,
             layout,
@@ -710,7 +706,7 @@ impl Compaction {
             fatal.phase("concurrent compaction (forwarding the large objects' fields)");
             super::large::forward_all_and_withdraw(&self.inner);
             fatal.phase("concurrent compaction");
-            self.recycle_ahead();
+            let recycled_ahead = self.recycle_ahead();
             self.work();
             for h in helpers {
                 // A worker's panic aborts the process (its guard) before this.
@@ -729,7 +725,7 @@ impl Compaction {
             // unregistered: a mutator or the verifier may fault there while holding
             // the space lock this needs.
             fatal.phase("the end of a concurrent compaction (recycling, unregistering)");
-            self.unregister();
+            self.unregister(&recycled_ahead);
             self.stop.store(true, Ordering::Release);
         });
         // No fault on the span reaches this compaction any more: the server has
@@ -739,12 +735,13 @@ impl Compaction {
         self.finish();
     }
 
-    /// Every page is filled: recycles from-space's pages above the top into the heap,
+    /// Every page is filled: recycles from-space's pages above the top into the heap
+    /// (but for the runs recycling ahead moved, `recycled_ahead`),
     /// unregisters the heap span, and in SIGBUS mode withdraws the compaction from
     /// its slot and waits for the handlers in flight (`sigbus::retire`).
-    fn unregister(&self) {
+    fn unregister(&self, recycled_ahead: &[(usize, usize)]) {
         if self.inner.config.recycle_from_space {
-            self.recycle();
+            self.recycle(recycled_ahead);
         }
         self.uffd
             .unregister(self.layout.base, self.span_end - self.layout.base)

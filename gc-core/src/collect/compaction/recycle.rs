@@ -53,14 +53,18 @@ impl Compaction {
     /// Without it, every page allocated during the compaction took a fault and a
     /// fresh zeroed page ([`super::zero_run`]), and the pages here were freed at
     /// the end.
-    pub(super) fn recycle_ahead(&self) {
+    ///
+    /// Returns the runs it moved (offsets from the base, ascending, disjoint), for
+    /// the end's pass to skip ([`Compaction::recycle`]).
+    pub(super) fn recycle_ahead(&self) -> Vec<(usize, usize)> {
         let inner = &self.inner;
+        let mut runs = Vec::new();
         if !inner.config.recycle_from_space {
-            return;
+            return runs;
         }
         if self.move_fails {
             tracing::debug!(errno = EBUSY, "recycling ahead stopped (injected)");
-            return;
+            return runs;
         }
         let at = self.layout;
         let base = at.base;
@@ -83,7 +87,6 @@ impl Compaction {
                         .next_set(p / WORD, end.min(boundary) / WORD)
                         .is_some())
         };
-        let mut runs = self.recycled_ahead.lock();
         let mut p = lo;
         while p < hi {
             if read(p) {
@@ -97,17 +100,18 @@ impl Compaction {
             self.collect_stalls();
             if let Err((moved, errno)) = self.move_back(p, q) {
                 tracing::debug!(moved, errno, "recycling ahead stopped early");
-                return;
+                return runs;
             }
-            // Recorded once `move_back` returned `Ok`: every page of the run is in
-            // the heap now (moved, or there already: `EEXIST`), so the end, which
-            // skips what is recorded, has nothing left to move there.
+            // Returned only once `move_back` returned `Ok`: every page of the run is
+            // in the heap now (moved, or there already: `EEXIST`), so the end, which
+            // skips the runs returned, has nothing left to move there.
             match runs.last_mut() {
                 Some(last) if last.1 == p => last.1 = q,
                 _ => runs.push((p, q)),
             }
             p = q;
         }
+        runs
     }
 
     /// Raises the dirty end over the old image, under the space lock, so that every
@@ -165,8 +169,9 @@ impl Compaction {
     /// what the ahead pass left of the old image, and the populated pages above it
     /// (pre-touched, or faulted in by an earlier allocation): freed, they would be
     /// faulted in again by the next allocation that reaches them. Holes move as
-    /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`).
-    pub(super) fn recycle(&self) {
+    /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`). The runs recycling ahead
+    /// moved (`ahead`, what [`Compaction::recycle_ahead`] returned) are skipped.
+    pub(super) fn recycle(&self, ahead: &[(usize, usize)]) {
         let chunk = self.recycle_align;
         self.raise_dirty_end();
         // An injected failure stops recycling half way, with EBUSY, as a page the
@@ -177,7 +182,6 @@ impl Compaction {
             0
         };
         let mut hi = self.keep();
-        let ahead = std::mem::take(&mut *self.recycled_ahead.lock());
         // `ahead[..n]` are the runs that may still overlap chunks below `hi`.
         let mut n = ahead.len();
         while hi > 0 {
@@ -205,7 +209,7 @@ impl Compaction {
                 );
                 break;
             }
-            if let Err((moved, errno)) = self.move_back_around(lo, hi, &ahead, &mut n) {
+            if let Err((moved, errno)) = self.move_back_around(lo, hi, ahead, &mut n) {
                 tracing::debug!(moved, errno, "recycling from-space stopped early");
                 return;
             }
