@@ -145,26 +145,43 @@ fn the_driver_runs_the_flip_when_no_mutator_runs() {
 #[test]
 fn the_driver_takes_the_offer_back_when_no_mutator_comes() {
     with_timeout("offer taken back", || {
+        // At each flip the hook raises `flipping` and waits (up to 10 s, so nothing
+        // can hang) until the busy mutator has seen it and started computing: so
+        // that mutator is running, not parked in the last stop or not yet woken
+        // from it, when the flip is offered and when the driver stops the world.
         let flipping = Arc::new(AtomicBool::new(false));
-        let seen = Arc::clone(&flipping);
+        let computing = Arc::new(AtomicBool::new(false));
+        let (seen, started) = (Arc::clone(&flipping), Arc::clone(&computing));
         let (heap, t) = heap(16 << 20, |c| {
             c.cycle_hook = Some(CycleHook(Arc::new(move |p| {
                 if p == CyclePoint::Flipping {
+                    started.store(false, Ordering::SeqCst);
                     seen.store(true, Ordering::SeqCst);
+                    let since = Instant::now();
+                    while !started.load(Ordering::SeqCst)
+                        && since.elapsed() < Duration::from_secs(10)
+                    {
+                        std::thread::yield_now();
+                    }
                 }
             })));
         });
         let heap = Arc::new(heap);
         let done = Arc::new(AtomicBool::new(false));
         let busy = {
-            let (heap, flipping, done) =
-                (Arc::clone(&heap), Arc::clone(&flipping), Arc::clone(&done));
+            let (heap, flipping, computing, done) = (
+                Arc::clone(&heap),
+                Arc::clone(&flipping),
+                Arc::clone(&computing),
+                Arc::clone(&done),
+            );
             std::thread::Builder::new()
                 .name("busy mutator".into())
                 .spawn(move || {
                     let mut m = heap.bind_mutator().unwrap();
                     while !done.load(Ordering::SeqCst) {
                         if flipping.swap(false, Ordering::SeqCst) {
+                            computing.store(true, Ordering::SeqCst);
                             // Fifty times the offer's wait without a GC point.
                             let until = Instant::now() + Duration::from_millis(50);
                             while Instant::now() < until {
