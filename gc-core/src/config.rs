@@ -32,7 +32,7 @@ impl FlipMode {
             "pte" => FlipMode::Level(Level::Pte),
             "copy" => FlipMode::Copy,
             _ => {
-                return Err(GcError::Config(format!(
+                return Err(GcError::config(format!(
                     "flip mode {s:?} is not one of auto, pud, pmd, pte, copy"
                 )))
             }
@@ -73,7 +73,7 @@ impl FaultMode {
             "sigbus" => FaultMode::Sigbus,
             "server" => FaultMode::Server,
             _ => {
-                return Err(GcError::Config(format!(
+                return Err(GcError::config(format!(
                     "fault mode {s:?} is not one of auto, sigbus, server"
                 )))
             }
@@ -380,7 +380,7 @@ impl HeapConfig {
     /// Checks every field, returning the configuration with `capacity` rounded up to
     /// whole pages, or an error naming the bad value.
     pub fn validated(mut self, geometry: &Geometry) -> Result<HeapConfig, GcError> {
-        let bad = |m: String| Err(GcError::Config(m));
+        let bad = |m: String| Err(GcError::config(m));
         if self.capacity < MIN_CAPACITY {
             return bad(format!(
                 "capacity {} bytes is below the minimum of {MIN_CAPACITY}",

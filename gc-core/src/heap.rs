@@ -101,8 +101,8 @@ pub(crate) struct HeapInner {
 }
 
 impl Heap {
-    /// Builds a heap. Refuses a bad configuration with [`GcError::Config`]; OS
-    /// failures (reserving the spaces) are [`GcError::Heap`].
+    /// Builds a heap. Refuses a bad configuration with [`GcErrorKind::Config`]; OS
+    /// failures (reserving the spaces) are [`GcErrorKind::Heap`].
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
         let caps = Capabilities::probe();
         let mut config = config.validated(&caps.geometry)?;
@@ -194,7 +194,7 @@ impl Heap {
             }
         });
         if !fresh {
-            return Err(GcError::Config(
+            return Err(GcError::config(
                 "this thread already has a mutator for this heap".into(),
             ));
         }
@@ -385,7 +385,7 @@ fn resolve_fault_mode(
     let caps = Capabilities::probe();
     let forced = config.fault_mode == FaultMode::Sigbus;
     let refuse = |why: &str| {
-        Err(GcError::Config(format!(
+        Err(GcError::config(format!(
             "fault mode sigbus is not available: {why}"
         )))
     };
@@ -420,7 +420,7 @@ fn resolve_fault_mode(
     _span: (usize, usize),
 ) -> Result<(FaultMode, Option<usize>), GcError> {
     if config.fault_mode == FaultMode::Sigbus {
-        return Err(GcError::Config(
+        return Err(GcError::config(
             "fault mode sigbus needs Linux's userfaultfd".into(),
         ));
     }

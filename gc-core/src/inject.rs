@@ -82,7 +82,7 @@ impl InjectPoint {
             .find(|p| p.name() == s)
             .ok_or_else(|| {
                 let names: Vec<&str> = InjectPoint::ALL.iter().map(|p| p.name()).collect();
-                GcError::Config(format!(
+                GcError::config(format!(
                     "injection point {s:?} is not one of {}",
                     names.join(", ")
                 ))

@@ -64,7 +64,7 @@ pub use config::{
     parse_capacity, CycleHook, CyclePoint, FaultMode, FlipMode, GcTrigger, HeapConfig, Sizing,
     MAX_CAPACITY, MAX_ROUNDED_PUD, MIN_CAPACITY,
 };
-pub use error::GcError;
+pub use error::{GcError, GcErrorKind};
 pub use finalize::FinalizerQueue;
 pub use gclog::GcLog;
 pub use heap::Heap;

@@ -23,7 +23,7 @@
 //! when its allocation finds the heap full.
 
 use crate::barrier::SatbBuffer;
-use crate::error::GcError;
+use crate::error::{GcError, GcErrorKind};
 use crate::heap::Heap;
 use crate::mem::{self, WORD};
 use crate::object::{FixedType, Header, TypeId};
@@ -183,14 +183,14 @@ impl Mutator {
     /// made: no lookup here) and returns a handle to it. A GC point.
     #[inline]
     pub fn alloc_fixed(&mut self, t: FixedType) -> Result<Handle, GcError> {
-        let addr = self.alloc_fixed_raw(t)?;
+        let addr = self.alloc_fixed_raw(t, 0)?;
         Ok(Handle::new(&self.shared, addr as u64))
     }
 
     /// Like [`Mutator::alloc_fixed`], but pushes the new object on the root stack.
     #[inline(always)]
     pub fn push_fixed(&mut self, t: FixedType) -> Result<(), GcError> {
-        let addr = self.alloc_fixed_raw(t)?;
+        let addr = self.alloc_fixed_raw(t, 0)?;
         self.push_raw(addr as u64);
         Ok(())
     }
@@ -210,9 +210,11 @@ impl Mutator {
     #[inline]
     pub fn push_fixed_from_stack(&mut self, t: FixedType, n: usize) -> Result<(), GcError> {
         if n > t.lead_refs as usize || n > self.stack_len() {
-            bad_constructor(t, n, self.stack_len());
+            bad_constructor(t.id(), t.lead_refs, n, self.stack_len());
         }
-        let addr = self.alloc_fixed_raw(t)?;
+        // Fields `0..n` (payload words `1..=n`) are written below, before any GC
+        // point: not zeroed first.
+        let addr = self.alloc_fixed_raw(t, n)?;
         // The allocation may have collected: the stack's entries are read after it.
         let stack = &mut self.table().stack;
         let from = stack.len() - n;
@@ -236,29 +238,33 @@ impl Mutator {
     #[inline]
     fn alloc_typed(&mut self, ty: TypeId, len: usize) -> Result<usize, GcError> {
         let (header, words) = self.heap.inner.types.layout(ty, len)?;
-        self.alloc_words(header, words)
+        self.alloc_words(header, words, 0)
     }
 
+    /// Allocates an object of `t` with payload words `1..=skip` left for the
+    /// caller to write before its next GC point (see [`Tlab::bump`]).
     #[inline(always)]
-    fn alloc_fixed_raw(&mut self, t: FixedType) -> Result<usize, GcError> {
+    fn alloc_fixed_raw(&mut self, t: FixedType, skip: usize) -> Result<usize, GcError> {
         if t.registry != self.registry {
-            return Err(foreign_type(t));
+            return Err(foreign_type(t.id()));
         }
-        self.alloc_words(Header(t.header), t.words as usize)
+        self.alloc_words(Header(t.header), t.words as usize, skip)
     }
 
+    /// Allocates `words` words and writes `header`; payload words `1..=skip` are
+    /// the caller's to write before its next GC point, the others are zero.
     #[inline(always)]
-    fn alloc_words(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
+    fn alloc_words(&mut self, header: Header, words: usize, skip: usize) -> Result<usize, GcError> {
         if words >= self.large_words {
             return self.alloc_large(header, words);
         }
-        let addr = match self.tlab.bump(words) {
+        let addr = match self.tlab.bump(words, skip) {
             Some(a) => a,
-            None => self.alloc_slow(words)?,
+            None => self.alloc_slow(words, skip)?,
         };
         // SAFETY: `addr` starts `words` fresh words of the moving space owned by this
-        // mutator, zeroed but for the header word (invariant Z, or `Tlab::bump` in a
-        // dirty buffer), so the payload is initialised.
+        // mutator, zeroed but for the header word and the `skip` the caller writes
+        // next (invariant Z, or `Tlab::bump` in a dirty buffer).
         unsafe { mem::store(addr, header.0) };
         Ok(addr)
     }
@@ -270,12 +276,12 @@ impl Mutator {
     }
 
     #[cold]
-    fn alloc_slow(&mut self, words: usize) -> Result<usize, GcError> {
+    fn alloc_slow(&mut self, words: usize, skip: usize) -> Result<usize, GcError> {
         self.pace();
         let since = std::time::Instant::now();
         let waited = self.poll();
         self.trigger_after_bytes();
-        if let Some(a) = self.refill(words) {
+        if let Some(a) = self.refill(words, skip) {
             if waited {
                 self.stalled(since);
             }
@@ -285,7 +291,7 @@ impl Mutator {
         let inner = std::sync::Arc::clone(&self.heap.inner);
         if let Some(n) = inner.driver.in_progress() {
             self.wait_for_flip(&inner, n);
-            if let Some(a) = self.refill(words) {
+            if let Some(a) = self.refill(words, skip) {
                 self.stalled(since);
                 return Ok(a);
             }
@@ -298,7 +304,7 @@ impl Mutator {
         for _ in 0..MAX_COLLECTIONS_PER_REQUEST {
             let n = inner.driver.request(&inner, Reason::HeapFull);
             self.wait_for_flip(&inner, n);
-            if let Some(a) = self.refill(words) {
+            if let Some(a) = self.refill(words, skip) {
                 self.stalled(since);
                 return Ok(a);
             }
@@ -309,11 +315,12 @@ impl Mutator {
         }
         self.stalled(since);
         let live = inner.space.lock().live_by_last_gc;
-        Err(GcError::OutOfMemory {
+        Err(GcErrorKind::OutOfMemory {
             requested: words * WORD,
             capacity,
             live,
-        })
+        }
+        .into())
     }
 
     /// With `GcTrigger::AfterBytes(n)`: once `n` bytes were allocated since the last
@@ -329,7 +336,7 @@ impl Mutator {
 
     /// Retires the TLAB and carves a new one (or, for objects over a quarter of a
     /// TLAB, just the object). Returns the object's address.
-    fn refill(&mut self, words: usize) -> Option<usize> {
+    fn refill(&mut self, words: usize, skip: usize) -> Option<usize> {
         let tlab_bytes = self.heap.inner.config.tlab_size;
         let mut space = self.heap.inner.space.lock();
         self.tlab.retire();
@@ -346,7 +353,9 @@ impl Mutator {
                     self.tlab.cursor = start;
                     self.tlab.limit = start + tlab_words * WORD;
                     self.tlab.dirty = dirty;
-                    self.tlab.bump(words).expect("the object fits its new TLAB")
+                    self.tlab
+                        .bump(words, skip)
+                        .expect("the object fits its new TLAB")
                 })
             }
         }
@@ -477,11 +486,12 @@ impl Mutator {
             }
         }
         let los = inner.los.lock();
-        Err(GcError::OutOfMemory {
+        Err(GcErrorKind::OutOfMemory {
             requested: bytes,
             capacity: los.capacity(),
             live: los.used(),
-        })
+        }
+        .into())
     }
 
     // ---- GC points ----
@@ -663,19 +673,18 @@ impl Mutator {
 /// (kept out of line: the allocation fast path only branches to it).
 #[cold]
 #[inline(never)]
-fn foreign_type(t: FixedType) -> GcError {
-    GcError::Type(format!(
-        "{t:?} comes from another type registry than this heap's"
+fn foreign_type(id: TypeId) -> GcError {
+    GcError::type_error(format!(
+        "a FixedType of {id:?} comes from another type registry than this heap's"
     ))
 }
 
 #[cold]
 #[inline(never)]
-fn bad_constructor(t: FixedType, n: usize, depth: usize) -> ! {
+fn bad_constructor(id: TypeId, lead_refs: u32, n: usize, depth: usize) -> ! {
     panic!(
-        "push_fixed_from_stack({t:?}, {n}): the type's first {} fields are strong \
-         references and the root stack holds {depth} entries",
-        t.lead_refs
+        "push_fixed_from_stack(a FixedType of {id:?}, {n}): the type's first {lead_refs} \
+         fields are strong references and the root stack holds {depth} entries"
     )
 }
 

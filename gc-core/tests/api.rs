@@ -9,8 +9,8 @@
 
 use flipgc_core::object::FILLER;
 use flipgc_core::{
-    FlipMode, GcError, GcTrigger, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry,
-    MAX_CAPACITY, MIN_CAPACITY,
+    FlipMode, GcError, GcErrorKind, GcTrigger, Handle, Heap, HeapConfig, Mutator, TypeId,
+    TypeRegistry, MAX_CAPACITY, MIN_CAPACITY,
 };
 use flipgc_heap::Level;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -135,9 +135,12 @@ fn every_bad_config_field_is_refused_with_its_value() {
     for (cfg, needle) in cases {
         let shown = format!("{cfg:?}");
         match Heap::new(cfg, TypeRegistry::new()) {
-            Err(GcError::Config(msg)) => {
+            Err(e) if matches!(e.kind(), GcErrorKind::Config(_)) => {
+                let full = e.to_string();
+                let GcErrorKind::Config(msg) = e.into_kind() else {
+                    unreachable!()
+                };
                 assert!(msg.contains(needle), "{msg:?} lacks {needle:?} ({shown})");
-                let full = GcError::Config(msg).to_string();
                 assert!(full.starts_with("invalid heap configuration: "), "{full}");
             }
             Err(e) => panic!("{shown}: expected a Config error, got {e:?}"),
@@ -189,8 +192,8 @@ fn good_config_is_accepted_with_capacity_rounded_to_pages() {
 #[test]
 fn type_registry_refuses_duplicate_and_out_of_range_reference_fields() {
     let mut r = TypeRegistry::new();
-    match r.fixed("dup", 4, &[2, 0, 2]) {
-        Err(GcError::Type(msg)) => {
+    match r.fixed("dup", 4, &[2, 0, 2]).map_err(GcError::into_kind) {
+        Err(GcErrorKind::Type(msg)) => {
             assert!(
                 msg.contains("\"dup\"") && msg.contains("duplicate"),
                 "{msg}"
@@ -198,8 +201,8 @@ fn type_registry_refuses_duplicate_and_out_of_range_reference_fields() {
         }
         other => panic!("expected a Type error, got {other:?}"),
     }
-    match r.fixed("oob", 4, &[1, 4]) {
-        Err(GcError::Type(msg)) => assert!(
+    match r.fixed("oob", 4, &[1, 4]).map_err(GcError::into_kind) {
+        Err(GcErrorKind::Type(msg)) => assert!(
             msg.contains("\"oob\"") && msg.contains("reference field 4 is not below 4"),
             "{msg}"
         ),
@@ -222,8 +225,8 @@ fn alloc_refuses_unknown_types_and_oversized_lengths() {
 
     let heap = Heap::new(HeapConfig::new(8 << 20), small).unwrap();
     let mut m = heap.bind_mutator().unwrap();
-    let type_err = |r: Result<Handle, GcError>| match r {
-        Err(GcError::Type(msg)) => msg,
+    let type_err = |r: Result<Handle, GcError>| match r.map_err(GcError::into_kind) {
+        Err(GcErrorKind::Type(msg)) => msg,
         other => panic!("expected a Type error, got {other:?}"),
     };
     let msg = type_err(m.alloc(foreign, 0));
@@ -253,8 +256,8 @@ fn alloc_refuses_unknown_types_and_oversized_lengths() {
 fn one_mutator_per_thread_per_heap() {
     let (heap, t) = new_heap(8 << 20);
     let m = heap.bind_mutator().unwrap();
-    match heap.bind_mutator() {
-        Err(GcError::Config(msg)) => assert!(msg.contains("already has a mutator"), "{msg}"),
+    match heap.bind_mutator().map_err(GcError::into_kind) {
+        Err(GcErrorKind::Config(msg)) => assert!(msg.contains("already has a mutator"), "{msg}"),
         other => panic!("second bind: {other:?}"),
     }
     // A clone of the heap is the same heap.

@@ -2,7 +2,9 @@
 //! `OutOfMemory` with sensible numbers, keep every rooted object intact, and work
 //! again once roots are dropped. And the `AfterBytes` trigger really collects early.
 
-use flipgc_core::{GcError, GcTrigger, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use flipgc_core::{
+    GcError, GcErrorKind, GcTrigger, Handle, Heap, HeapConfig, Mutator, TypeId, TypeRegistry,
+};
 
 const MIB: usize = 1 << 20;
 
@@ -55,11 +57,11 @@ fn the_moving_space_runs_out_reports_it_and_recovers() {
         }
         assert!(kept.len() < capacity / LEN, "never ran out");
     };
-    let GcError::OutOfMemory {
+    let GcErrorKind::OutOfMemory {
         requested,
         capacity: cap,
         live,
-    } = err
+    } = *err.kind()
     else {
         panic!("expected OutOfMemory, got {err:?}")
     };
@@ -93,8 +95,8 @@ fn the_moving_space_runs_out_reports_it_and_recovers() {
     }
     // Still out of memory while the roots are held.
     assert!(matches!(
-        m.alloc(t.bytes, LEN),
-        Err(GcError::OutOfMemory { .. })
+        m.alloc(t.bytes, LEN).map_err(GcError::into_kind),
+        Err(GcErrorKind::OutOfMemory { .. })
     ));
 
     // Drop every other root: allocation works again, and the survivors are intact.
@@ -144,11 +146,11 @@ fn the_large_object_space_runs_out_reports_it_and_recovers() {
         assert!(kept.len() <= 4, "the 1 MiB space never ran out");
     };
     assert_eq!(kept.len(), MIB / footprint, "as many as fit");
-    let GcError::OutOfMemory {
+    let GcErrorKind::OutOfMemory {
         requested,
         capacity,
         live,
-    } = err
+    } = *err.kind()
     else {
         panic!("expected OutOfMemory, got {err:?}")
     };
@@ -254,11 +256,11 @@ fn out_of_memory_means_the_object_did_not_fit() {
         }
         assert!(kept.len() <= 4 * MIB / 32, "never ran out");
     };
-    let GcError::OutOfMemory {
+    let GcErrorKind::OutOfMemory {
         requested,
         capacity,
         live,
-    } = err
+    } = *err.kind()
     else {
         panic!("expected OutOfMemory, got {err:?}")
     };

@@ -8,8 +8,8 @@
 mod common;
 
 use flipgc_core::{
-    GcError, Handle, Heap, HeapConfig, InjectPoint, Mutator, Sizing, TypeId, TypeRegistry,
-    WordField,
+    GcError, GcErrorKind, Handle, Heap, HeapConfig, InjectPoint, Mutator, Sizing, TypeId,
+    TypeRegistry, WordField,
 };
 
 const MIB: usize = 1 << 20;
@@ -91,7 +91,7 @@ fn a_growable_heap_grows_to_its_maximum_then_refuses_and_recovers() {
         // More than the maximum holds: out of memory, the list intact.
         let err = grow_list(&mut m, &t, &head, 2 << 20, 1 << 20).unwrap_err();
         assert!(
-            matches!(err, GcError::OutOfMemory { .. }),
+            matches!(err.kind(), GcErrorKind::OutOfMemory { .. }),
             "{path}: {err:?}"
         );
         let ids = list_ids(&m, &t, &head);

@@ -77,8 +77,8 @@ impl VmError {
 
 impl From<flipgc_core::GcError> for VmError {
     fn from(e: flipgc_core::GcError) -> VmError {
-        match e {
-            flipgc_core::GcError::OutOfMemory {
+        match e.kind() {
+            flipgc_core::GcErrorKind::OutOfMemory {
                 requested,
                 capacity,
                 live,
@@ -86,7 +86,7 @@ impl From<flipgc_core::GcError> for VmError {
                 ErrorKind::OutOfMemory,
                 format!("{requested} bytes requested, {live} of {capacity} bytes live after a full collection"),
             ),
-            other => VmError::new(ErrorKind::Host, other.to_string()),
+            _ => VmError::new(ErrorKind::Host, e.to_string()),
         }
     }
 }

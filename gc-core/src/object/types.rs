@@ -251,7 +251,8 @@ impl TypeRegistry {
         let id = u32::try_from(self.types.len())
             .ok()
             .filter(|i| *i < (1 << 24));
-        let id = id.ok_or_else(|| GcError::Type(format!("too many types registering {name:?}")))?;
+        let id =
+            id.ok_or_else(|| GcError::type_error(format!("too many types registering {name:?}")))?;
         self.shapes.push(Shape::of(&kind));
         self.types.push(TypeInfo {
             name: name.to_string(),
@@ -281,23 +282,23 @@ impl TypeRegistry {
         weak_sorted.sort_unstable();
         weak_sorted.dedup();
         if weak_sorted.len() != weak.len() {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: duplicate weak field in {weak:?}"
             )));
         }
         if let Some(bad) = weak_sorted.iter().find(|&&w| w >= fields.min(64)) {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: weak field {bad} is not below {} (weak fields are below 64)",
                 fields.min(64)
             )));
         }
         if let Some(both) = weak_sorted.iter().find(|w| refs.contains(w)) {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: field {both} is both a reference and a weak field"
             )));
         }
         if fields > MAX_FIXED_FIELDS {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: {fields} fields exceeds {MAX_FIXED_FIELDS}"
             )));
         }
@@ -305,12 +306,12 @@ impl TypeRegistry {
         sorted.sort_unstable();
         sorted.dedup();
         if sorted.len() != refs.len() {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: duplicate reference field in {refs:?}"
             )));
         }
         if let Some(bad) = sorted.iter().find(|&&r| r >= fields) {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name:?}: reference field {bad} is not below {fields}"
             )));
         }
@@ -362,13 +363,13 @@ impl TypeRegistry {
             .get(id.0 as usize)
             .filter(|s| s.kind != ShapeKind::Invalid && id != FILLER);
         let Some(shape) = shape else {
-            return Err(GcError::Type(format!("unknown type index {}", id.0)));
+            return Err(GcError::type_error(format!("unknown type index {}", id.0)));
         };
         let len64 = len as u64;
         let header = match shape.kind {
             ShapeKind::Fixed => Header::new(id, 0),
             _ if len64 > MAX_LEN => {
-                return Err(GcError::Type(format!(
+                return Err(GcError::type_error(format!(
                     "{}: length {len} exceeds {MAX_LEN}",
                     self.types[id.0 as usize].name
                 )))
@@ -467,7 +468,7 @@ impl TypeRegistry {
                     lead_refs,
                 })
             }
-            _ => Err(GcError::Type(format!(
+            _ => Err(GcError::type_error(format!(
                 "{} is an array type: allocate it with a length",
                 self.types[id.0 as usize].name
             ))),
@@ -502,13 +503,13 @@ impl TypeRegistry {
         let shape = &self.shapes[id.0 as usize];
         let name = &self.types[id.0 as usize].name;
         if field >= shape.fields {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name}: field {field} out of range ({} fields)",
                 shape.fields
             )));
         }
         if shape.is_ref(0, field as usize) != want_ref {
-            return Err(GcError::Type(format!(
+            return Err(GcError::type_error(format!(
                 "{name}: field {field} is{} a reference field",
                 if want_ref { " not" } else { "" }
             )));
