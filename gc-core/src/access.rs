@@ -160,6 +160,45 @@ impl Mutator {
         unsafe { mem::store_release(slot, v as u64) };
     }
 
+    /// Stores `values` into reference fields `fs` of `obj` (for example a tree
+    /// node's two children), with one check of `obj` for all of them instead of one
+    /// per field; each store as [`Mutator::set_ref`] does it (the value checked, the
+    /// write barrier, a release store), in order. Panics, before any store, if the
+    /// descriptors are not all of one type, `obj` is not of it, or a value is not of
+    /// this heap.
+    #[inline(always)]
+    pub fn set_refs<const N: usize>(
+        &self,
+        obj: Gc<'_>,
+        fs: [RefField; N],
+        values: [Option<Gc<'_>>; N],
+    ) {
+        let Some(first) = fs.first() else {
+            return;
+        };
+        if fs
+            .iter()
+            .any(|f| f.header != first.header || f.registry != first.registry)
+        {
+            mixed_descriptors();
+        }
+        self.check_descriptor(obj, first.header, first.registry);
+        // Every value is checked before the first store: a refused call stores
+        // nothing.
+        let values = values.map(|v| self.checked_value(v));
+        for (f, v) in fs.into_iter().zip(values) {
+            let slot = obj.addr + f.offset as usize;
+            if f.weak {
+                self.pre_write_weak(obj.addr);
+            } else {
+                self.pre_write(slot);
+            }
+            // SAFETY: as in `set_ref` (every descriptor is of `obj`'s type, checked
+            // above); `v` is null or an object of this heap.
+            unsafe { mem::store_release(slot, v as u64) };
+        }
+    }
+
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
     #[inline]
     pub fn get_word(&self, obj: Gc<'_>, f: WordField) -> u64 {
@@ -314,5 +353,5 @@ fn wrong_kind(field: usize, want_ref: bool) -> ! {
 #[cold]
 #[inline(never)]
 fn mixed_descriptors() -> ! {
-    panic!("Mutator::get_refs: field descriptors of different types (or registries)")
+    panic!("Mutator::get_refs or set_refs: field descriptors of different types (or registries)")
 }

@@ -252,7 +252,12 @@ fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
         let mut leaves = Vec::new();
         while let Some(n) = todo.pop() {
             match (m.get_ref(n, left), m.get_ref(n, right)) {
-                (Some(l), Some(r)) => todo.extend([r, l]),
+                (Some(l), Some(r)) => {
+                    // The constructor wrote fields 0 and 1 only: the label, in
+                    // recycled memory too, must read as zero.
+                    assert_eq!(m.get_word(n, id), 0, "an inner node's label");
+                    todo.extend([r, l]);
+                }
                 (None, None) => leaves.push(m.get_word(n, id)),
                 other => panic!("a half-made node: {other:?}"),
             }
@@ -287,10 +292,11 @@ fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
     assert_eq!(m.stack_len(), 3);
 }
 
-/// `get_refs`: several reference fields for one check of the object; refused for
-/// descriptors of different types, and for an object of another type.
+/// `get_refs` and `set_refs`: several reference fields for one check of the object;
+/// refused for descriptors of different types, for an object of another type, and
+/// (`set_refs`, before any store) for a value of another heap.
 #[test]
-fn get_refs_reads_fields_with_one_check() {
+fn get_refs_and_set_refs_access_fields_with_one_check() {
     let mut r = TypeRegistry::new();
     let node = r.fixed("node", 3, &[0, 1]).unwrap();
     let cell = r.fixed("cell", 1, &[0]).unwrap();
@@ -322,4 +328,31 @@ fn get_refs_reads_fields_with_one_check() {
         let _ = m.get_refs(c, [left, right]);
     });
     assert!(msg.contains("used on"), "{msg}");
+
+    // set_refs: the same checks, then each store in order.
+    m.set_refs(b, [left, right], [Some(a), Some(c)]);
+    assert_eq!(m.get_refs(b, [left, right]), [Some(a), Some(c)]);
+    m.set_refs(b, [right, left, right], [None, None, Some(b)]);
+    assert_eq!(m.get_refs(b, [left, right]), [None, Some(b)], "in order");
+    m.set_refs::<0>(b, [], []);
+    let msg = panic_message(|| m.set_refs(a, [left, cell_ref], [None, None]));
+    assert!(msg.contains("different types"), "{msg}");
+    let msg = panic_message(|| m.set_refs(c, [left, right], [None, None]));
+    assert!(msg.contains("used on"), "{msg}");
+    let (other, other_t) = {
+        let mut r = TypeRegistry::new();
+        let n = r.fixed("node", 3, &[0, 1]).unwrap();
+        let t = r.fixed_type(n).unwrap();
+        (Heap::new(HeapConfig::new(1 << 20), r).unwrap(), t)
+    };
+    let mut om = other.bind_mutator().unwrap();
+    om.push_fixed(other_t).unwrap();
+    let foreign = om.stack_get(0).unwrap();
+    let msg = panic_message(|| m.set_refs(a, [left, right], [Some(c), Some(foreign)]));
+    assert!(msg.contains("does not belong to this heap"), "{msg}");
+    assert_eq!(
+        m.get_refs(a, [left, right]),
+        [None, Some(b)],
+        "a refused pair stores nothing"
+    );
 }

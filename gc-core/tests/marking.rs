@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 struct Types {
     node: flipgc_core::TypeId,
     left: flipgc_core::RefField,
+    right: flipgc_core::RefField,
     id: flipgc_core::WordField,
     big: flipgc_core::TypeId,
 }
@@ -23,6 +24,7 @@ fn registry() -> (TypeRegistry, Types) {
     let t = Types {
         node,
         left: r.ref_field(node, 0).unwrap(),
+        right: r.ref_field(node, 1).unwrap(),
         id: r.word_field(node, 2).unwrap(),
         big: r.ref_array("big").unwrap(),
     };
@@ -60,7 +62,9 @@ fn config(barrier: bool, hook: CycleHook) -> HeapConfig {
 /// snapshot, X is reachable only through B (`root -> B -> X`). While marking, before
 /// any marker has scanned B, the mutator copies X into a new object A (black: never
 /// scanned) and deletes B's edge. Only the barrier's log of the deleted edge keeps X.
-fn lost_object_schedule(barrier: bool) -> u64 {
+/// With `pair`, the copy and the deletion are `set_refs` stores (two fields at once)
+/// instead of `set_ref`s.
+fn lost_object_schedule(barrier: bool, pair: bool) -> u64 {
     let (r, t) = registry();
     let (hook, go, done) = hold_marking();
     let heap = Heap::new(config(barrier, hook), r).unwrap();
@@ -79,8 +83,14 @@ fn lost_object_schedule(barrier: bool) -> u64 {
     m.blocking(move || go.recv().unwrap());
     let a = m.alloc(t.node, 0).unwrap(); // black
     let x_now = m.get_ref(m.get(&b), t.left);
-    m.set_ref(m.get(&a), t.left, x_now);
-    m.set_ref(m.get(&b), t.left, None); // deletion: logged only with the barrier
+    if pair {
+        m.set_refs(m.get(&a), [t.left, t.right], [x_now, None]);
+        // The deletion, in the pair's second store: logged only with the barrier.
+        m.set_refs(m.get(&b), [t.right, t.left], [None, None]);
+    } else {
+        m.set_ref(m.get(&a), t.left, x_now);
+        m.set_ref(m.get(&b), t.left, None); // deletion: logged only with the barrier
+    }
     done.send(()).unwrap();
     m.blocking(move || requester.join().unwrap());
     m.collect(); // and one more cycle, with X reachable through A alone
@@ -90,7 +100,12 @@ fn lost_object_schedule(barrier: bool) -> u64 {
 
 #[test]
 fn the_lost_object_schedule_keeps_the_object_with_the_barrier() {
-    assert_eq!(lost_object_schedule(true), 42);
+    assert_eq!(lost_object_schedule(true, false), 42);
+}
+
+#[test]
+fn the_lost_object_schedule_through_paired_stores_keeps_the_object() {
+    assert_eq!(lost_object_schedule(true, true), 42);
 }
 
 /// The same schedule with the barrier turned off (the test-only switch), in a child
@@ -99,7 +114,7 @@ fn the_lost_object_schedule_keeps_the_object_with_the_barrier() {
 #[test]
 fn without_the_barrier_the_sanity_retrace_catches_the_lost_object() {
     if std::env::var_os("FLIPGC_CHILD").is_some() {
-        lost_object_schedule(false);
+        lost_object_schedule(false, false);
         return; // not caught: the parent sees exit status 0 and fails
     }
     let mut child = Command::new(std::env::current_exe().unwrap())

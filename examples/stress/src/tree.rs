@@ -54,8 +54,21 @@ pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError
     if depth == 0 {
         return m.push_fixed(node.ty);
     }
-    make_tree(m, node, depth - 1)?;
-    make_tree(m, node, depth - 1)?;
+    make_subtrees(m, node, depth)
+}
+
+/// [`make_tree`] for `depth >= 1`. The leaves' parents make their leaves
+/// themselves, instead of a call each that only allocates: as a JIT inlines a
+/// small recursive callee one level into its caller, so half the calls and their
+/// frames go.
+fn make_subtrees(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
+    if depth == 1 {
+        m.push_fixed(node.ty)?;
+        m.push_fixed(node.ty)?;
+    } else {
+        make_subtrees(m, node, depth - 1)?;
+        make_subtrees(m, node, depth - 1)?;
+    }
     // Stack: [.., left, right] -> [.., parent(left, right)].
     m.push_fixed_from_stack(node.ty, 2)
 }
@@ -80,8 +93,7 @@ pub fn populate(
     let left = m.stack_len() - 2;
     let parent = m.stack_get(at).expect("populating a live node");
     let (l, r) = (m.stack_get(left), m.stack_get(left + 1));
-    m.set_ref(parent, node.left, l);
-    m.set_ref(parent, node.right, r);
+    m.set_refs(parent, [node.left, node.right], [l, r]);
     if let Some(next) = labels {
         let (serial, remaining) = node.labels.expect("a labelled node type");
         for child in [l, r].into_iter().flatten() {
@@ -90,8 +102,12 @@ pub fn populate(
             *next += 1;
         }
     }
-    populate(m, node, depth - 1, left, labels)?;
-    populate(m, node, depth - 1, left + 1, labels)?;
+    // The children's own calls only when they have children: a call that would
+    // return at once is not made (as a JIT inlines the callee's first test).
+    if depth > 1 {
+        populate(m, node, depth - 1, left, labels)?;
+        populate(m, node, depth - 1, left + 1, labels)?;
+    }
     m.stack_truncate(left);
     Ok(())
 }
