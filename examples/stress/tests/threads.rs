@@ -88,3 +88,54 @@ fn churn_threads() {
         s.tokens
     );
 }
+
+/// `count_nodes` while another mutator collects over and over: the count polls,
+/// parks its pending nodes on the root stack for each stop (where the collection
+/// moves them), takes them back, and still counts every node of the tree, every
+/// time.
+#[test]
+fn counting_a_tree_while_another_mutator_collects() {
+    use flipgc_stress::tree::{count_nodes, make_tree, tree_size, Node};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (heap, node) = heap(64 << 20, |r| {
+        let id = r.fixed("node", 2, &[0, 1])?;
+        Node::of(r, id, false)
+    });
+    let done = AtomicBool::new(false);
+    /// Stops the collector however the counting thread leaves (a failed assertion
+    /// too), so a failure is reported instead of hanging the scope.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let collections = std::thread::scope(|s| {
+        let collector = s.spawn(|| {
+            let mut m = heap.bind_mutator().unwrap();
+            let mut n = 0u32;
+            while !done.load(Ordering::Relaxed) {
+                m.collect();
+                n += 1;
+                // Room for the counter to get on between the stops.
+                m.blocking(|| std::thread::sleep(std::time::Duration::from_millis(2)));
+            }
+            n
+        });
+        let counts: Vec<u64> = {
+            let _done = Done(&done);
+            let mut m = heap.bind_mutator().unwrap();
+            make_tree(&mut m, &node, 16).unwrap();
+            (0..10).map(|_| count_nodes(&mut m, &node, 0)).collect()
+            // `m` is unbound (dropped) before the collector is joined: a running
+            // mutator blocked in `join` would hold up its next stop for ever.
+        };
+        let collections = collector.join().unwrap();
+        assert_eq!(counts, vec![tree_size(16); 10]);
+        collections
+    });
+    assert!(
+        collections > 1,
+        "collections ran while counting: {collections}"
+    );
+}

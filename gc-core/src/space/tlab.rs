@@ -73,8 +73,10 @@ impl Tlab {
 /// caller owns and no other thread reads.
 #[inline(always)]
 unsafe fn zero_words(addr: usize, n: usize) {
-    // SAFETY (every store below): word i < n of the caller's range.
-    let z = |i: usize| unsafe { mem::store(addr + i * WORD, 0) };
+    let z = |i: usize| {
+        // SAFETY: every call below passes an i < n: a word of the caller's range.
+        unsafe { mem::store(addr + i * WORD, 0) }
+    };
     match n {
         0 => {}
         1 => z(0),
