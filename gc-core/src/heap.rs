@@ -101,8 +101,9 @@ pub(crate) struct HeapInner {
 }
 
 impl Heap {
-    /// Builds a heap. Refuses a bad configuration with [`GcErrorKind::Config`]; OS
-    /// failures (reserving the spaces) are [`GcErrorKind::Heap`].
+    /// Builds a heap. Refuses a bad configuration with
+    /// [`GcErrorKind::Config`](crate::GcErrorKind::Config); OS failures (reserving
+    /// the spaces) are [`GcErrorKind::Heap`](crate::GcErrorKind::Heap).
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
         let caps = Capabilities::probe();
         let mut config = config.validated(&caps.geometry)?;
