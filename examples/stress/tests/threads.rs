@@ -92,16 +92,19 @@ fn churn_threads() {
 /// `count_nodes` while another mutator collects over and over: the count polls,
 /// parks its pending nodes on the root stack for each stop (where the collection
 /// moves them), takes them back, and still counts every node of the tree, every
-/// time.
+/// time. The counting goes on until at least ten counts are done and three
+/// collections have finished meanwhile (at most 60 s).
 #[test]
 fn counting_a_tree_while_another_mutator_collects() {
     use flipgc_stress::tree::{count_nodes, make_tree, tree_size, Node};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::time::{Duration, Instant};
     let (heap, node) = heap(64 << 20, |r| {
         let id = r.fixed("node", 2, &[0, 1])?;
         Node::of(r, id, false)
     });
     let done = AtomicBool::new(false);
+    let collections = AtomicU32::new(0);
     /// Stops the collector however the counting thread leaves (a failed assertion
     /// too), so a failure is reported instead of hanging the scope.
     struct Done<'a>(&'a AtomicBool);
@@ -110,32 +113,40 @@ fn counting_a_tree_while_another_mutator_collects() {
             self.0.store(true, Ordering::Relaxed);
         }
     }
-    let collections = std::thread::scope(|s| {
-        let collector = s.spawn(|| {
+    let (counts, during) = std::thread::scope(|s| {
+        s.spawn(|| {
             let mut m = heap.bind_mutator().unwrap();
-            let mut n = 0u32;
             while !done.load(Ordering::Relaxed) {
                 m.collect();
-                n += 1;
+                collections.fetch_add(1, Ordering::Relaxed);
                 // Room for the counter to get on between the stops.
-                m.blocking(|| std::thread::sleep(std::time::Duration::from_millis(2)));
+                m.blocking(|| std::thread::sleep(Duration::from_millis(2)));
             }
-            n
         });
-        let counts: Vec<u64> = {
-            let _done = Done(&done);
-            let mut m = heap.bind_mutator().unwrap();
-            make_tree(&mut m, &node, 16).unwrap();
-            (0..10).map(|_| count_nodes(&mut m, &node, 0)).collect()
-            // `m` is unbound (dropped) before the collector is joined: a running
-            // mutator blocked in `join` would hold up its next stop for ever.
-        };
-        let collections = collector.join().unwrap();
-        assert_eq!(counts, vec![tree_size(16); 10]);
-        collections
+        let _done = Done(&done);
+        let mut m = heap.bind_mutator().unwrap();
+        make_tree(&mut m, &node, 16).unwrap();
+        let (start, since) = (collections.load(Ordering::Relaxed), Instant::now());
+        let mut counts = Vec::new();
+        while counts.len() < 10
+            || collections.load(Ordering::Relaxed) < start + 3
+                && since.elapsed() < Duration::from_secs(60)
+        {
+            counts.push(count_nodes(&mut m, &node, 0));
+        }
+        let during = collections.load(Ordering::Relaxed) - start;
+        // `m` is dropped (unbound) before the scope joins the collector: a running
+        // mutator waiting there would hold up its next stop for ever.
+        (counts, during)
     });
+    assert!(during >= 3, "collections while counting: {during}");
     assert!(
-        collections > 1,
-        "collections ran while counting: {collections}"
+        counts.iter().all(|&c| c == tree_size(16)),
+        "{} counts, wrong ones: {:?}",
+        counts.len(),
+        counts
+            .iter()
+            .filter(|&&c| c != tree_size(16))
+            .collect::<Vec<_>>()
     );
 }
