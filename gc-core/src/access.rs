@@ -125,13 +125,7 @@ impl Mutator {
         let Some(first) = fs.first() else {
             return [None; N];
         };
-        if fs
-            .iter()
-            .any(|f| f.header != first.header || f.registry != first.registry)
-        {
-            mixed_descriptors();
-        }
-        self.check_descriptor(obj, first.header, first.registry);
+        self.check_descriptors(obj, first, &fs);
         fs.map(|f| {
             // SAFETY: as in `get_ref` (every descriptor is of `obj`'s type, checked
             // above).
@@ -149,15 +143,8 @@ impl Mutator {
     pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
         self.check_descriptor(obj, f.header, f.registry);
         let v = self.checked_value(value);
-        let slot = obj.addr + f.offset as usize;
-        if f.weak {
-            self.pre_write_weak(obj.addr);
-        } else {
-            self.pre_write(slot);
-        }
-        // SAFETY: as in `get_ref`; `v` is null or an object of this heap. Release:
-        // publishes `v`'s header and fields to readers.
-        unsafe { mem::store_release(slot, v as u64) };
+        // SAFETY: `obj` is of `f`'s type (checked above); `v` was checked.
+        unsafe { self.store_ref(obj, f, v) };
     }
 
     /// Stores `values` into reference fields `fs` of `obj` (for example a tree
@@ -176,6 +163,21 @@ impl Mutator {
         let Some(first) = fs.first() else {
             return;
         };
+        self.check_descriptors(obj, first, &fs);
+        // Every value is checked before the first store: a refused call stores
+        // nothing.
+        let values = values.map(|v| self.checked_value(v));
+        for (f, v) in fs.into_iter().zip(values) {
+            // SAFETY: every descriptor is of `obj`'s type (checked above); each
+            // value was checked.
+            unsafe { self.store_ref(obj, f, v) };
+        }
+    }
+
+    /// Checks descriptors `fs` (`first` is `fs[0]`) for an access to several
+    /// fields: all of one type, and `obj` of it.
+    #[inline(always)]
+    fn check_descriptors(&self, obj: Gc<'_>, first: &RefField, fs: &[RefField]) {
         if fs
             .iter()
             .any(|f| f.header != first.header || f.registry != first.registry)
@@ -183,20 +185,25 @@ impl Mutator {
             mixed_descriptors();
         }
         self.check_descriptor(obj, first.header, first.registry);
-        // Every value is checked before the first store: a refused call stores
-        // nothing.
-        let values = values.map(|v| self.checked_value(v));
-        for (f, v) in fs.into_iter().zip(values) {
-            let slot = obj.addr + f.offset as usize;
-            if f.weak {
-                self.pre_write_weak(obj.addr);
-            } else {
-                self.pre_write(slot);
-            }
-            // SAFETY: as in `set_ref` (every descriptor is of `obj`'s type, checked
-            // above); `v` is null or an object of this heap.
-            unsafe { mem::store_release(slot, v as u64) };
+    }
+
+    /// The store of `set_ref` and `set_refs` once checked: the write barrier, then
+    /// a release store (it publishes `v`'s header and fields to readers).
+    ///
+    /// # Safety
+    /// `obj` is an object of this heap of `f`'s type, and `v` is 0 or an object of
+    /// this heap.
+    #[inline(always)]
+    unsafe fn store_ref(&self, obj: Gc<'_>, f: RefField, v: usize) {
+        let slot = obj.addr + f.offset as usize;
+        if f.weak {
+            self.pre_write_weak(obj.addr);
+        } else {
+            self.pre_write(slot);
         }
+        // SAFETY: the field lies inside `obj` (the caller's contract, as in
+        // `get_ref`); `v` is null or an object of this heap.
+        unsafe { mem::store_release(slot, v as u64) };
     }
 
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
