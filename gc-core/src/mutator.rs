@@ -195,6 +195,53 @@ impl Mutator {
         Ok(())
     }
 
+    /// Allocates `N` zeroed objects of the fixed-size type `t` and pushes them on the
+    /// root stack in order: what `N` calls of [`Mutator::push_fixed`] do, folded
+    /// into one step (one check of `t`, one bump of the allocation buffer, one
+    /// growth check of the stack), as a compiler folds allocations with no GC point
+    /// between them. For example a node's two new children. A GC point.
+    /// `Err(OutOfMemory)` as [`Mutator::push_fixed`], with the stack as it was.
+    #[inline(always)]
+    pub fn push_fixed_n<const N: usize>(&mut self, t: FixedType) -> Result<(), GcError> {
+        if t.registry != self.registry {
+            return Err(foreign_type(t.id()));
+        }
+        let words = t.words as usize;
+        let first = if words < self.large_words {
+            self.tlab.bump_n::<N>(words)
+        } else {
+            None
+        };
+        let Some(at) = first else {
+            return self.push_fixed_each(t, N);
+        };
+        let addrs: [u64; N] = std::array::from_fn(|i| {
+            let addr = at + i * words * WORD;
+            // SAFETY: object i of the `N` just bumped (`Tlab::bump_n`): fresh words
+            // of the moving space owned by this mutator, its payload zeroed.
+            unsafe { mem::store(addr, t.header) };
+            addr as u64
+        });
+        self.table().stack.extend_from_slice(&addrs);
+        Ok(())
+    }
+
+    /// The slow path of [`Mutator::push_fixed_n`] (the objects do not all fit in
+    /// the allocation buffer, or are large): one [`Mutator::push_fixed`] each,
+    /// those made undone on an error.
+    #[cold]
+    #[inline(never)]
+    fn push_fixed_each(&mut self, t: FixedType, n: usize) -> Result<(), GcError> {
+        let base = self.stack_len();
+        for _ in 0..n {
+            if let Err(e) = self.push_fixed(t) {
+                self.stack_truncate(base);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Allocates an object of the fixed-size type `t` whose fields `0..n` take the
     /// top `n` root-stack entries (the deepest into field 0), pops them and pushes
     /// the new object: a constructor call of an interpreter (`cons`, `new

@@ -450,15 +450,27 @@ fn allocation_during_compaction_takes_recycled_pages_zeroed() {
         cv.wait_timeout_while(g, limit, |g| !g.0).unwrap().0 .0
     });
     assert!(fill_started, "the background fill did not start");
-    for i in 0..(32u64 << 20) / 40 {
-        m.alloc_push(node, 0).unwrap();
-        let n = m.pop().unwrap();
-        let fields = (m.read_ref(n, 0), m.read_ref(n, 1));
-        let words = (m.read_word(n, 2), m.read_word(n, 3));
-        assert!(
-            fields == (None, None) && words == (0, 0),
-            "new node {i} reads {fields:?} {words:?}"
-        );
+    // 16 MiB one node at a time, 16 MiB three at a time (`push_fixed_n`).
+    let t = heap.types().fixed_type(node).unwrap();
+    let mut i = 0u64;
+    while i < (32u64 << 20) / 40 {
+        let made = if i < (16u64 << 20) / 40 {
+            m.alloc_push(node, 0).unwrap();
+            1
+        } else {
+            m.push_fixed_n::<3>(t).unwrap();
+            3
+        };
+        for _ in 0..made {
+            let n = m.pop().unwrap();
+            let fields = (m.read_ref(n, 0), m.read_ref(n, 1));
+            let words = (m.read_word(n, 2), m.read_word(n, 3));
+            assert!(
+                fields == (None, None) && words == (0, 0),
+                "new node {i} reads {fields:?} {words:?}"
+            );
+            i += 1;
+        }
     }
     {
         let (lock, cv) = &*started;

@@ -61,8 +61,7 @@ pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError
 /// frames go.
 fn make_subtrees(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
     if depth == 1 {
-        m.push_fixed(node.ty)?;
-        m.push_fixed(node.ty)?;
+        m.push_fixed_n::<2>(node.ty)?;
     } else {
         make_subtrees(m, node, depth - 1)?;
         make_subtrees(m, node, depth - 1)?;
@@ -86,8 +85,7 @@ pub fn populate(
     if depth == 0 {
         return Ok(());
     }
-    m.push_fixed(node.ty)?;
-    m.push_fixed(node.ty)?;
+    m.push_fixed_n::<2>(node.ty)?;
     let left = m.stack_len() - 2;
     let parent = m.stack_get(at).expect("populating a live node");
     let (l, r) = (m.stack_get(left), m.stack_get(left + 1));
