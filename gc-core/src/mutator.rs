@@ -16,7 +16,9 @@
 //! not in state shared with the collector: before it stops (at every GC point that
 //! can stop, and in `blocking`) a mutator retires the first (its tail becomes a
 //! filler) and hands the second to the marking intake, so the collector never
-//! touches either. When it resumes it re-reads the barrier flag.
+//! touches either. The root stack's storage lives here too; before a stop the
+//! mutator publishes it to the collector (`roots.rs`, `StackView`). When it resumes
+//! it re-reads the barrier flag.
 //!
 //! Collections run on the heap's GC driver thread (`collect/driver.rs`). A mutator
 //! asks for one and waits for it counted as stopped: with [`Mutator::collect`], or
@@ -93,6 +95,10 @@ pub struct Mutator {
     cap: usize,
     pub(crate) los_base: usize,
     pub(crate) los_cap: usize,
+    /// The root stack's storage (`roots.rs`): here, not in `shared`, so that the
+    /// owner's code keeps its depth in registers; published to the collector before
+    /// every stop.
+    pub(crate) stack: std::cell::UnsafeCell<Vec<u64>>,
     /// The heap's type registry identity, which descriptors must carry.
     pub(crate) registry: u32,
     /// Objects of at least this many words go to the large-object space.
@@ -116,6 +122,7 @@ impl Mutator {
             cap: i.end - i.base,
             los_base: i.los_base,
             los_cap: i.los_end - i.los_base,
+            stack: std::cell::UnsafeCell::new(Vec::new()),
             registry: i.types.id(),
             large_words: i.config.large_object_threshold.div_ceil(WORD),
             heap,
@@ -222,7 +229,7 @@ impl Mutator {
             unsafe { mem::store(addr, t.header) };
             addr as u64
         });
-        self.table().stack.extend_from_slice(&addrs);
+        self.stack().extend_from_slice(&addrs);
         Ok(())
     }
 
@@ -263,7 +270,7 @@ impl Mutator {
         // point: not zeroed first.
         let addr = self.alloc_fixed_raw(t, n)?;
         // The allocation may have collected: the stack's entries are read after it.
-        let stack = &mut self.table().stack;
+        let stack = self.stack();
         let from = stack.len() - n;
         // Plain stores: the object is published later by a release store (`mem.rs`).
         for (i, v) in stack[from..].iter().enumerate() {
@@ -548,6 +555,7 @@ impl Mutator {
     fn before_stop(&mut self) {
         self.tlab.retire();
         self.flush_barrier();
+        self.publish_stack();
     }
 
     /// If a collection has requested a stop, parks until it is over; whether it
@@ -740,6 +748,8 @@ impl Drop for Mutator {
         // The allocation buffer's tail becomes a filler, the barrier log goes to
         // the marking intake, before we leave.
         self.before_stop();
+        // The stack's storage is freed after this: no view of it may remain.
+        self.shared.forget_stack();
         self.heap.inner.safepoints.deregister(self.id);
         self.heap.unbind_thread();
         self.shared.orphan_if_handles_live(&self.shared);

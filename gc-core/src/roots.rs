@@ -6,12 +6,16 @@
 //! - The mutator's **root stack** (`Mutator::push` and friends): a growable stack
 //!   of slots, the shape a VM's operand stack needs. Its frames (`stack_len`, then
 //!   `stack_truncate` back to it) release many slots at once, as a handle scope does.
+//!   Its storage lives in the [`Mutator`] itself, so that the owner's hot loops keep
+//!   its depth in a register; before every stop the mutator publishes it (storage
+//!   and depth) to its [`RootTable`] as a [`StackView`], which is what the collector
+//!   reads and updates.
 //! - [`Global`]: a heap-wide slot, usable from any thread.
 //!
-//! A mutator's handle table and root stack live in its [`MutatorShared`], shared
-//! with the safepoint registry. Access protocol (safepoint invariant 1): the owning
-//! thread touches them only while its mutator is `Running`; the collector only while
-//! the world is stopped.
+//! A mutator's handle table and root stack view live in its [`MutatorShared`],
+//! shared with the safepoint registry. Access protocol (safepoint invariant 1): the
+//! owning thread touches them (and its stack's storage) only while its mutator is
+//! `Running`; the collector only while the world is stopped.
 //!
 //! Deferred root forwarding (concurrent cycles): the flip pause does not rewrite the
 //! mutators' roots. It leaves each mutator a *pending forward*; the first of (a) the
@@ -73,8 +77,8 @@ unsafe impl Send for MutatorShared {}
 pub struct RootTable {
     slots: Vec<u64>,
     free: Vec<u32>,
-    /// The root stack.
-    pub stack: Vec<u64>,
+    /// The root stack as its mutator published it at its last stop.
+    pub(crate) stack: StackView,
     /// Weak handles: not roots (marking does not follow them), cleared when their
     /// referent is found unreachable, forwarded like the others otherwise.
     weak: Vec<u64>,
@@ -115,10 +119,11 @@ impl RootTable {
     /// Calls `f` on every root (free slots hold 0 and are skipped by callers via the
     /// null check). Weak handles are not roots: see [`RootTable::for_each_weak_mut`].
     pub fn for_each_mut(&mut self, f: impl FnMut(&mut u64)) {
-        self.slots
-            .iter_mut()
-            .chain(self.stack.iter_mut())
-            .for_each(f);
+        // SAFETY: the caller has exclusive access to these roots (the module docs'
+        // protocol), so the owning mutator is stopped, or has not touched its stack
+        // since it published this view (`StackView`).
+        let stack = unsafe { self.stack.as_mut_slice() };
+        self.slots.iter_mut().chain(stack.iter_mut()).for_each(f);
     }
 
     /// Calls `f` on every weak handle slot (0 in free or cleared ones).
@@ -137,6 +142,41 @@ impl RootTable {
                 u32::try_from(self.weak.len() - 1).expect("more than 4 billion weak handles")
             }
         }
+    }
+}
+
+/// A mutator's root stack as the collector sees it: the storage and depth the
+/// mutator published before its last stop ([`Mutator::publish_stack`]).
+///
+/// Invariant: the storage stays allocated and the mutator neither writes nor
+/// reallocates it from its publication until the mutator runs again after its own
+/// pending root work (`MutatorShared::fix_pending`, which the collector's accesses
+/// also hold the lock of); and a mutator clears its view before it frees the storage
+/// (`MutatorShared::forget_stack`).
+pub(crate) struct StackView {
+    ptr: NonNull<u64>,
+    len: usize,
+}
+
+impl Default for StackView {
+    fn default() -> StackView {
+        StackView {
+            ptr: NonNull::dangling(),
+            len: 0,
+        }
+    }
+}
+
+impl StackView {
+    /// The published entries.
+    ///
+    /// # Safety
+    /// The caller has exclusive access to the owning mutator's roots (the module
+    /// docs' protocol), so the view is current ([`StackView`]'s invariant).
+    unsafe fn as_mut_slice(&mut self) -> &mut [u64] {
+        // SAFETY: `ptr` is the storage of `len` initialised words, or dangling with
+        // `len` 0; nobody else touches it (the caller's contract).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
@@ -207,6 +247,16 @@ impl MutatorShared {
         if let Some(s) = p.scan.take() {
             s.apply(roots);
         }
+    }
+
+    /// Clears the published root stack view, under the lock the collector's
+    /// accesses to a running mutator's roots hold: called by the owning mutator
+    /// before it frees its stack's storage (when it is dropped).
+    pub(crate) fn forget_stack(&self) {
+        let _p = self.pending.lock();
+        // SAFETY: the owning thread, Running; any other access to the roots now
+        // holds the lock just taken (`fix_pending`) or waits for a stop.
+        unsafe { self.roots() }.stack = StackView::default();
     }
 
     /// The roots.
@@ -431,6 +481,31 @@ impl Mutator {
         unsafe { self.shared.roots() }
     }
 
+    /// This mutator's root stack.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) fn stack(&self) -> &mut Vec<u64> {
+        // SAFETY: the storage belongs to this mutator, which is neither `Send` nor
+        // `Sync`, so only its own thread reaches it, while Running (GC points take
+        // `&mut self`); no other reference into it is alive: every use is a single
+        // call. The collector reads it only through the published view, while this
+        // thread does not touch it (`StackView`'s invariant).
+        unsafe { &mut *self.stack.get() }
+    }
+
+    /// Publishes the root stack to the collector (`StackView`): called before
+    /// every stop, and valid until this mutator runs on after it.
+    #[inline]
+    pub(crate) fn publish_stack(&mut self) {
+        let s = self.stack.get_mut();
+        let view = StackView {
+            // A `Vec`'s pointer is never null (dangling when unallocated).
+            ptr: NonNull::new(s.as_mut_ptr()).expect("a Vec's pointer is not null"),
+            len: s.len(),
+        };
+        self.table().stack = view;
+    }
+
     fn own(&self, h: &Handle) {
         if !h.belongs_to(&self.shared) {
             foreign_handle();
@@ -473,7 +548,7 @@ impl Mutator {
     /// Pushes a raw root (an object of this heap, or 0).
     #[inline(always)]
     pub(crate) fn push_raw(&self, v: u64) {
-        self.table().stack.push(v);
+        self.stack().push(v);
     }
 
     /// Pushes `obj` (or null) on the root stack.
@@ -486,14 +561,14 @@ impl Mutator {
     /// Pops the root stack. Panics if it is empty.
     #[inline]
     pub fn pop<'m>(&'m self) -> Option<Gc<'m>> {
-        let v = self.table().stack.pop().expect("root stack underflow");
+        let v = self.stack().pop().expect("root stack underflow");
         (v != 0).then(|| Gc::new(v as usize))
     }
 
     /// Root stack entry `i` (0 is the bottom).
     #[inline]
     pub fn stack_get<'m>(&'m self, i: usize) -> Option<Gc<'m>> {
-        let v = self.table().stack[i];
+        let v = self.stack()[i];
         (v != 0).then(|| Gc::new(v as usize))
     }
 
@@ -501,14 +576,14 @@ impl Mutator {
     #[inline]
     pub fn stack_set(&self, i: usize, obj: Option<Gc<'_>>) {
         let v = self.checked_opt(obj);
-        self.table().stack[i] = v;
+        self.stack()[i] = v;
     }
 
     /// Pushes a copy of root stack entry `i` (no check: the stack holds only objects
     /// of this heap). Panics if `i` is out of range.
     #[inline]
     pub fn stack_dup(&self, i: usize) {
-        let stack = &mut self.table().stack;
+        let stack = self.stack();
         let v = stack[i];
         stack.push(v);
     }
@@ -517,20 +592,20 @@ impl Mutator {
     /// [`Mutator::stack_dup`]). Panics if either is out of range.
     #[inline]
     pub fn stack_copy(&self, from: usize, to: usize) {
-        let stack = &mut self.table().stack;
+        let stack = self.stack();
         stack[to] = stack[from];
     }
 
     /// Root stack depth.
     #[inline]
     pub fn stack_len(&self) -> usize {
-        self.table().stack.len()
+        self.stack().len()
     }
 
     /// Shrinks the root stack to `len` entries.
     #[inline]
     pub fn stack_truncate(&self, len: usize) {
-        self.table().stack.truncate(len);
+        self.stack().truncate(len);
     }
 
     /// A weak handle to `obj` (see [`WeakHandle`]).
