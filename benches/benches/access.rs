@@ -9,12 +9,15 @@
 //!   `FixedType`; `alloc_push` by type id; the arena's `Vec::push`), batches of
 //!   10 000, truncated after each batch. The heap is warmed first (its pages
 //!   recycled), and the collections when it fills are included.
-//! - `tree/*`: binary-trees' two halves, per node: `make` builds a tree of depth 12
-//!   bottom-up (`flipgc_stress::tree::make_tree`: leaves by `push_fixed`, inner
-//!   nodes by `push_fixed_from_stack`) and drops it, collections included;
-//!   `count` walks a kept tree of depth 16 (`count_nodes`: `get_refs`, polling);
-//!   `arena_make` and `arena_count` do the same in a `Vec` of index-linked nodes
-//!   (recursive, cleared after each tree).
+//! - `tree/*`: the tree shapes of binary-trees and GCBench, per node, with
+//!   binary-trees' node: `make` builds a tree of depth 12 bottom-up
+//!   (`flipgc_stress::tree::make_tree`: leaves two at a time by `push_fixed_n`,
+//!   inner nodes by `push_fixed_from_stack`) and drops it, collections included;
+//!   `populate` builds one top-down (`flipgc_stress::tree::populate`: each node's
+//!   two children by `push_fixed_n`, stored into it by `set_refs`); `count` walks a
+//!   kept tree of depth 16 (`count_nodes`: `get_refs`, polling); `arena_make`,
+//!   `arena_populate` and `arena_count` do the same in a `Vec` of index-linked
+//!   nodes (recursive, cleared after each tree).
 //! - `barrier/set_ref` (after the criterion groups, timed by hand): a reference
 //!   store with marking off and with marking on (the write barrier logging).
 
@@ -239,6 +242,33 @@ fn access(c: &mut Criterion) {
     g.bench_function("arena_make", |b| {
         b.iter(|| {
             black_box(arena_make(&mut arena, MAKE_DEPTH));
+            arena.clear();
+        })
+    });
+    // Top-down: a root, then each node's two children made and stored into it.
+    g.bench_function("populate", |b| {
+        b.iter(|| {
+            m.push_fixed(node.ty).expect("alloc");
+            flipgc_stress::tree::populate(&mut m, &node, MAKE_DEPTH, 0, &mut None).expect("alloc");
+            m.stack_truncate(0);
+        })
+    });
+    fn arena_populate(a: &mut Vec<[u64; 3]>, at: usize, depth: u32) {
+        if depth == 0 {
+            return;
+        }
+        let l = a.len();
+        a.extend([[1, u64::MAX, u64::MAX]; 2]);
+        a[at][1] = l as u64;
+        a[at][2] = l as u64 + 1;
+        arena_populate(a, l, depth - 1);
+        arena_populate(a, l + 1, depth - 1);
+    }
+    g.bench_function("arena_populate", |b| {
+        b.iter(|| {
+            arena.push([1, u64::MAX, u64::MAX]);
+            arena_populate(&mut arena, 0, MAKE_DEPTH);
+            black_box(&arena);
             arena.clear();
         })
     });
