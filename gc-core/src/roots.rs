@@ -485,11 +485,10 @@ impl Mutator {
     #[inline(always)]
     #[allow(clippy::mut_from_ref)]
     pub(crate) fn stack(&self) -> &mut Vec<u64> {
-        // SAFETY: the storage belongs to this mutator, which is neither `Send` nor
-        // `Sync`, so only its own thread reaches it, while Running (GC points take
-        // `&mut self`); no other reference into it is alive: every use is a single
-        // call. The collector reads it only through the published view, while this
-        // thread does not touch it (`StackView`'s invariant).
+        // The storage is this (neither `Send` nor `Sync`) mutator's, reached only by
+        // its own thread while Running; the collector reads only the published view
+        // (`StackView`'s invariant). Every use below is a single call.
+        // SAFETY: so no other reference into the storage is alive.
         unsafe { &mut *self.stack.get() }
     }
 
@@ -499,8 +498,7 @@ impl Mutator {
     pub(crate) fn publish_stack(&mut self) {
         let s = self.stack.get_mut();
         let view = StackView {
-            // A `Vec`'s pointer is never null (dangling when unallocated).
-            ptr: NonNull::new(s.as_mut_ptr()).expect("a Vec's pointer is not null"),
+            ptr: NonNull::from(s.as_mut_slice()).cast(),
             len: s.len(),
         };
         self.table().stack = view;
