@@ -34,17 +34,26 @@ impl Mutator {
         Header(unsafe { mem::load(obj.addr) })
     }
 
-    /// Checks a descriptor access: the descriptor belongs to this heap's registry,
-    /// `obj` to this heap, and `obj`'s header is the descriptor's.
+    /// Whether a descriptor access may take its fast path: the descriptor belongs to
+    /// this heap's registry, `obj` to this heap, and `obj`'s header (its `HASHED`
+    /// flag masked off) equals `expect`. Never for a weak [`RefField`] (its
+    /// `expect` has a bit the masked header lacks).
     #[inline(always)]
-    fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
+    fn descriptor_fits(&self, obj: Gc<'_>, expect: u64, registry: u32) -> bool {
         // `&&` short-circuits: the header is loaded only for an address of this heap.
-        let ok = registry == self.registry
+        registry == self.registry
             && self.accessible(obj.addr)
             // SAFETY: `obj` lies in this heap (checked just before): its header word
             // is mapped.
-            && unsafe { mem::load(obj.addr) } & !HASHED == header;
-        if !ok {
+            && unsafe { mem::load(obj.addr) } & !HASHED == expect
+    }
+
+    /// Checks a descriptor access: the descriptor belongs to this heap's registry,
+    /// `obj` to this heap, and `obj`'s header is `header` (a type's header, weak
+    /// mark clear). Panics otherwise.
+    #[inline(always)]
+    fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
+        if !self.descriptor_fits(obj, header, registry) {
             self.descriptor_mismatch(obj, header, registry);
         }
     }
@@ -103,11 +112,24 @@ impl Mutator {
     /// A weak field reads as `None` once its referent was found unreachable.
     #[inline]
     pub fn get_ref<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
-        self.check_descriptor(obj, f.header, f.registry);
+        if !self.descriptor_fits(obj, f.expect, f.registry) {
+            return self.get_ref_cold(obj, f);
+        }
         // SAFETY: the field lies inside `obj` (its type's layout, checked when `f`
         // was made and by the header compare). Acquire: see the module docs.
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-        if f.weak {
+        (v != 0).then(|| Gc::new(v))
+    }
+
+    /// The cold path of [`Mutator::get_ref`]: a weak field (through the weak-reference
+    /// barrier), or a misuse (a panic).
+    #[cold]
+    #[inline(never)]
+    fn get_ref_cold<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
+        self.check_descriptor(obj, f.type_header(), f.registry);
+        // SAFETY: as in `get_ref` (checked just above).
+        let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+        if f.is_weak() {
             self.weak_read(v);
         }
         (v != 0).then(|| Gc::new(v))
@@ -122,17 +144,16 @@ impl Mutator {
         obj: Gc<'m>,
         fs: [RefField; N],
     ) -> [Option<Gc<'m>>; N] {
-        let Some(first) = fs.first() else {
+        let Some(expect) = same_type(&fs) else {
             return [None; N];
         };
-        self.check_descriptors(obj, first, &fs);
+        if !self.descriptor_fits(obj, expect, fs[0].registry) {
+            return fs.map(|f| self.get_ref_cold(obj, f));
+        }
         fs.map(|f| {
             // SAFETY: as in `get_ref` (every descriptor is of `obj`'s type, checked
             // above).
             let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-            if f.weak {
-                self.weak_read(v);
-            }
             (v != 0).then(|| Gc::new(v))
         })
     }
@@ -141,10 +162,13 @@ impl Mutator {
     /// `f`'s type or `value` is not of this heap.
     #[inline(always)]
     pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
-        self.check_descriptor(obj, f.header, f.registry);
+        if !self.descriptor_fits(obj, f.expect, f.registry) {
+            return self.set_refs_cold(obj, [f], [value]);
+        }
         let v = self.checked_value(value);
-        // SAFETY: `obj` is of `f`'s type (checked above); `v` was checked.
-        unsafe { self.store_ref(obj, f, v) };
+        // SAFETY: `obj` is of `f`'s type and `f` is strong (checked above); `v` was
+        // checked.
+        unsafe { self.store_strong(obj, f, v) };
     }
 
     /// Stores `values` into reference fields `fs` of `obj` (for example a tree
@@ -160,47 +184,58 @@ impl Mutator {
         fs: [RefField; N],
         values: [Option<Gc<'_>>; N],
     ) {
-        let Some(first) = fs.first() else {
+        let Some(expect) = same_type(&fs) else {
             return;
         };
-        self.check_descriptors(obj, first, &fs);
+        if !self.descriptor_fits(obj, expect, fs[0].registry) {
+            return self.set_refs_cold(obj, fs, values);
+        }
         // Every value is checked before the first store: a refused call stores
         // nothing.
         let values = values.map(|v| self.checked_value(v));
         for (f, v) in fs.into_iter().zip(values) {
-            // SAFETY: every descriptor is of `obj`'s type (checked above); each
-            // value was checked.
-            unsafe { self.store_ref(obj, f, v) };
+            // SAFETY: every descriptor is of `obj`'s type and strong (checked
+            // above); each value was checked.
+            unsafe { self.store_strong(obj, f, v) };
         }
     }
 
-    /// Checks descriptors `fs` (`first` is `fs[0]`) for an access to several
-    /// fields: all of one type, and `obj` of it.
-    #[inline(always)]
-    fn check_descriptors(&self, obj: Gc<'_>, first: &RefField, fs: &[RefField]) {
-        if fs
-            .iter()
-            .any(|f| f.header != first.header || f.registry != first.registry)
-        {
-            mixed_descriptors();
+    /// The cold path of [`Mutator::set_ref`] and [`Mutator::set_refs`]: weak fields
+    /// among `fs` (their own write barrier), or a misuse (a panic before any
+    /// store).
+    #[cold]
+    #[inline(never)]
+    fn set_refs_cold<const N: usize>(
+        &self,
+        obj: Gc<'_>,
+        fs: [RefField; N],
+        values: [Option<Gc<'_>>; N],
+    ) {
+        self.check_descriptor(obj, fs[0].type_header(), fs[0].registry);
+        let values = values.map(|v| self.checked_value(v));
+        for (f, v) in fs.into_iter().zip(values) {
+            let slot = obj.addr + f.offset as usize;
+            if f.is_weak() {
+                self.pre_write_weak(obj.addr);
+            } else {
+                self.pre_write(slot);
+            }
+            // SAFETY: the field lies inside `obj` (all of `fs` are of `obj`'s type:
+            // `same_type` and the check above); `v` is null or an object of this heap.
+            unsafe { mem::store_release(slot, v as u64) };
         }
-        self.check_descriptor(obj, first.header, first.registry);
     }
 
-    /// The store of `set_ref` and `set_refs` once checked: the write barrier, then
-    /// a release store (it publishes `v`'s header and fields to readers).
+    /// The fast store of `set_ref` and `set_refs`: the write barrier, then a
+    /// release store (it publishes `v`'s header and fields to readers).
     ///
     /// # Safety
-    /// `obj` is an object of this heap of `f`'s type, and `v` is 0 or an object of
-    /// this heap.
+    /// `obj` is an object of this heap of `f`'s type, `f` is a strong field, and `v`
+    /// is 0 or an object of this heap.
     #[inline(always)]
-    unsafe fn store_ref(&self, obj: Gc<'_>, f: RefField, v: usize) {
+    unsafe fn store_strong(&self, obj: Gc<'_>, f: RefField, v: usize) {
         let slot = obj.addr + f.offset as usize;
-        if f.weak {
-            self.pre_write_weak(obj.addr);
-        } else {
-            self.pre_write(slot);
-        }
+        self.pre_write(slot);
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
         // `get_ref`); `v` is null or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
@@ -355,6 +390,21 @@ fn wrong_kind(field: usize, want_ref: bool) -> ! {
         "field {field} is{} a reference field",
         if want_ref { " not" } else { "" }
     )
+}
+
+/// What an access through all of `fs` expects of the object's header (see
+/// [`RefField`]): their type's header, with the weak mark if any of them is weak;
+/// `None` for no descriptors. Panics if they are not all of one type and registry.
+#[inline(always)]
+fn same_type(fs: &[RefField]) -> Option<u64> {
+    let first = fs.first()?;
+    if fs
+        .iter()
+        .any(|f| f.type_header() != first.type_header() || f.registry != first.registry)
+    {
+        mixed_descriptors();
+    }
+    Some(fs.iter().fold(0, |a, f| a | f.expect))
 }
 
 #[cold]

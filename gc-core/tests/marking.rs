@@ -322,3 +322,41 @@ fn a_mark_end_drain_out_of_budget_hands_back_its_grey_objects() {
     assert_eq!(count(&m, &t, Some(m.get(&strong))), (1 << 15) - 1);
     m.verify().unwrap();
 }
+
+/// A weak field read through its descriptor while marking logs the referent (the
+/// weak-reference barrier, on the descriptor's cold path: a weak descriptor never
+/// passes the fast path's header compare). In the snapshot X hangs only from H's
+/// weak field, so marking would not reach it; the mutator reads it there and stores
+/// it into A, allocated while marking (black: never scanned). Only the read's log
+/// keeps X; without it the end of marking clears H's field and frees X under A.
+#[test]
+fn a_weak_field_read_while_marking_keeps_its_referent() {
+    let (mut r, t) = registry();
+    let wpair = r.fixed_weak("weak-pair", 2, &[1], &[0]).unwrap();
+    let wcar = r.ref_field(wpair, 0).unwrap();
+    let (hook, go, done) = hold_marking();
+    let heap = Heap::new(config(true, hook), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let h = m.alloc(wpair, 0).unwrap();
+    let x = m.alloc(t.node, 0).unwrap();
+    m.set_word(m.get(&x), t.id, 42);
+    m.set_ref(m.get(&h), wcar, Some(m.get(&x)));
+    drop(x); // X hangs from H's weak field alone
+    let requester = {
+        let heap = heap.clone();
+        std::thread::spawn(move || heap.bind_mutator().unwrap().collect())
+    };
+    m.blocking(move || go.recv().unwrap());
+    assert!(m.barrier_active());
+    let a = m.alloc(t.node, 0).unwrap(); // black
+    let x_now = m.get_ref(m.get(&h), wcar);
+    assert!(x_now.is_some(), "X cleared before its cycle ended");
+    m.set_ref(m.get(&a), t.left, x_now);
+    done.send(()).unwrap();
+    m.blocking(move || requester.join().unwrap());
+    m.collect(); // and one more cycle, with X reachable through A alone
+    let x = m.get_ref(m.get(&a), t.left).expect("A still holds X");
+    assert_eq!(m.get_word(x, t.id), 42);
+    assert_eq!(m.get_ref(m.get(&h), wcar), Some(x), "X is strongly held");
+    m.verify().unwrap();
+}

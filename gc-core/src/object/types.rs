@@ -11,7 +11,7 @@
 //! [`WordField`]) let allocation and field access skip even that: an access through
 //! a descriptor is one header compare and one load or store.
 
-use super::header::{Header, MAX_LEN};
+use super::header::{Header, HASHED, MAX_LEN};
 use crate::error::GcError;
 use crate::mem::WORD;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -182,11 +182,33 @@ impl FixedType {
 /// compare plus one load or store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefField {
-    pub(crate) header: u64,
+    /// What the object's header must equal (its `HASHED` flag masked off) for the
+    /// access's fast path: the type's header for a strong field. A weak field
+    /// carries [`WEAK_FIELD`] as well, a bit the masked header never has, so its
+    /// compare always fails and its accesses take the cold path, which checks the
+    /// type without that bit and goes through the weak-reference barrier. The fast
+    /// path so has no weak test of its own.
+    pub(crate) expect: u64,
     pub(crate) offset: u32,
     pub(crate) registry: u32,
-    /// A weak field (its reads go through the weak-reference barrier).
-    pub(crate) weak: bool,
+}
+
+/// The mark of a weak [`RefField`] in its `expect` word: the header's `HASHED` bit,
+/// which the fast path's compare masks off the object's header.
+pub(crate) const WEAK_FIELD: u64 = HASHED;
+
+impl RefField {
+    /// Whether the field is weak (its reads go through the weak-reference barrier).
+    #[inline(always)]
+    pub(crate) fn is_weak(self) -> bool {
+        self.expect & WEAK_FIELD != 0
+    }
+
+    /// The header of the field's type (`HASHED` clear).
+    #[inline(always)]
+    pub(crate) fn type_header(self) -> u64 {
+        self.expect & !WEAK_FIELD
+    }
 }
 
 /// A word (non-reference) field of a fixed-size type, checked once
@@ -479,11 +501,11 @@ impl TypeRegistry {
     /// weak: refused unless that field exists and holds a reference.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         let (header, offset) = self.field_of(id, field, true)?;
+        let weak = field < 64 && self.shapes[id.0 as usize].weak_mask >> field & 1 != 0;
         Ok(RefField {
-            header,
+            expect: if weak { header | WEAK_FIELD } else { header },
             offset,
             registry: self.id,
-            weak: field < 64 && self.shapes[id.0 as usize].weak_mask >> field & 1 != 0,
         })
     }
 

@@ -3,5 +3,5 @@
 use flipgc_core::RefField;
 
 fn main() {
-    let _f = RefField { header: 2, offset: 8, registry: 1 };
+    let _f = RefField { expect: 2, offset: 8, registry: 1 };
 }
