@@ -164,6 +164,8 @@ pub struct CycleRecord {
     pub compaction_ns: u64,
     /// Pages a concurrent compaction filled (0 for an in-pause one).
     pub compaction_pages: u64,
+    /// Of those, the dense prefix's pages moved into to-space rather than copied.
+    pub compaction_moved_pages: u64,
     /// Fault stalls recorded since the previous cycle's end.
     pub fault_stalls: u64,
     /// The longest of those (ns).
@@ -224,7 +226,7 @@ pub struct PauseLog {
     totals: Histogram<u64>,
     alloc_stalls: Histogram<u64>,
     fault_stalls: Histogram<u64>,
-    compactions: Vec<(u64, usize)>,
+    compactions: Vec<(u64, usize, usize)>,
     compaction_modes: Vec<crate::FaultMode>,
     fault_stalls_lost: u64,
     long_fault_stalls: Vec<(u64, u64)>,
@@ -320,8 +322,8 @@ impl PauseLog {
 
     /// Records a concurrent compaction: from the end of its flip pause until its last
     /// page was installed (ns), and how many pages it filled.
-    pub fn record_compaction(&mut self, ns: u64, pages: usize) {
-        self.compactions.push((ns, pages));
+    pub fn record_compaction(&mut self, ns: u64, pages: usize, moved: usize) {
+        self.compactions.push((ns, pages, moved));
     }
 
     /// The (fault, allocation) stalls recorded since the last call, and a new window.
@@ -360,8 +362,9 @@ impl PauseLog {
         &self.sanity
     }
 
-    /// Concurrent compactions: (duration ns, pages), oldest first.
-    pub fn compactions(&self) -> &[(u64, usize)] {
+    /// Concurrent compactions: (duration ns, pages filled, of which moved rather
+    /// than copied), oldest first.
+    pub fn compactions(&self) -> &[(u64, usize, usize)] {
         &self.compactions
     }
 

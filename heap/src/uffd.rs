@@ -383,6 +383,37 @@ impl Userfault {
         src: usize,
         len: usize,
     ) -> Result<(), (usize, i32)> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.move_with(dst, src, len, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES) }
+    }
+
+    /// [`Userfault::move_pages`] of pages that must all be present: a hole in the
+    /// source stops the move there with `ENOENT` (and the bytes moved before it),
+    /// instead of leaving the destination page absent.
+    ///
+    /// # Safety
+    /// As [`Userfault::move_pages`]'s.
+    pub unsafe fn move_present_pages(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+    ) -> Result<(), (usize, i32)> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.move_with(dst, src, len, 0) }
+    }
+
+    /// `UFFDIO_MOVE` with `mode`, resumed after `EAGAIN`.
+    ///
+    /// # Safety
+    /// As [`Userfault::move_pages`]'s.
+    unsafe fn move_with(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+        mode: u64,
+    ) -> Result<(), (usize, i32)> {
         if !self.can_move {
             return Err((0, Errno::ENOTSUP as i32));
         }
@@ -392,7 +423,7 @@ impl Userfault {
                 dst: (dst + done) as u64,
                 src: (src + done) as u64,
                 len: (len - done) as u64,
-                mode: UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES,
+                mode,
                 moved: 0,
             };
             // SAFETY: `m` is a valid uffdio_move; the caller keeps everyone off the

@@ -117,7 +117,7 @@ pub fn run(
     fatal.phase("the concurrent plan");
     hook(CyclePoint::Planning);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
-    let plan = plan::build(&mut st, inner.base, boundary, page / WORD);
+    let plan = plan::build(&mut st, inner.base, boundary, page / WORD, true);
     let live_bytes = plan.live_words * WORD;
     drop(st);
     let uffd = open_userfault(inner);

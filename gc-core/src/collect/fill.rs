@@ -31,6 +31,7 @@
 
 use super::bitmap::Bitmap;
 use super::forward::Forwarding;
+use super::plan::Dense;
 use super::release::Tables;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
@@ -59,21 +60,29 @@ pub struct Layout {
 }
 
 /// What page filling reads, owned for the time of a compaction: the side tables,
-/// the prefix sums, and the starts of the black region's carves.
+/// the prefix sums, the starts of the black region's carves, and the dense prefix.
 pub struct FillTables {
     tables: Tables,
     fwd: Forwarding,
     black_starts: Vec<usize>,
+    dense: Dense,
 }
 
 impl FillTables {
     /// The tables of a plan; `black_starts` are the black region's carve starts, in
-    /// address order (empty without black allocation).
-    pub fn new(tables: Tables, fwd: Forwarding, black_starts: Vec<usize>) -> FillTables {
+    /// address order (empty without black allocation); `dense` is the plan's dense
+    /// prefix.
+    pub fn new(
+        tables: Tables,
+        fwd: Forwarding,
+        black_starts: Vec<usize>,
+        dense: Dense,
+    ) -> FillTables {
         FillTables {
             tables,
             fwd,
             black_starts,
+            dense,
         }
     }
 
@@ -87,6 +96,8 @@ impl FillTables {
             page_first: &self.tables.page_first,
             at: *layout,
             black_starts: &self.black_starts,
+            dense_pages: self.dense.pages,
+            heads: &self.dense.heads,
         }
     }
 
@@ -112,6 +123,11 @@ pub struct FillCtx<'a> {
     pub at: Layout,
     /// The black region's carve starts (old addresses), in address order.
     pub black_starts: &'a [usize],
+    /// Pages of the dense prefix ([`Dense`]).
+    pub dense_pages: usize,
+    /// The headers of the objects covering the first word of the dense prefix's
+    /// pages and the next page ([`Dense::heads`]).
+    pub heads: &'a [u64],
 }
 
 impl FillCtx<'_> {
@@ -277,33 +293,58 @@ impl FillCtx<'_> {
         }
     }
 
+    /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
+    /// from-space: its objects keep their addresses, so only its references are
+    /// forwarded. Returns the page's from-space address, ready to be installed at
+    /// the same offset in to-space (moved or copied).
+    ///
+    /// Only the claimant of page `p` may call this, once: forwarding is not
+    /// idempotent. From-space page `p` is read by nobody else: every object on it
+    /// lands on it (`dense_pages`), and a later page's first object that starts
+    /// here is read through its head ([`Dense::heads`]).
+    pub fn fill_dense(&self, p: usize) -> usize {
+        debug_assert!(p < self.dense_pages);
+        let page = self.at.page_words * WORD;
+        let at = self.at.from + p * page;
+        self.fill_compacted(p, at);
+        at
+    }
+
     /// Compacted page `p`: the live words that slide into it, references forwarded;
     /// past the live end, a filler up to the black region or zeros.
     fn fill_compacted(&self, p: usize, out: usize) {
         let first_word = p * self.at.page_words;
         let end_word = (first_word + self.at.page_words).min(self.at.live_words);
         let (mut obj, mut off) = self.page_first[p];
+        // The first object may start on an earlier page, moved out of from-space
+        // if it is in the dense prefix: its header comes from the plan then.
+        let mut head = self.heads.get(p).copied();
         let mut at = first_word;
         while at < end_word {
             let src = self.at.from + obj * WORD;
             // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
-            // read-only during compaction).
-            let h = Header(unsafe { mem::load(src) });
+            // read-only during compaction, but for dense pages: `fill_dense`).
+            let h = Header(head.take().unwrap_or_else(|| unsafe { mem::load(src) }));
             let size = self.object_words(h, self.at.base + obj * WORD);
             let n = (size - off).min(end_word - at);
             let dst = out + (at - first_word) * WORD;
-            // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n) in the
-            // caller's page (to-space or a buffer), written by this call only.
-            unsafe { mem::copy_words(src + off * WORD, dst, n) };
+            // Filling a dense page in place, the words are there already.
+            if src + off * WORD != dst {
+                // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n)
+                // in the caller's page (to-space or a buffer), written by this call
+                // only, and not the same words.
+                unsafe { mem::copy_words(src + off * WORD, dst, n) };
+            }
             self.types.for_each_ref_field(h, |field| {
                 let k = field + 1; // word index in the object
                 if (off..off + n).contains(&k) {
                     let slot = dst + (k - off) * WORD;
                     // SAFETY: `slot` is in this page, just written.
                     let v = unsafe { mem::load(slot) } as usize;
-                    if v != 0 {
+                    let new = self.forward(v);
+                    if v != 0 && new != v {
                         // SAFETY: as above.
-                        unsafe { mem::store(slot, self.forward(v) as u64) };
+                        unsafe { mem::store(slot, new as u64) };
                     }
                 }
             });
@@ -490,6 +531,8 @@ mod tests {
                 slide: b.slide,
             },
             black_starts: &b.black_starts,
+            dense_pages: 0,
+            heads: &[],
         };
         let pages = ctx.pages();
         assert!(pages > 30, "{pages} pages");

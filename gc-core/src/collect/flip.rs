@@ -173,7 +173,7 @@ pub fn pause(
         slide: if black { boundary - compacted_end } else { 0 },
     };
     let black_starts = space.black_carves.take().unwrap_or_default();
-    let tables = super::fill::FillTables::new(tables, plan.fwd, black_starts);
+    let tables = super::fill::FillTables::new(tables, plan.fwd, black_starts, plan.dense);
     let (pages, new_top) = {
         let fill = tables.ctx(inner, &layout);
         // Mutators' own roots are forwarded after the pause, unless the compaction

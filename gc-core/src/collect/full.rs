@@ -64,7 +64,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     refs::clear(inner, &p.stopped, &ctx, holders);
 
     p.phase("plan");
-    let plan = plan::build(&mut st, base, top, page / WORD);
+    let plan = plan::build(&mut st, base, top, page / WORD, false);
 
     p.phase("roots");
     let layout = Layout {
@@ -78,7 +78,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         slide: 0,
     };
     let (live_words, live_objects) = (plan.live_words, plan.live_objects);
-    let tables = FillTables::new(Tables::take(&mut st), plan.fwd, Vec::new());
+    let tables = FillTables::new(Tables::take(&mut st), plan.fwd, Vec::new(), plan.dense);
     let fill = tables.ctx(inner, &layout);
     // Unlinked only: their memory goes back after the pause. Swept first, so that
     // only the live large objects' fields are forwarded.

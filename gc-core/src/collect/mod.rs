@@ -235,8 +235,9 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         } else {
             "in-pause"
         },
-        compaction_ns: concurrent.map_or(in_pause, |(ns, _)| ns),
-        compaction_pages: concurrent.map_or(0, |(_, pages)| pages as u64),
+        compaction_ns: concurrent.map_or(in_pause, |(ns, _, _)| ns),
+        compaction_pages: concurrent.map_or(0, |(_, pages, _)| pages as u64),
+        compaction_moved_pages: concurrent.map_or(0, |(_, _, moved)| moved as u64),
         fault_stalls: fault.count,
         fault_stall_max_ns: fault.max_ns,
         alloc_stalls: alloc.count,

@@ -13,6 +13,23 @@ use super::forward::Forwarding;
 use super::CollectorState;
 use crate::mem::WORD;
 
+/// The dense prefix of a plan: its first `pages` to-space pages hold only live words
+/// at the start of the marked region, so every object there keeps its address
+/// (its new address, the live words below it, is its old one). Concurrent
+/// compaction forwards such a page's references in from-space, in place, and
+/// moves the page into to-space instead of copying it (`compaction.rs`).
+#[derive(Default)]
+pub struct Dense {
+    /// Pages of the prefix.
+    pub pages: usize,
+    /// For each page of the prefix and the one after it (if compacted), the header
+    /// of the object covering its first word (`page_first`), read before the flip:
+    /// that object may start on an earlier page, which is gone from from-space
+    /// once moved. Only its type and length are used (a header's `HASHED` flag may
+    /// be set later).
+    pub heads: Vec<u64>,
+}
+
 /// A finished plan of the marked region `[base, base + 8 * top_word)`.
 pub struct Plan {
     /// Prefix sums of live words.
@@ -23,11 +40,20 @@ pub struct Plan {
     pub live_objects: usize,
     /// Word index of the end of the marked region.
     pub top_word: usize,
+    /// The dense prefix (empty unless asked for).
+    pub dense: Dense,
 }
 
 /// Plans the marked region `[base, end)` from `st`'s bitmaps, leaving the per-page
-/// plan in `st.page_first`.
-pub fn build(st: &mut CollectorState, base: usize, end: usize, page_words: usize) -> Plan {
+/// plan in `st.page_first`; with `dense`, finds the dense prefix (for a concurrent
+/// compaction). Its marked objects' headers must be mapped at their addresses.
+pub fn build(
+    st: &mut CollectorState,
+    base: usize,
+    end: usize,
+    page_words: usize,
+    dense: bool,
+) -> Plan {
     let top_word = (end - base) / WORD;
     let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
     let live_words = fwd.total_live_words();
@@ -40,13 +66,49 @@ pub fn build(st: &mut CollectorState, base: usize, end: usize, page_words: usize
         page_words,
         &mut page_first,
     );
+    let dense = if dense {
+        dense_prefix(&st.live, top_word, page_words, &page_first, base)
+    } else {
+        Dense::default()
+    };
     st.page_first = page_first;
     Plan {
         fwd,
         live_words,
         live_objects,
         top_word,
+        dense,
     }
+}
+
+/// The dense prefix: whole pages from the base on with every word live (the live
+/// words' bitmap, a chunk at a time), and the heads of its pages and the next.
+fn dense_prefix(
+    live: &Bitmap,
+    top_word: usize,
+    page_words: usize,
+    page_first: &[(usize, usize)],
+    base: usize,
+) -> Dense {
+    let chunks = top_word / 64;
+    let full = (0..chunks)
+        .take_while(|&c| live.chunk(c) == u64::MAX)
+        .count();
+    let first_dead = if full < chunks {
+        full * 64 + live.chunk(full).trailing_ones() as usize
+    } else {
+        (chunks * 64..top_word)
+            .find(|&w| !live.get(w))
+            .unwrap_or(top_word)
+    };
+    let pages = (first_dead / page_words).min(page_first.len());
+    let heads = page_first[..(pages + 1).min(page_first.len())]
+        .iter()
+        // SAFETY: a marked object's header (the caller's contract: mapped at its
+        // address); read-only here.
+        .map(|&(obj, _)| unsafe { crate::mem::load(base + obj * WORD) })
+        .collect();
+    Dense { pages, heads }
 }
 
 /// Builds `page_first`: for each to-space page (`page_words` words), the from-space
@@ -122,8 +184,17 @@ mod tests {
             }
             let mut got = vec![];
             let objects = plan_pages(&mark, &live, &fwd, words, page_words, &mut got);
-            prop_assert_eq!(got, expect);
+            prop_assert_eq!(&got, &expect);
             prop_assert_eq!(objects, live_objs.len());
+            // The dense prefix: the pages whose words, and all below, are live words
+            // of objects that keep their addresses.
+            let first_dead = (0..words).find(|&w| !live.get(w)).unwrap_or(words);
+            let dense_pages = (first_dead / page_words).min(got.len());
+            let headers: Vec<u64> = (0..words as u64).map(|w| w * 10).collect();
+            let d = dense_prefix(&live, words, page_words, &got, headers.as_ptr() as usize);
+            prop_assert_eq!(d.pages, dense_pages);
+            let heads: Vec<u64> = got.iter().take(dense_pages + 1).map(|&(o, _)| o as u64 * 10).collect();
+            prop_assert_eq!(d.heads, heads);
         }
     }
 
