@@ -11,7 +11,11 @@
 //!   thread ([`Compaction::serve`]) reads the fault event and installs the page.
 //!
 //! The page-producing code is the in-pause path's ([`FillCtx::fill_pages_to`]),
-//! writing into a buffer instead of into place.
+//! writing into a buffer instead of into place; but the dense prefix (the leading
+//! pages where every word is live, so nothing on them moves) is produced in
+//! from-space, in place, and the compaction's own thread moves those pages into
+//! to-space with `UFFDIO_MOVE` (`Compaction::work_dense`); a fault on one copies it
+//! from from-space.
 //!
 //! Per-page state machine (`page_state.rs`, which gives each hand-off's memory
 //! ordering; modelled in `tests/models.rs`), the only way a page gets installed:
@@ -34,7 +38,10 @@
 //!    under its page-table lock and raises nothing).
 //! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
 //!    until every page is `FILLED`; only then are from-space's pages recycled or
-//!    released and the tables handed back.
+//!    released and the tables handed back. One exception: a page of the dense
+//!    prefix (`plan::Dense`) is produced in place in from-space by its claimant,
+//!    and then moved or copied from there; nobody else reads that from-space page
+//!    (`FillCtx::fill_dense`).
 //!
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
@@ -485,20 +492,7 @@ impl Compaction {
             self.dense_moved.fetch_add(moved / page, Ordering::Relaxed);
             if moved < len {
                 // SAFETY: as above; the rest of the run is still in from-space.
-                match unsafe { self.copy_in(dst + moved, src + moved, len - moved) } {
-                    Ok(()) => {}
-                    Err(CopyError::Exists) => fail(
-                        false,
-                        format_args!("to-space page at {:#x} installed twice", dst + moved),
-                    ),
-                    Err(CopyError::Os(e)) => fail(
-                        false,
-                        format_args!(
-                            "UFFDIO_COPY of a dense page at {:#x}: errno {e}",
-                            dst + moved
-                        ),
-                    ),
-                }
+                unsafe { self.copy_or_fail(dst + moved, src + moved, len - moved, false) };
             }
         });
     }
@@ -562,18 +556,28 @@ impl Compaction {
             // SAFETY: the buffer holds (end - first) produced pages; `dst` is
             // page-aligned in the registered range; pages [first, end) are claimed by
             // this thread, so nobody else installs them (invariant 1).
-            match unsafe { self.copy_in(dst, out, len) } {
-                Ok(()) => {}
-                Err(CopyError::Exists) => fail(
-                    in_handler,
-                    format_args!("to-space page at {dst:#x} installed twice"),
-                ),
-                Err(CopyError::Os(e)) => fail(
-                    in_handler,
-                    format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
-                ),
-            }
+            unsafe { self.copy_or_fail(dst, out, len, in_handler) };
         });
+    }
+
+    /// [`Compaction::copy_in`] of pages this thread claimed, ending the process on a
+    /// failure ([`fail`]): an existing page means one was installed twice.
+    ///
+    /// # Safety
+    /// As [`Compaction::copy_in`]'s.
+    unsafe fn copy_or_fail(&self, dst: usize, src: usize, len: usize, in_handler: bool) {
+        // SAFETY: forwarded from the caller.
+        match unsafe { self.copy_in(dst, src, len) } {
+            Ok(()) => {}
+            Err(CopyError::Exists) => fail(
+                in_handler,
+                format_args!("to-space page at {dst:#x} installed twice"),
+            ),
+            Err(CopyError::Os(e)) => fail(
+                in_handler,
+                format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
+            ),
+        }
     }
 
     /// `UFFDIO_COPY` of `len` bytes from `src` to `dst`, retrying transient failures
