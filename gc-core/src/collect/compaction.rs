@@ -477,10 +477,9 @@ impl Compaction {
             let moved = if self.move_fails {
                 0
             } else {
-                // SAFETY: from-space pages [first, end) are produced and read by
-                // nobody else (`fill_dense`: this thread claimed them); `dst` is
-                // page-aligned in the registered range, and nobody else installs
-                // those pages (invariant 1).
+                // Pages [first, end) are this thread's claim: produced in from-space
+                // (`fill_dense`), installed by nobody else (invariant 1).
+                // SAFETY: nobody else touches the source; `dst` is page-aligned.
                 match unsafe { self.uffd.move_present_pages(dst, src, len) } {
                     Ok(()) => len,
                     Err((done, errno)) => {

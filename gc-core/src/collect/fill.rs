@@ -295,19 +295,16 @@ impl FillCtx<'_> {
 
     /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
     /// from-space: its objects keep their addresses, so only its references are
-    /// forwarded. Returns the page's from-space address, ready to be installed at
-    /// the same offset in to-space (moved or copied).
+    /// forwarded. The page is then ready to be installed from from-space at the
+    /// same offset in to-space (moved or copied).
     ///
     /// Only the claimant of page `p` may call this, once: forwarding is not
     /// idempotent. From-space page `p` is read by nobody else: every object on it
     /// lands on it (`dense_pages`), and a later page's first object that starts
     /// here is read through its head ([`Dense::heads`]).
-    pub fn fill_dense(&self, p: usize) -> usize {
+    pub fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
-        let page = self.at.page_words * WORD;
-        let at = self.at.from + p * page;
-        self.fill_compacted(p, at);
-        at
+        self.fill_compacted(p, self.at.from + p * self.at.page_words * WORD);
     }
 
     /// Compacted page `p`: the live words that slide into it, references forwarded;
