@@ -11,6 +11,7 @@
 use flipgc_core::{FaultMode, FillHook, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 
 /// The `/proc/self/smaps` reader of the heap crate's tests.
+mod common;
 #[path = "../../heap/tests/common/mod.rs"]
 mod maps;
 use std::sync::{Arc, Barrier, Condvar, Mutex};
@@ -55,22 +56,7 @@ fn heap_hooked(
     cfg.verify_after_gc = verify;
     cfg.concurrent_compaction = concurrent;
     cfg.fault_mode = fault;
-    let heap = match Heap::new(cfg, r) {
-        Ok(h) => h,
-        Err(e) if fault == FaultMode::Sigbus => {
-            eprintln!("skipped: {e}");
-            return None;
-        }
-        Err(e) => panic!("{e}"),
-    };
-    if concurrent && !heap.concurrent_compaction() {
-        eprintln!("skipped: no userfaultfd here");
-        return None;
-    }
-    if fault != FaultMode::Auto {
-        assert_eq!(heap.fault_mode(), fault);
-    }
-    Some((heap, node))
+    Some((common::compaction_heap(cfg, r)?, node))
 }
 
 /// Every compaction of `heap` served its faults in `mode`.
@@ -124,16 +110,7 @@ fn walk(m: &Mutator, at: usize) -> (u64, u64) {
 /// count below. Returns the fault stalls recorded.
 fn readers_fault_together(fault: FaultMode, threads: usize, offsets: &[u64]) -> Option<u64> {
     let done = Arc::new((Mutex::new(false), Condvar::new()));
-    let gate = Arc::clone(&done);
-    let hook = FillHook(Arc::new(move |_, _, claimed| {
-        if !claimed {
-            let (lock, cv) = &*gate;
-            let g = lock.lock().unwrap();
-            let _ = cv
-                .wait_timeout_while(g, std::time::Duration::from_secs(10), |done| !*done)
-                .unwrap();
-        }
-    }));
+    let hook = common::held_fill(&done);
     let (heap, node) = heap_hooked(256 << 20, true, false, fault, Some(hook))?;
     let mode = heap.fault_mode();
     let mut m = heap.bind_mutator().unwrap();
@@ -172,8 +149,7 @@ fn readers_fault_together(fault: FaultMode, threads: usize, offsets: &[u64]) -> 
     for r in readers {
         m.blocking(move || r.join().unwrap());
     }
-    *done.0.lock().unwrap() = true;
-    done.1.notify_all();
+    common::open(&done);
     assert_eq!(walk(&m, 0), before);
     m.blocking(|| heap.wait_idle());
     let log = heap.pause_log();

@@ -7,8 +7,11 @@
 //! produces them), and the background fill moves the rest.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use flipgc_core::{FaultMode, FillHook, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use common::{compaction_heap, held_fill, open, Gate};
+use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::{Arc, Condvar, Mutex};
+
+mod common;
 
 struct Types {
     /// Fields 0 and 1 references, 2 and 3 words (40 bytes: nodes cross page ends).
@@ -18,54 +21,23 @@ struct Types {
 
 /// A heap whose background fill waits (up to 10 s) until `gate` opens, so that the
 /// mutator's first touches of dense pages fault; `None` without userfaultfd.
-fn heap(fault: FaultMode, gate: &Arc<(Mutex<bool>, Condvar)>) -> Option<(Heap, Types)> {
+fn heap(fault: FaultMode, gate: &Gate) -> Option<(Heap, Types)> {
     heap_with(fault, gate, true)
 }
 
 /// [`heap`], recycling from-space's pages or not.
-fn heap_with(
-    fault: FaultMode,
-    gate: &Arc<(Mutex<bool>, Condvar)>,
-    recycle: bool,
-) -> Option<(Heap, Types)> {
+fn heap_with(fault: FaultMode, gate: &Gate, recycle: bool) -> Option<(Heap, Types)> {
     let mut r = TypeRegistry::new();
     let t = Types {
         node: r.fixed("node", 4, &[0, 1]).unwrap(),
         bytes: r.byte_array("bytes").unwrap(),
     };
-    let gate = Arc::clone(gate);
     let mut cfg = HeapConfig::new(64 << 20);
     cfg.verify_after_gc = true;
     cfg.fault_mode = fault;
     cfg.recycle_from_space = recycle;
-    cfg.fill_hook = Some(FillHook(Arc::new(move |_, _, claimed| {
-        if !claimed {
-            let (lock, cv) = &*gate;
-            let g = lock.lock().unwrap();
-            let _ = cv
-                .wait_timeout_while(g, std::time::Duration::from_secs(10), |open| !*open)
-                .unwrap();
-        }
-    })));
-    let heap = match Heap::new(cfg, r) {
-        Ok(h) => h,
-        Err(e) if fault == FaultMode::Sigbus => {
-            eprintln!("skipped: {e}");
-            return None;
-        }
-        Err(e) => panic!("{e}"),
-    };
-    if !heap.concurrent_compaction() {
-        eprintln!("skipped: no userfaultfd here");
-        return None;
-    }
-    assert_eq!(heap.fault_mode(), fault);
-    Some((heap, t))
-}
-
-fn open(gate: &(Mutex<bool>, Condvar)) {
-    *gate.0.lock().unwrap() = true;
-    gate.1.notify_all();
+    cfg.fill_hook = Some(held_fill(gate));
+    Some((compaction_heap(cfg, r)?, t))
 }
 
 /// Pushes a list of `n` nodes (word 2 = `id`, word 3 = `id * 7`), each holding the

@@ -1,6 +1,57 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test binary uses some of them).
+#![allow(dead_code)]
 
-use flipgc_core::{FlipMode, HeapConfig, InjectPoint};
+use flipgc_core::{FaultMode, FillHook, FlipMode, Heap, HeapConfig, InjectPoint, TypeRegistry};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// A heap for a test of concurrent compaction in `cfg.fault_mode`, or `None`, with
+/// a message, where that cannot run here: SIGBUS mode refused by the host, or no
+/// userfaultfd (when `cfg.concurrent_compaction`). Asserts a fault mode asked for
+/// by name is the one the heap uses.
+pub fn compaction_heap(cfg: HeapConfig, r: TypeRegistry) -> Option<Heap> {
+    let (fault, concurrent) = (cfg.fault_mode, cfg.concurrent_compaction);
+    let heap = match Heap::new(cfg, r) {
+        Ok(h) => h,
+        Err(e) if fault == FaultMode::Sigbus => {
+            eprintln!("skipped: {e}");
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    if concurrent && !heap.concurrent_compaction() {
+        eprintln!("skipped: no userfaultfd here");
+        return None;
+    }
+    if fault != FaultMode::Auto {
+        assert_eq!(heap.fault_mode(), fault);
+    }
+    Some(heap)
+}
+
+/// A gate for the background fill: closed (`false`) or open.
+pub type Gate = Arc<(Mutex<bool>, Condvar)>;
+
+/// A fill hook that holds each background run, before it claims a page, until
+/// `gate` opens (at most 10 s), so that mutators touch pages first.
+pub fn held_fill(gate: &Gate) -> FillHook {
+    let gate = Arc::clone(gate);
+    FillHook(Arc::new(move |_, _, claimed| {
+        if !claimed {
+            let (lock, cv) = &*gate;
+            let g = lock.lock().unwrap();
+            let _ = cv
+                .wait_timeout_while(g, Duration::from_secs(10), |open| !*open)
+                .unwrap();
+        }
+    }))
+}
+
+/// Opens `gate`: held background runs go on.
+pub fn open(gate: &Gate) {
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+}
 
 /// The collection paths a runtime feature must work on, each `base()` with one
 /// change: concurrent (as is), one-pause, in-pause compaction, copying flip, and
