@@ -157,19 +157,6 @@ impl Bitmap {
         None
     }
 
-    /// Set bits in `0 .. to`.
-    pub fn count_below(&self, to: usize) -> usize {
-        let full = (0..to / 64)
-            .map(|c| self.chunk(c).count_ones() as usize)
-            .sum::<usize>();
-        let part = if to % 64 == 0 {
-            0
-        } else {
-            (self.chunk(to / 64) & ((1u64 << (to % 64)) - 1)).count_ones() as usize
-        };
-        full + part
-    }
-
     /// The last set bit at or below `i`, if any.
     pub fn prev_set(&self, i: usize) -> Option<usize> {
         let mut c = i / 64;

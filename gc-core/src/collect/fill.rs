@@ -103,7 +103,9 @@ impl FillTables {
 
     /// The side tables, to hand back.
     pub fn into_tables(self) -> Tables {
-        self.tables
+        let mut tables = self.tables;
+        tables.live_before = self.fwd.into_buffer();
+        tables
     }
 }
 
@@ -510,7 +512,7 @@ mod tests {
     fn black_pages_filled_in_runs_match_the_model() {
         let b = black_region();
         let (mark, live) = (Bitmap::new(64), Bitmap::new(64));
-        let fwd = Forwarding::build(&live, 0);
+        let fwd = Forwarding::build(&live, 0, Vec::new());
         let ctx = FillCtx {
             types: &b.types,
             mark: &mark,

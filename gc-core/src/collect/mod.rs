@@ -72,6 +72,9 @@ pub struct CollectorState {
     /// Per to-space page: the from-space word index of the object covering the
     /// page's first word, and that word's offset inside it.
     pub page_first: Vec<(usize, usize)>,
+    /// The plan's prefix sums' memory, reused from cycle to cycle
+    /// ([`forward::Forwarding::into_buffer`]).
+    pub live_before: Vec<u64>,
 }
 
 impl CollectorState {
@@ -83,10 +86,17 @@ impl CollectorState {
             mark.pretouch();
             live.pretouch();
         }
+        let mut live_before = Vec::new();
+        if pretouch {
+            // Written now (`resize` stores every entry), as the bitmaps are.
+            live_before.reserve_exact(words.div_ceil(64) + 1);
+            live_before.resize(words.div_ceil(64) + 1, 0);
+        }
         CollectorState {
             mark,
             live,
             page_first: Vec::new(),
+            live_before,
         }
     }
 }

@@ -55,17 +55,15 @@ pub fn build(
     dense: bool,
 ) -> Plan {
     let top_word = (end - base) / WORD;
-    let fwd = Forwarding::build(&st.live, top_word.div_ceil(64));
+    let (fwd, live_objects) = Forwarding::build_counting(
+        &st.live,
+        Some(&st.mark),
+        top_word.div_ceil(64),
+        std::mem::take(&mut st.live_before),
+    );
     let live_words = fwd.total_live_words();
     let mut page_first = std::mem::take(&mut st.page_first);
-    let live_objects = plan_pages(
-        &st.mark,
-        &st.live,
-        &fwd,
-        top_word,
-        page_words,
-        &mut page_first,
-    );
+    plan_pages(&st.mark, &st.live, &fwd, page_words, &mut page_first);
     let dense = if dense {
         dense_prefix(&st.live, top_word, page_words, &page_first, base)
     } else {
@@ -113,7 +111,6 @@ fn dense_prefix(
 
 /// Builds `page_first`: for each to-space page (`page_words` words), the from-space
 /// word index of the object covering its first word and the offset into it.
-/// Returns the number of live objects in the moving space.
 ///
 /// Page `p` starts at live word `n = p * page_words`. That word lies in the object
 /// whose header is the last mark bit at or below it: an object's words are live
@@ -125,10 +122,9 @@ fn plan_pages(
     mark: &Bitmap,
     live: &Bitmap,
     fwd: &Forwarding,
-    top_word: usize,
     page_words: usize,
     out: &mut Vec<(usize, usize)>,
-) -> usize {
+) {
     out.clear();
     let pages = fwd.total_live_words().div_ceil(page_words);
     out.reserve(pages);
@@ -141,7 +137,6 @@ fn plan_pages(
             .expect("a live word lies in a marked object, whose header is at or below it");
         out.push((obj, n - fwd.new_index(live, obj)));
     }
-    mark.count_below(top_word)
 }
 
 #[cfg(test)]
@@ -171,7 +166,8 @@ mod tests {
                 }
                 at += size;
             }
-            let fwd = Forwarding::build(&live, words.div_ceil(64));
+            let (fwd, objects) =
+                Forwarding::build_counting(&live, Some(&mark), words.div_ceil(64), Vec::new());
             let mut expect = vec![];
             let mut new: usize = 0;
             for &(old, size) in &live_objs {
@@ -183,7 +179,7 @@ mod tests {
                 new += size;
             }
             let mut got = vec![];
-            let objects = plan_pages(&mark, &live, &fwd, words, page_words, &mut got);
+            plan_pages(&mark, &live, &fwd, page_words, &mut got);
             prop_assert_eq!(&got, &expect);
             prop_assert_eq!(objects, live_objs.len());
             // The dense prefix: the pages whose words, and all below, are live words
@@ -199,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn prev_set_and_count_below_on_chunk_edges() {
+    fn prev_set_on_chunk_edges() {
         let bm = Bitmap::new(300);
         for i in [0, 63, 64, 200] {
             bm.set(i);
@@ -209,10 +205,6 @@ mod tests {
         assert_eq!(bm.prev_set(63), Some(63));
         assert_eq!(bm.prev_set(199), Some(64));
         assert_eq!(bm.prev_set(299), Some(200));
-        assert_eq!(bm.count_below(0), 0);
-        assert_eq!(bm.count_below(64), 2);
-        assert_eq!(bm.count_below(65), 3);
-        assert_eq!(bm.count_below(300), 4);
         let empty = Bitmap::new(100);
         assert_eq!(empty.prev_set(99), None);
     }

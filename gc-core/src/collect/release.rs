@@ -17,6 +17,8 @@ pub struct Tables {
     pub live: Bitmap,
     /// Per compacted page: covering object and offset.
     pub page_first: Vec<(usize, usize)>,
+    /// The prefix sums' memory, once the compaction is done with it.
+    pub live_before: Vec<u64>,
 }
 
 impl Tables {
@@ -26,6 +28,7 @@ impl Tables {
             mark: std::mem::replace(&mut st.mark, Bitmap::new(0)),
             live: std::mem::replace(&mut st.live, Bitmap::new(0)),
             page_first: std::mem::take(&mut st.page_first),
+            live_before: std::mem::take(&mut st.live_before),
         }
     }
 
@@ -36,6 +39,7 @@ impl Tables {
         st.mark = self.mark;
         st.live = self.live;
         st.page_first = self.page_first;
+        st.live_before = self.live_before;
     }
 }
 
