@@ -26,10 +26,12 @@ impl Forwarding {
         Self::build_counting(live, None, chunks, buf).0
     }
 
-    /// [`Forwarding::build`], also counting the bits of `marks` (the live
-    /// objects' headers) in those chunks: only where a chunk holds live words, as
-    /// a header is a live word, so the mark bitmap's garbage-only stretches are not
-    /// read (at 4 GiB a separate count read 64 MiB in 5-10 ms).
+    /// The prefix sums of `live`'s first `chunks` chunks, written into `buf` (its
+    /// contents are dropped, its memory reused: [`Forwarding::into_buffer`]), and
+    /// the number of bits of `marks` (the live objects' headers) in those chunks,
+    /// 0 without. Marks are counted only where a chunk holds live words (a header
+    /// is a live word), so the mark bitmap's garbage-only stretches are not read
+    /// (at 4 GiB a separate count read 64 MiB in 5-10 ms).
     pub fn build_counting(
         live: &Bitmap,
         marks: Option<&Bitmap>,
@@ -59,7 +61,7 @@ impl Forwarding {
         (fwd, objects)
     }
 
-    /// The prefix sums' memory, for the next [`Forwarding::build`]. At 4 GiB they
+    /// The prefix sums' memory, for the next [`Forwarding::build_counting`]. At 4 GiB they
     /// take 64 MiB, and faulting a fresh buffer in took most of the 30-50 ms a
     /// plan took there (2026-12-03), all of it time when every allocation is black.
     pub fn into_buffer(self) -> Vec<u64> {
