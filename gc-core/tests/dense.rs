@@ -7,7 +7,7 @@
 //! produces them), and the background fill moves the rest.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use common::{compaction_heap, held_fill, open, Gate};
+use common::{compaction_heap, held_fill, open, push_list, Gate};
 use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -43,16 +43,7 @@ fn heap_with(fault: FaultMode, gate: &Gate, recycle: bool) -> Option<(Heap, Type
 /// Pushes a list of `n` nodes (word 2 = `id`, word 3 = `id * 7`), each holding the
 /// one made before it in field 0; ids from `first`.
 fn list(m: &mut Mutator, node: TypeId, first: u64, n: u64) {
-    m.push(None);
-    let at = m.stack_len() - 1;
-    for id in first..first + n {
-        m.alloc_push(node, 0).unwrap();
-        let new = m.pop().unwrap();
-        m.write_word(new, 2, id);
-        m.write_word(new, 3, id * 7);
-        m.write_ref(new, 0, m.stack_get(at));
-        m.stack_set(at, Some(new));
-    }
+    push_list(m, node, (first, n), (2, 3), 7);
 }
 
 /// The list at stack slot `at`, newest first: (id, id of field 1's referent).

@@ -7,6 +7,8 @@
 //! refused `mremap` (a copying flip of the parked, empty range).
 //! Skipped (with a message) where the host has no userfaultfd.
 
+mod common;
+
 // Only its page-fault counter and `MIB` are used here.
 #[allow(dead_code)]
 #[path = "common/pretouch.rs"]
@@ -39,16 +41,7 @@ fn heap(cfg: HeapConfig) -> Option<(Heap, TypeId, TypeId)> {
 
 /// Pushes a list of `n` nodes (ids from `first`) on the root stack.
 fn push_list(m: &mut Mutator, node: TypeId, first: u64, n: u64) {
-    m.push(None);
-    let at = m.stack_len() - 1;
-    for id in first..first + n {
-        m.alloc_push(node, 0).unwrap();
-        let new = m.pop().unwrap();
-        m.write_word(new, 1, id);
-        m.write_word(new, 2, id * 3);
-        m.write_ref(new, 0, m.stack_get(at));
-        m.stack_set(at, Some(new));
-    }
+    common::push_list(m, node, (first, n), (1, 2), 3);
 }
 
 /// Length and checksum of the lists in every root stack slot.

@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
-use flipgc_core::{FaultMode, FillHook, FlipMode, Heap, HeapConfig, InjectPoint, TypeRegistry};
+use flipgc_core::{
+    FaultMode, FillHook, FlipMode, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
+};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -78,4 +80,26 @@ pub fn collection_paths(
         paths.push((name, with(&|c| c.inject = Some(point))));
     }
     paths
+}
+
+/// Pushes a list of `n` nodes of `node` on the root stack, each holding the one
+/// made before it in field 0, with ids from `first`: payload word `words.0` holds
+/// the id and word `words.1` the id times `k`.
+pub fn push_list(
+    m: &mut Mutator,
+    node: TypeId,
+    (first, n): (u64, u64),
+    words: (usize, usize),
+    k: u64,
+) {
+    m.push(None);
+    let at = m.stack_len() - 1;
+    for id in first..first + n {
+        m.alloc_push(node, 0).unwrap();
+        let new = m.pop().unwrap();
+        m.write_word(new, words.0, id);
+        m.write_word(new, words.1, id * k);
+        m.write_ref(new, 0, m.stack_get(at));
+        m.stack_set(at, Some(new));
+    }
 }
