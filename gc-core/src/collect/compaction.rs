@@ -510,37 +510,59 @@ impl Compaction {
     /// (the rest of the pages).
     fn work_dense(&self, ctx: &FillCtx<'_>) {
         let run = dense_run_pages(self.page_bytes());
-        let at = |p: usize| self.layout.base + p * self.page_bytes();
         loop {
             let start = self.next_dense.fetch_add(run, Ordering::Relaxed);
             if start >= ctx.dense_pages {
                 return;
             }
             let end = (start + run).min(ctx.dense_pages);
-            if let Some(hook) = &self.inner.config.fill_hook {
-                (hook.0)(at(start), at(end), false);
+            self.claim_run(
+                start,
+                end,
+                |p, _| ctx.fill_dense(p),
+                |first, p| self.install_dense(first, p),
+            );
+        }
+    }
+
+    /// Produces and installs the pages of run `[start, end)` that nobody else has
+    /// claimed: claims them one at a time, each produced (`produce(page, first
+    /// page of its stretch)`) before the next is claimed, and installs each
+    /// stretch of consecutive claims at once (`install(first, end)`). A mutator
+    /// touching a page of the run that is not claimed yet claims and fills it
+    /// itself, and the stretch stops before it; claiming the whole run up front
+    /// made such a mutator wait for all of it (100-300 us when it read right
+    /// behind the fill, in binary-trees at 4 GiB). Calls the test's fill hook, if
+    /// any, before the run and before each page.
+    fn claim_run(
+        &self,
+        start: usize,
+        end: usize,
+        mut produce: impl FnMut(usize, usize),
+        mut install: impl FnMut(usize, usize),
+    ) {
+        let at = |p: usize| self.layout.base + p * self.page_bytes();
+        if let Some(hook) = &self.inner.config.fill_hook {
+            (hook.0)(at(start), at(end), false);
+        }
+        let mut p = start;
+        while p < end {
+            if !self.claim(p) {
+                p += 1; // being (or been) filled on demand
+                continue;
             }
-            // Claimed a page at a time, as in `work`: a mutator touching a page of
-            // the run not claimed yet fills it itself.
-            let mut p = start;
-            while p < end {
-                if !self.claim(p) {
-                    p += 1;
-                    continue;
+            let first = p;
+            loop {
+                if let Some(hook) = &self.inner.config.fill_hook {
+                    (hook.0)(at(p), at(p + 1), true);
                 }
-                let first = p;
-                loop {
-                    if let Some(hook) = &self.inner.config.fill_hook {
-                        (hook.0)(at(p), at(p + 1), true);
-                    }
-                    ctx.fill_dense(p);
-                    p += 1;
-                    if p == end || !self.claim(p) {
-                        break;
-                    }
+                produce(p, first);
+                p += 1;
+                if p == end || !self.claim(p) {
+                    break;
                 }
-                self.install_dense(first, p);
             }
+            install(first, p);
         }
     }
 
@@ -641,36 +663,17 @@ impl Compaction {
                 return;
             }
             let end = (start + self.run).min(pages);
-            let at = |p: usize| self.layout.base + p * self.page_bytes();
-            if let Some(hook) = &self.inner.config.fill_hook {
-                (hook.0)(at(start), at(end), false);
-            }
-            // Pages are claimed one at a time, each produced before the next is
-            // claimed, and what was produced is installed with one copy. A mutator
-            // touching a page of the run that is not claimed yet claims and fills it
-            // itself, and the run stops before it; claiming the whole run up front
-            // made such a mutator wait for all of it (100-300 us when it read right
-            // behind the fill, in binary-trees at 4 GiB).
-            let mut p = start;
-            while p < end {
-                if !self.claim(p) {
-                    p += 1; // being (or been) filled on demand
-                    continue;
-                }
-                let first = p;
-                loop {
-                    if let Some(hook) = &self.inner.config.fill_hook {
-                        (hook.0)(at(p), at(p + 1), true);
-                    }
-                    ctx.fill_pages_to(p, p + 1, out + (p - first) * self.page_bytes(), &mut cover);
-                    p += 1;
-                    if p == end || !self.claim(p) {
-                        break;
-                    }
-                }
-                self.install_produced(first, p, out, false);
-                self.inner.inject.panic_once(InjectPoint::WorkerPanic);
-            }
+            // Each stretch is produced into the buffer and installed with one copy.
+            let page = self.page_bytes();
+            self.claim_run(
+                start,
+                end,
+                |p, first| ctx.fill_pages_to(p, p + 1, out + (p - first) * page, &mut cover),
+                |first, p| {
+                    self.install_produced(first, p, out, false);
+                    self.inner.inject.panic_once(InjectPoint::WorkerPanic);
+                },
+            );
         }
     }
 
