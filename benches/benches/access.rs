@@ -14,10 +14,10 @@
 //!   (`flipgc_stress::tree::make_tree`: leaves two at a time by `push_fixed_n`,
 //!   inner nodes by `push_fixed_from_stack`) and drops it, collections included;
 //!   `populate` builds one top-down (`flipgc_stress::tree::populate`: each node's
-//!   two children by `push_fixed_n`, stored into it by `set_refs`); `count` walks a
-//!   kept tree of depth 16 (`count_nodes`: `get_refs`, polling); `arena_make`,
-//!   `arena_populate` and `arena_count` do the same in a `Vec` of index-linked
-//!   nodes (recursive, cleared after each tree).
+//!   two children made and stored into it in one step, by `push_fixed_n_into`);
+//!   `count` walks a kept tree of depth 16 (`count_nodes`: `get_refs`, polling);
+//!   `arena_make`, `arena_populate` and `arena_count` do the same in a `Vec` of
+//!   index-linked nodes (recursive, cleared after each tree).
 //! - `barrier/set_ref` (after the criterion groups, timed by hand): a reference
 //!   store with marking off and with marking on (the write barrier logging).
 

@@ -18,9 +18,10 @@
 //! release stores; reference loads are acquire loads (the memory model in `mem.rs`). The store of a `Gc` needs no header load of the
 //! stored value: the range check is enough, since a `Gc` is always an object.
 
+use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{Header, RefField, ShapeKind, TypeId, WordField, HASHED};
+use crate::object::{FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -198,6 +199,64 @@ impl Mutator {
             // above); each value was checked.
             unsafe { self.store_strong(obj, f, v) };
         }
+    }
+
+    /// Allocates `N` zeroed objects of the fixed-size type `t`, stores the i-th into
+    /// reference field `fs[i]` of the object in root-stack slot `at`, and pushes
+    /// them on the root stack in order: `p.left = new Node(); p.right = new
+    /// Node();` in one step, as [`Mutator::push_fixed_from_stack`] is a constructor
+    /// call in one step. A GC point (the allocation comes first; the object in
+    /// slot `at` is read after it, so a collection in between is harmless).
+    ///
+    /// What [`Mutator::push_fixed_n`], then [`Mutator::stack_get`] of `at` and of
+    /// the new entries, then [`Mutator::set_refs`] do, with the checks that cannot
+    /// fail here left out: the stored values need no check (objects just made in
+    /// this heap), nor do stack indices beyond `at`. The one check left is the
+    /// store's own: the object in slot `at` is of `fs`' type (one header compare).
+    /// Each store takes the write barrier and is a release store, as in
+    /// [`Mutator::set_ref`].
+    ///
+    /// Panics, before anything is allocated, if `at` is out of range or its slot
+    /// is null, the descriptors are not all of one type or the object is not of
+    /// it. `Err(OutOfMemory)` as [`Mutator::push_fixed_n`], with the stack and the
+    /// object as they were.
+    #[inline(always)]
+    pub fn push_fixed_n_into<const N: usize>(
+        &mut self,
+        t: FixedType,
+        at: usize,
+        fs: [RefField; N],
+    ) -> Result<(), GcError> {
+        let Some(expect) = same_type(&fs) else {
+            return Ok(());
+        };
+        // Misuse panics before anything is allocated. The checks hold after the
+        // allocation too: a collection moves the object in slot `at`, but keeps its
+        // header and never nulls the slot or shortens the stack.
+        let parent = match self.stack().get(at) {
+            Some(&v) if v != 0 => Gc::new(v as usize),
+            _ => bad_parent(at, self.stack_len()),
+        };
+        let fast = self.descriptor_fits(parent, expect, fs[0].registry);
+        if !fast {
+            // A misuse panics here; weak fields pass, for the cold path below.
+            self.check_descriptor(parent, fs[0].type_header(), fs[0].registry);
+        }
+        self.push_fixed_n::<N>(t)?;
+        let stack = self.stack();
+        let (obj, from) = (Gc::new(stack[at] as usize), stack.len() - N);
+        let values: [usize; N] = std::array::from_fn(|i| stack[from + i] as usize);
+        if !fast {
+            self.set_refs_cold(obj, fs, values.map(|v| Some(Gc::new(v))));
+            return Ok(());
+        }
+        for (f, v) in fs.into_iter().zip(values) {
+            // SAFETY: every descriptor is of `obj`'s type and strong (`fast`,
+            // checked above; the allocation kept the header); each value is an
+            // object just allocated in this heap.
+            unsafe { self.store_strong(obj, f, v) };
+        }
+        Ok(())
     }
 
     /// The cold path of [`Mutator::set_ref`] and [`Mutator::set_refs`]: weak fields
@@ -405,6 +464,15 @@ fn same_type(fs: &[RefField]) -> Option<u64> {
         mixed_descriptors();
     }
     Some(fs.iter().fold(0, |a, f| a | f.expect))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_parent(at: usize, depth: usize) -> ! {
+    panic!(
+        "Mutator::push_fixed_n_into: root stack slot {at} holds no object (the stack holds \
+         {depth} entries)"
+    )
 }
 
 #[cold]

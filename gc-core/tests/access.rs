@@ -292,6 +292,114 @@ fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
     assert_eq!(m.stack_len(), 3);
 }
 
+/// `push_fixed_n_into`: the new objects land in the parent's fields and on the
+/// stack, across allocations that collect and move the parent (trees built
+/// top-down, each checked: every inner node's children are the objects pushed for
+/// it, leaves are zeroed); refused, before anything is allocated, for a slot out
+/// of range or null, and for a parent of another type; a weak field takes its cold
+/// path.
+#[test]
+fn top_down_constructors_store_new_objects_into_their_parent() {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let cell = r.fixed("cell", 2, &[1]).unwrap();
+    let weak = r.fixed_weak("weak", 2, &[0], &[1]).unwrap();
+    let (left, right) = (r.ref_field(node, 0).unwrap(), r.ref_field(node, 1).unwrap());
+    let id = r.word_field(node, 2).unwrap();
+    let (strong_f, weak_f) = (r.ref_field(weak, 0).unwrap(), r.ref_field(weak, 1).unwrap());
+    let (t, cell_t, weak_t) = (
+        r.fixed_type(node).unwrap(),
+        r.fixed_type(cell).unwrap(),
+        r.fixed_type(weak).unwrap(),
+    );
+    let heap = Heap::new(HeapConfig::new(4 << 20), r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    // Gives the node in slot `at` two children, labelled, down to `depth`.
+    fn populate(
+        m: &mut flipgc_core::Mutator,
+        fs: (flipgc_core::FixedType, [flipgc_core::RefField; 2]),
+        id: flipgc_core::WordField,
+        depth: u32,
+        at: usize,
+        next: &mut u64,
+    ) {
+        if depth == 0 {
+            return;
+        }
+        m.push_fixed_n_into::<2>(fs.0, at, fs.1).unwrap();
+        let first = m.stack_len() - 2;
+        for i in [first, first + 1] {
+            let child = m.stack_get(i).unwrap();
+            assert_eq!(m.get_refs(child, fs.1), [None, None], "a new node");
+            m.set_word(child, id, *next);
+            *next += 1;
+        }
+        let parent = m.stack_get(at).unwrap();
+        let stored = m.get_refs(parent, fs.1);
+        assert_eq!(stored, [m.stack_get(first), m.stack_get(first + 1)]);
+        populate(m, fs, id, depth - 1, first, next);
+        populate(m, fs, id, depth - 1, first + 1, next);
+        m.stack_truncate(first);
+    }
+    // 400 trees of depth 10 (2,047 nodes of 32 bytes each): 26 MB through 4 MB.
+    let mut next = 1u64;
+    for _ in 0..400 {
+        m.stack_truncate(0);
+        m.push_fixed(t).unwrap();
+        let first = next;
+        populate(&mut m, (t, [left, right]), id, 10, 0, &mut next);
+        assert_eq!(m.stack_len(), 1);
+        // Pre-order, left first: the labels each node's children got, in order.
+        let mut todo = vec![m.stack_get(0).unwrap()];
+        let mut labels = Vec::new();
+        while let Some(n) = todo.pop() {
+            if let [Some(l), Some(r)] = m.get_refs(n, [left, right]) {
+                labels.push((m.get_word(l, id), m.get_word(r, id)));
+                todo.extend([r, l]);
+            }
+        }
+        assert_eq!(labels.len(), 1023);
+        let pairs: Vec<_> = labels.iter().map(|&(l, r)| (l, r - l)).collect();
+        assert!(pairs.iter().all(|&(_, d)| d == 1), "siblings made together");
+        let mut seen: Vec<u64> = labels.iter().flat_map(|&(l, r)| [l, r]).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (first..next).collect::<Vec<_>>());
+    }
+    assert!(
+        heap.pause_log().records().len() > 6,
+        "the allocations collected"
+    );
+    m.verify().unwrap();
+
+    // Refusals: nothing allocated, nothing pushed.
+    m.stack_truncate(0);
+    m.push_fixed(cell_t).unwrap();
+    m.push(None);
+    // Two probes: the second lies straight after the first unless something was
+    // allocated between them.
+    m.push_fixed(cell_t).unwrap();
+    let before = m.stack_get(2).unwrap().addr();
+    m.stack_truncate(2);
+    for (at, what) in [(2, "slot 2 holds no object"), (1, "slot 1 holds no object")] {
+        let msg = panic_message(|| drop(m.push_fixed_n_into::<2>(t, at, [left, right])));
+        assert!(msg.contains(what), "{msg}");
+    }
+    let msg = panic_message(|| drop(m.push_fixed_n_into::<2>(t, 0, [left, right])));
+    assert!(msg.contains("node"), "{msg}");
+    assert_eq!(m.stack_len(), 2);
+    m.push_fixed(cell_t).unwrap();
+    let after = m.stack_get(2).unwrap().addr();
+    assert_eq!(after, before + 24, "a refused call allocated");
+    // A weak field, through the cold path: both stores land.
+    m.stack_truncate(0);
+    m.push_fixed(weak_t).unwrap();
+    m.push_fixed_n_into::<2>(cell_t, 0, [strong_f, weak_f])
+        .unwrap();
+    let w = m.stack_get(0).unwrap();
+    let (a, b) = (m.stack_get(1), m.stack_get(2));
+    assert_eq!((m.get_ref(w, strong_f), m.get_ref(w, weak_f)), (a, b));
+}
+
 /// `push_fixed_n`: `N` objects of a type pushed in one step, each of the type,
 /// zeroed and distinct, through collections (the allocation buffer's refills take
 /// the slow path, which makes them one at a time: the first may end the old buffer

@@ -16,6 +16,7 @@ struct Types {
     right: flipgc_core::RefField,
     id: flipgc_core::WordField,
     big: flipgc_core::TypeId,
+    fixed: flipgc_core::FixedType,
 }
 
 fn registry() -> (TypeRegistry, Types) {
@@ -27,6 +28,7 @@ fn registry() -> (TypeRegistry, Types) {
         right: r.ref_field(node, 1).unwrap(),
         id: r.word_field(node, 2).unwrap(),
         big: r.ref_array("big").unwrap(),
+        fixed: r.fixed_type(node).unwrap(),
     };
     (r, t)
 }
@@ -58,13 +60,22 @@ fn config(barrier: bool, hook: CycleHook) -> HeapConfig {
     cfg
 }
 
+/// How [`lost_object_schedule`] copies X and deletes B's edge to it.
+#[derive(Clone, Copy)]
+enum Stores {
+    /// `set_ref`s.
+    Single,
+    /// `set_refs` stores (two fields at once).
+    Pair,
+    /// The deletion by `push_fixed_n_into`: B's two fields take two new objects.
+    NewChildren,
+}
+
 /// The classic schedule that loses an object without a deletion barrier. In the
 /// snapshot, X is reachable only through B (`root -> B -> X`). While marking, before
 /// any marker has scanned B, the mutator copies X into a new object A (black: never
 /// scanned) and deletes B's edge. Only the barrier's log of the deleted edge keeps X.
-/// With `pair`, the copy and the deletion are `set_refs` stores (two fields at once)
-/// instead of `set_ref`s.
-fn lost_object_schedule(barrier: bool, pair: bool) -> u64 {
+fn lost_object_schedule(barrier: bool, stores: Stores) -> u64 {
     let (r, t) = registry();
     let (hook, go, done) = hold_marking();
     let heap = Heap::new(config(barrier, hook), r).unwrap();
@@ -83,13 +94,32 @@ fn lost_object_schedule(barrier: bool, pair: bool) -> u64 {
     m.blocking(move || go.recv().unwrap());
     let a = m.alloc(t.node, 0).unwrap(); // black
     let x_now = m.get_ref(m.get(&b), t.left);
-    if pair {
-        m.set_refs(m.get(&a), [t.left, t.right], [x_now, None]);
-        // The deletion, in the pair's second store: logged only with the barrier.
-        m.set_refs(m.get(&b), [t.right, t.left], [None, None]);
-    } else {
-        m.set_ref(m.get(&a), t.left, x_now);
-        m.set_ref(m.get(&b), t.left, None); // deletion: logged only with the barrier
+    match stores {
+        Stores::Pair => {
+            m.set_refs(m.get(&a), [t.left, t.right], [x_now, None]);
+            // The deletion, in the pair's second store: logged only with the barrier.
+            m.set_refs(m.get(&b), [t.right, t.left], [None, None]);
+        }
+        Stores::Single => {
+            m.set_ref(m.get(&a), t.left, x_now);
+            m.set_ref(m.get(&b), t.left, None); // deletion: logged only with the barrier
+        }
+        Stores::NewChildren => {
+            m.set_ref(m.get(&a), t.left, x_now);
+            // B's left field takes a new object: the deletion, logged only with
+            // the barrier.
+            let x_addr = x_now.map(|g| g.addr());
+            let at = m.stack_len();
+            m.push(Some(m.get(&b)));
+            m.push_fixed_n_into::<2>(t.fixed, at, [t.left, t.right])
+                .unwrap();
+            let b_left = m.get_ref(m.get(&b), t.left).map(|g| g.addr());
+            assert!(
+                b_left.is_some() && b_left != x_addr,
+                "B's edge to X is gone"
+            );
+            m.stack_truncate(at);
+        }
     }
     done.send(()).unwrap();
     m.blocking(move || requester.join().unwrap());
@@ -100,12 +130,17 @@ fn lost_object_schedule(barrier: bool, pair: bool) -> u64 {
 
 #[test]
 fn the_lost_object_schedule_keeps_the_object_with_the_barrier() {
-    assert_eq!(lost_object_schedule(true, false), 42);
+    assert_eq!(lost_object_schedule(true, Stores::Single), 42);
 }
 
 #[test]
 fn the_lost_object_schedule_through_paired_stores_keeps_the_object() {
-    assert_eq!(lost_object_schedule(true, true), 42);
+    assert_eq!(lost_object_schedule(true, Stores::Pair), 42);
+}
+
+#[test]
+fn the_lost_object_schedule_through_new_children_keeps_the_object() {
+    assert_eq!(lost_object_schedule(true, Stores::NewChildren), 42);
 }
 
 /// The same schedule with the barrier turned off (the test-only switch), in a child
@@ -114,7 +149,7 @@ fn the_lost_object_schedule_through_paired_stores_keeps_the_object() {
 #[test]
 fn without_the_barrier_the_sanity_retrace_catches_the_lost_object() {
     if std::env::var_os("FLIPGC_CHILD").is_some() {
-        lost_object_schedule(false, false);
+        lost_object_schedule(false, Stores::Single);
         return; // not caught: the parent sees exit status 0 and fails
     }
     let mut child = Command::new(std::env::current_exe().unwrap())

@@ -85,14 +85,12 @@ pub fn populate(
     if depth == 0 {
         return Ok(());
     }
-    m.push_fixed_n::<2>(node.ty)?;
+    // `parent.left = new Node(); parent.right = new Node()`, the children pushed.
+    m.push_fixed_n_into::<2>(node.ty, at, [node.left, node.right])?;
     let left = m.stack_len() - 2;
-    let parent = m.stack_get(at).expect("populating a live node");
-    let (l, r) = (m.stack_get(left), m.stack_get(left + 1));
-    m.set_refs(parent, [node.left, node.right], [l, r]);
     if let Some(next) = labels {
         let (serial, remaining) = node.labels.expect("a labelled node type");
-        for child in [l, r].into_iter().flatten() {
+        for child in [left, left + 1].into_iter().filter_map(|i| m.stack_get(i)) {
             m.set_word(child, serial, *next);
             m.set_word(child, remaining, u64::from(depth - 1));
             *next += 1;
