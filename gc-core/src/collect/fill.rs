@@ -304,9 +304,50 @@ impl FillCtx<'_> {
     /// idempotent. From-space page `p` is read by nobody else: every object on it
     /// lands on it (`dense_pages`), and a later page's first object that starts
     /// here is read through its head ([`Dense::heads`]).
+    ///
+    /// [`FillCtx::fill_compacted`] in place, cut down to what a dense page needs:
+    /// every word is live, so the next object starts where this one ends (no
+    /// search of the live-words bitmap, no copy), and a reference into the dense
+    /// prefix is its own new address (every word below it is live), so only the
+    /// others are looked up. In binary-trees, whose long-lived tree (96 MiB) is the
+    /// prefix and refers only into itself, that is nearly every reference.
     pub fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
-        self.fill_compacted(p, self.at.from + p * self.at.page_words * WORD);
+        let words = self.at.page_words;
+        let (first_word, end_word) = (p * words, (p + 1) * words);
+        let prefix = self.at.base..self.at.base + self.dense_pages * words * WORD;
+        let (mut obj, mut off) = self.page_first[p];
+        // The first object may start on an earlier page, moved out of from-space
+        // already: its header comes from the plan then.
+        let mut head = self.heads.get(p).copied();
+        let mut at = first_word;
+        while at < end_word {
+            let src = self.at.from + obj * WORD;
+            // SAFETY: `obj` is a marked object whose header is on this page (or
+            // read from the plan): from-space page `p` is this caller's alone.
+            let h = Header(head.take().unwrap_or_else(|| unsafe { mem::load(src) }));
+            let size = self.object_words(h, self.at.base + obj * WORD);
+            let n = (size - off).min(end_word - at);
+            self.types.for_each_ref_field(h, |field| {
+                let k = field + 1; // word index in the object
+                if (off..off + n).contains(&k) {
+                    let slot = src + k * WORD;
+                    // SAFETY: `slot` is a word of from-space page `p`, this caller's.
+                    let v = unsafe { mem::load(slot) } as usize;
+                    if v != 0 && !prefix.contains(&v) {
+                        let new = self.forward(v);
+                        if new != v {
+                            // SAFETY: as above.
+                            unsafe { mem::store(slot, new as u64) };
+                        }
+                    }
+                }
+            });
+            at += n;
+            // Dense: the next live word is the next object's header.
+            obj += size;
+            off = 0;
+        }
     }
 
     /// Compacted page `p`: the live words that slide into it, references forwarded;
