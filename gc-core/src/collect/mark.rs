@@ -171,7 +171,10 @@ impl<'a> MarkCtx<'a> {
 /// when its header and bitmap words are likely in the cache (a FIFO of
 /// [`Deferred::DEPTH`], as in Cher, Hosking and Vijaykumar's prefetch-on-grey,
 /// ASPLOS 2004). Marking right away waited on a cache miss per object: about
-/// 60 ns an object in binary-trees. The owner must [`Deferred::flush`] it before
+/// 60 ns an object in binary-trees. 32 in flight, not 8: a header's miss here
+/// (a TLB walk through the VM's nested page tables, then memory) outlasts 8
+/// objects' work; binary-trees at 1 GiB marked a cycle in 52-53 ms with 8, 38-40
+/// with 32 (also 64), 40-42 with 128 (two runs each, 2026-12-04). The owner must [`Deferred::flush`] it before
 /// it looks for other work or counts itself idle: what is in it is neither
 /// marked nor on any work list.
 pub struct Deferred {
@@ -192,7 +195,7 @@ impl Default for Deferred {
 
 impl Deferred {
     /// References in flight.
-    pub const DEPTH: usize = 8;
+    pub const DEPTH: usize = 32;
 
     /// Takes `child`, a reference just read; marks the oldest one in flight once
     /// the FIFO is full, and calls `grey` with it if this marked it.
