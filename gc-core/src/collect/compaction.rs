@@ -38,10 +38,14 @@
 //!    under its page-table lock and raises nothing).
 //! 4. From-space and the side tables (bitmaps, prefix sums, page plans) are read-only
 //!    until every page is `FILLED`; only then are from-space's pages recycled or
-//!    released and the tables handed back. One exception: a page of the dense
+//!    released and the tables handed back. Three exceptions: a page of the dense
 //!    prefix (`plan::Dense`) is produced in place in from-space by its claimant,
 //!    and then moved or copied from there; nobody else reads that from-space page
-//!    (`FillCtx::fill_dense`).
+//!    (`FillCtx::fill_dense`). Pages nothing reads (no live word, outside the
+//!    black region) are recycled as the compaction starts (`recycle_ahead`). And
+//!    the black region's old pages are recycled as the black pages, filled
+//!    first, become `FILLED`: once no remaining black page can read them
+//!    (`recycle_black_below`).
 //!
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
@@ -663,18 +667,59 @@ impl Compaction {
                 return;
             }
             let end = (start + self.run).min(pages);
-            // Each stretch is produced into the buffer and installed with one copy.
-            let page = self.page_bytes();
-            self.claim_run(
-                start,
-                end,
-                |p, first| ctx.fill_pages_to(p, p + 1, out + (p - first) * page, &mut cover),
-                |first, p| {
-                    self.install_produced(first, p, out, false);
-                    self.inner.inject.panic_once(InjectPoint::WorkerPanic);
-                },
-            );
+            self.fill_run(&ctx, (start, end), out, &mut cover);
         }
+    }
+
+    /// Produces and installs the unclaimed pages of run `[start, end)` (at most
+    /// [`Compaction::run`] pages), each stretch into the buffer at `out` and
+    /// installed with one copy; `cover` as [`FillCtx::fill_pages_to`]'s.
+    fn fill_run(
+        &self,
+        ctx: &FillCtx<'_>,
+        (start, end): (usize, usize),
+        out: usize,
+        cover: &mut Option<(usize, usize)>,
+    ) {
+        let page = self.page_bytes();
+        self.claim_run(
+            start,
+            end,
+            |p, first| ctx.fill_pages_to(p, p + 1, out + (p - first) * page, cover),
+            |first, p| {
+                self.install_produced(first, p, out, false);
+                self.inner.inject.panic_once(InjectPoint::WorkerPanic);
+            },
+        );
+    }
+
+    /// The black region's pages, before the others, on the compaction's own
+    /// thread: produces and installs the unclaimed ones in address order, a run
+    /// at a time, and after each, once every black page so far is `FILLED`
+    /// (mutators' handlers may be installing some), recycles the black region's
+    /// old pages that nothing will read again ([`Compaction::recycle_black_below`]).
+    /// Returns the runs recycling moved.
+    fn work_black(&self) -> Vec<(usize, usize)> {
+        let ctx = self.tables.ctx(&self.inner, &self.layout);
+        let first = ctx.page_first.len();
+        let mut recycling = self.black_recycling();
+        let mut buf = vec![0u64; self.run * self.layout.page_words];
+        let out = buf.as_mut_ptr() as usize;
+        let mut cover = None;
+        let mut looks = 0u32;
+        for start in (first..self.pages).step_by(self.run) {
+            let end = (start + self.run).min(self.pages);
+            self.fill_run(&ctx, (start, end), out, &mut cover);
+            while !(start..end).all(|p| page_state::is_filled(self.states(), p)) {
+                looks = looks.wrapping_add(1);
+                if looks % 64 == 0 {
+                    self.collect_stalls();
+                }
+                std::thread::yield_now();
+            }
+            self.recycle_black_below(&ctx, &mut recycling, end);
+        }
+        recycling.runs
     }
 
     /// SIGBUS mode: moves the stall samples the faulting threads have recorded so far
@@ -846,7 +891,9 @@ impl Compaction {
             fatal.phase("concurrent compaction (forwarding the large objects' fields)");
             super::large::forward_all_and_withdraw(&self.inner);
             fatal.phase("concurrent compaction");
-            let recycled_ahead = self.recycle_ahead();
+            let mut recycled_ahead = self.recycle_ahead();
+            recycled_ahead.extend(self.work_black());
+            recycled_ahead.sort_unstable();
             self.work(true);
             for h in helpers {
                 // A worker's panic aborts the process (its guard) before this.

@@ -42,6 +42,7 @@
 //! page is filled.
 
 use super::{Compaction, EBUSY, EEXIST};
+use crate::collect::fill::FillCtx;
 use crate::mem::WORD;
 
 impl Compaction {
@@ -105,6 +106,96 @@ impl Compaction {
             p = q;
         }
         runs
+    }
+
+    /// Starts recycling the black region early ([`Compaction::recycle_black_below`]):
+    /// raises the dirty end over the old image and notes what may move. Called
+    /// once by the compaction's own thread, before it fills the black pages.
+    pub(super) fn black_recycling(&self) -> BlackRecycling {
+        let at = self.layout;
+        let mut r = BlackRecycling {
+            next: 0,
+            hi: 0,
+            runs: Vec::new(),
+        };
+        if !self.inner.config.recycle_from_space || self.move_fails || at.flip_top <= at.boundary {
+            return r;
+        }
+        r.next = (self.raise_dirty_end() - at.base)
+            .max(at.boundary - at.base)
+            .next_multiple_of(self.recycle_align);
+        r.hi = (at.flip_top - at.base)
+            .next_multiple_of(self.page_bytes())
+            .min(self.keep())
+            .min(self.end - at.base);
+        r
+    }
+
+    /// Recycling the black region early, as its pages fill: called by the
+    /// compaction's own thread once every black page below to-space page
+    /// `filled_to` is `FILLED` ([`Compaction::work_black`]), while the rest
+    /// may still be filling. Moves the black region's old pages that no remaining
+    /// black page's production can read, and that lie above the allocation top
+    /// (rounded up to [`super::recycle_align`]), into the heap at the same
+    /// offsets, a chunk at a time ([`unread_run`]); pages a mutator's allocation
+    /// faulted in meanwhile are skipped.
+    ///
+    /// Without it those offsets stayed holes until the compaction's end: the
+    /// ahead pass must leave them (page filling reads them), and in binary-trees
+    /// at 1 GiB the allocation reached them in most cycles, a fault per page.
+    ///
+    /// Why nobody reads a moved page: page filling reads the black region's old
+    /// pages only to produce black pages. Producing black page `p` reads its own
+    /// old page and, for the object covering its first word, old pages back to
+    /// the start of that object's carve (objects lie whole inside carves). So the
+    /// old pages below the start of the carve covering black page `filled_to`'s
+    /// first word are read only by the pages below `filled_to`, and those are
+    /// `FILLED`: each state is stored with release after its producer's last read,
+    /// and the caller loaded it with acquire. Invariant Z holds as for the ahead
+    /// pass: the dirty end was raised over the old image first
+    /// ([`Compaction::black_recycling`]), and only pages above the top as
+    /// published since then move (carves above it come after the raise, and
+    /// zero).
+    pub(super) fn recycle_black_below(
+        &self,
+        ctx: &FillCtx<'_>,
+        r: &mut BlackRecycling,
+        filled_to: usize,
+    ) {
+        if r.next >= r.hi {
+            return;
+        }
+        let (base, page, chunk) = (self.layout.base, self.page_bytes(), self.recycle_align);
+        let first = ctx.page_first.len();
+        let safe = if filled_to >= self.pages {
+            r.hi
+        } else {
+            let old = self.layout.boundary + (filled_to - first) * page;
+            let i = ctx.black_starts.partition_point(|&c| c <= old);
+            let carve = if i == 0 {
+                self.layout.boundary
+            } else {
+                ctx.black_starts[i - 1]
+            };
+            ((carve - base) / chunk * chunk).min(r.hi)
+        };
+        // The top as published (see `recycle`, which reads it the same way).
+        let top = self.inner.space_published.used().next_multiple_of(chunk);
+        let mut p = r.next.max(top);
+        while let Some((a, q)) = unread_run(p, safe, (page, chunk), |_| false) {
+            self.collect_stalls();
+            if let Err((moved, errno)) = self.move_back(a, q) {
+                tracing::debug!(moved, errno, "recycling the black region stopped early");
+                r.hi = 0;
+                return;
+            }
+            match r.runs.last_mut() {
+                Some(last) if last.1 == a => last.1 = q,
+                _ => r.runs.push((a, q)),
+            }
+            p = q;
+        }
+        r.next = r.next.max(safe);
     }
 
     /// Raises the dirty end over the old image, under the space lock, so that every
@@ -259,6 +350,17 @@ fn gaps_below(
         gaps.push((lo, top));
     }
     gaps
+}
+
+/// Where recycling the black region early stands
+/// ([`Compaction::recycle_black_below`]; offsets from the heap's base).
+pub(super) struct BlackRecycling {
+    /// Below this, every old page is moved or left (the allocation was there).
+    next: usize,
+    /// The end of the black region's old pages that may move (0: none may).
+    hi: usize,
+    /// The runs moved, in order, for the end's pass to skip.
+    pub(super) runs: Vec<(usize, usize)>,
 }
 
 /// The next run of pages at or above offset `p` and below `hi` that compaction
