@@ -706,20 +706,27 @@ impl Compaction {
         let mut buf = vec![0u64; self.run * self.layout.page_words];
         let out = buf.as_mut_ptr() as usize;
         let mut cover = None;
-        let mut looks = 0u32;
         for start in (first..self.pages).step_by(self.run) {
             let end = (start + self.run).min(self.pages);
             self.fill_run(&ctx, (start, end), out, &mut cover);
-            while !(start..end).all(|p| page_state::is_filled(self.states(), p)) {
-                looks = looks.wrapping_add(1);
-                if looks % 64 == 0 {
-                    self.collect_stalls();
-                }
-                std::thread::yield_now();
-            }
+            self.wait_until(|| (start..end).all(|p| page_state::is_filled(self.states(), p)));
             self.recycle_black_below(&ctx, &mut recycling, end);
         }
         recycling.runs
+    }
+
+    /// Waits, yielding the CPU, until `ready` (pages that mutators' handlers, or
+    /// the fault server, are still installing), collecting the stall samples
+    /// meanwhile.
+    fn wait_until(&self, mut ready: impl FnMut() -> bool) {
+        let mut looks = 0u32;
+        while !ready() {
+            looks = looks.wrapping_add(1);
+            if looks % 64 == 0 {
+                self.collect_stalls();
+            }
+            std::thread::yield_now();
+        }
     }
 
     /// SIGBUS mode: moves the stall samples the faulting threads have recorded so far
@@ -900,14 +907,7 @@ impl Compaction {
                 h.join().expect("compaction worker panicked");
             }
             // Pages claimed on demand may still be being installed.
-            let mut looks = 0u32;
-            while !self.done() {
-                looks = looks.wrapping_add(1);
-                if looks % 64 == 0 {
-                    self.collect_stalls();
-                }
-                std::thread::yield_now();
-            }
+            self.wait_until(|| self.done());
             // Faults past the compacted end are served (zero pages) until the span is
             // unregistered: a mutator or the verifier may fault there while holding
             // the space lock this needs.

@@ -90,22 +90,33 @@ impl Compaction {
         };
         let mut p = lo;
         while let Some((a, q)) = unread_run(p, hi, (page, chunk), read) {
-            p = a;
-            self.collect_stalls();
-            if let Err((moved, errno)) = self.move_back(p, q) {
+            if let Err((moved, errno)) = self.move_run(a, q, &mut runs) {
                 tracing::debug!(moved, errno, "recycling ahead stopped early");
                 return runs;
-            }
-            // Returned only once `move_back` returned `Ok`: every page of the run is
-            // in the heap now (moved, or there already: `EEXIST`), so the end, which
-            // skips the runs returned, has nothing left to move there.
-            match runs.last_mut() {
-                Some(last) if last.1 == p => last.1 = q,
-                _ => runs.push((p, q)),
             }
             p = q;
         }
         runs
+    }
+
+    /// Moves the run `[a, q)` back ([`Compaction::move_back`]) and, once every
+    /// page of it is in the heap (moved, or there already: `EEXIST`), adds it to
+    /// `runs` (ascending: merged with the last run where they touch), so that
+    /// the end's pass, which skips the runs, has nothing left to move there. On
+    /// another error, the bytes moved and the errno, and `runs` as it was.
+    fn move_run(
+        &self,
+        a: usize,
+        q: usize,
+        runs: &mut Vec<(usize, usize)>,
+    ) -> Result<(), (usize, i32)> {
+        self.collect_stalls();
+        self.move_back(a, q)?;
+        match runs.last_mut() {
+            Some(last) if last.1 == a => last.1 = q,
+            _ => runs.push((a, q)),
+        }
+        Ok(())
     }
 
     /// Starts recycling the black region early ([`Compaction::recycle_black_below`]):
@@ -183,15 +194,10 @@ impl Compaction {
         let top = self.inner.space_published.used().next_multiple_of(chunk);
         let mut p = r.next.max(top);
         while let Some((a, q)) = unread_run(p, safe, (page, chunk), |_| false) {
-            self.collect_stalls();
-            if let Err((moved, errno)) = self.move_back(a, q) {
+            if let Err((moved, errno)) = self.move_run(a, q, &mut r.runs) {
                 tracing::debug!(moved, errno, "recycling the black region stopped early");
                 r.hi = 0;
                 return;
-            }
-            match r.runs.last_mut() {
-                Some(last) if last.1 == a => last.1 = q,
-                _ => r.runs.push((a, q)),
             }
             p = q;
         }
