@@ -1,8 +1,9 @@
 //! Concurrent compaction: after the flip pause, to-space is an empty range registered
 //! with userfaultfd (MISSING mode) and mutators run. Background workers produce its
-//! pages in address order and install runs of them with one `UFFDIO_COPY` each. A
-//! page a mutator touches first is produced on demand, in one of two fault modes
-//! ([`crate::FaultMode`]):
+//! pages in address order (the black region's first, on the compaction's own
+//! thread, so that its old pages can be recycled early) and install runs of them
+//! with one `UFFDIO_COPY` each. A page a mutator touches first is produced on
+//! demand, in one of two fault modes ([`crate::FaultMode`]):
 //! - **SIGBUS mode** (the default where the kernel has `UFFD_FEATURE_SIGBUS`): the
 //!   touching thread gets `SIGBUS`, and its handler (`sigbus.rs`) produces and
 //!   installs the page itself ([`Compaction::serve_in_handler`]), or waits for the
