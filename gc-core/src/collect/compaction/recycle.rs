@@ -2,23 +2,29 @@
 //! (moved with `UFFDIO_MOVE`, not copied), where mutators will allocate, so that
 //! they write into present pages instead of faulting fresh, zeroed ones in (page
 //! faults are expensive here: a fresh page costs the kernel an allocation and a
-//! zeroing, and in this VM often the host's fault too). Two passes:
+//! zeroing, and in this VM often the host's fault too). Three passes:
 //! - **ahead** ([`Compaction::recycle_ahead`]), as the compaction starts: every
 //!   from-space page above the allocation top that holds nothing compaction reads
 //!   (no live word, not in the black region);
+//! - **behind the black pages** ([`Compaction::recycle_black_below`]), as the
+//!   black region, filled first, becomes `FILLED`: its old pages that no
+//!   remaining black page can read;
 //! - **at the end** ([`Compaction::recycle`]), once every page is filled: whatever
-//!   is left above the allocation top. It skips the runs the ahead pass moved (they
-//!   are holes in from-space now), so that it does not ask the kernel to move them
-//!   again only to fail with `EEXIST` one page per ioctl.
+//!   is left above the allocation top. It skips the runs the other passes moved
+//!   (they are holes in from-space now), so that it does not ask the kernel to
+//!   move them again only to fail with `EEXIST` one page per ioctl.
+//!
+//! Every run stays inside one chunk (a PMD: [`unread_run`]), so huge pages move
+//! whole.
 //!
 //! The old image's pages of extents parked before the flip (`park.rs`) are in the
-//! scratch span, not from-space: both passes take them from there
+//! scratch span, not from-space: every pass takes them from there
 //! ([`Parked::source`](crate::collect::park::Parked::source)).
 //!
-//! What from-space keeps after both is mapped afresh (`release_from_space`), and
+//! What from-space keeps after them is mapped afresh (`release_from_space`), and
 //! so is what is left parked.
 //!
-//! Why no allocation can see garbage (invariant Z): before either pass moves a
+//! Why no allocation can see garbage (invariant Z): before any pass moves a
 //! page, the dirty end is raised over the old image under the space lock, so every
 //! later carve zeroes what it hands out (under that lock, so its pages are present
 //! when it returns); a pass moves only pages above the top as it was at (or after)
@@ -38,8 +44,12 @@
 //! Why compaction never reads a moved page: the ahead pass moves only pages with no
 //! live word (the live-words bitmap has a bit at every word of every marked object)
 //! outside `[boundary, flip_top)` (the black region, copied whole), and page filling
-//! reads only those words and that region (`fill.rs`); the end pass runs after every
-//! page is filled.
+//! reads only those words and that region (`fill.rs`); the pass behind the black
+//! pages moves only old pages of that region that no black page still to be filled
+//! reads, once the black pages that read them are `FILLED` (acquire loads of
+//! states stored with release after each producer's last read; the reasoning is
+//! at [`Compaction::recycle_black_below`]); the end pass runs after every page is
+//! filled.
 
 use super::{Compaction, EBUSY, EEXIST};
 use crate::collect::fill::FillCtx;
