@@ -314,40 +314,22 @@ impl FillCtx<'_> {
     pub fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
         let words = self.at.page_words;
-        let (first_word, end_word) = (p * words, (p + 1) * words);
         let prefix = self.at.base..self.at.base + self.dense_pages * words * WORD;
-        let (mut obj, mut off) = self.page_first[p];
-        // The first object may start on an earlier page, moved out of from-space
-        // already: its header comes from the plan then.
-        let mut head = self.heads.get(p).copied();
-        let mut at = first_word;
-        while at < end_word {
-            let src = self.at.from + obj * WORD;
-            // SAFETY: `obj` is a marked object whose header is on this page (or
-            // read from the plan): from-space page `p` is this caller's alone.
-            let h = Header(head.take().unwrap_or_else(|| unsafe { mem::load(src) }));
-            let size = self.object_words(h, self.at.base + obj * WORD);
-            let n = (size - off).min(end_word - at);
-            self.types.for_each_ref_field(h, |field| {
-                let k = field + 1; // word index in the object
-                if (off..off + n).contains(&k) {
-                    let slot = src + k * WORD;
-                    // SAFETY: `slot` is a word of from-space page `p`, this caller's.
-                    let v = unsafe { mem::load(slot) } as usize;
-                    if v != 0 && !prefix.contains(&v) {
-                        let new = self.forward(v);
-                        if new != v {
-                            // SAFETY: as above.
-                            unsafe { mem::store(slot, new as u64) };
-                        }
-                    }
-                }
-            });
-            at += n;
-            // Dense: the next live word is the next object's header.
-            obj += size;
-            off = 0;
-        }
+        // Dense: the next live word is the next object's header.
+        self.walk_page(
+            p,
+            (p + 1) * words,
+            |obj, size| obj + size,
+            |obj, h, off, n, _| {
+                // SAFETY: words `off..off + n` of `obj` lie on from-space page `p`,
+                // which only this caller writes.
+                unsafe {
+                    self.forward_fields(h, (off, n), self.at.from + (obj + off) * WORD, |v| {
+                        prefix.contains(&v)
+                    })
+                };
+            },
+        );
     }
 
     /// Compacted page `p`: the live words that slide into it, references forwarded;
@@ -355,57 +337,28 @@ impl FillCtx<'_> {
     fn fill_compacted(&self, p: usize, out: usize) {
         let first_word = p * self.at.page_words;
         let end_word = (first_word + self.at.page_words).min(self.at.live_words);
-        let (mut obj, mut off) = self.page_first[p];
-        // The first object may start on an earlier page, moved out of from-space
-        // if it is in the dense prefix: its header comes from the plan then.
-        let mut head = self.heads.get(p).copied();
-        let mut at = first_word;
-        while at < end_word {
-            let src = self.at.from + obj * WORD;
-            // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
-            // read-only during compaction, but for dense pages: `fill_dense`).
-            let h = Header(head.take().unwrap_or_else(|| unsafe { mem::load(src) }));
-            let size = self.object_words(h, self.at.base + obj * WORD);
-            let n = (size - off).min(end_word - at);
+        // The next live word is the next marked object's header: live words are
+        // exactly the words of marked objects, which do not overlap.
+        let next = |obj: usize, size: usize| match self.fwd.next_live(self.live, obj + size) {
+            Some(next) if next < self.at.top_word && self.mark.get(next) => next,
+            Some(next) if next < self.at.top_word => crate::fatal::die(format_args!(
+                "page filling: live word {next} in to-space page {p} is not a marked \
+                 object's header"
+            )),
+            _ => crate::fatal::die(format_args!(
+                "page filling: live data ends early in to-space page {p} (after the \
+                 object at word {obj}), against the plan"
+            )),
+        };
+        self.walk_page(p, end_word, next, |obj, h, off, n, at| {
+            let src = self.at.from + (obj + off) * WORD;
             let dst = out + (at - first_word) * WORD;
-            // Filling a dense page in place, the words are there already.
-            if src + off * WORD != dst {
-                // SAFETY: [src+off, +n) lies in this object in from-space; [dst, +n)
-                // in the caller's page (to-space or a buffer), written by this call
-                // only, and not the same words.
-                unsafe { mem::copy_words(src + off * WORD, dst, n) };
-            }
-            self.types.for_each_ref_field(h, |field| {
-                let k = field + 1; // word index in the object
-                if (off..off + n).contains(&k) {
-                    let slot = dst + (k - off) * WORD;
-                    // SAFETY: `slot` is in this page, just written.
-                    let v = unsafe { mem::load(slot) } as usize;
-                    let new = self.forward(v);
-                    if v != 0 && new != v {
-                        // SAFETY: as above.
-                        unsafe { mem::store(slot, new as u64) };
-                    }
-                }
-            });
-            at += n;
-            if at < end_word {
-                // The next live word is the next marked object's header: live words
-                // are exactly the words of marked objects, which do not overlap.
-                obj = match self.fwd.next_live(self.live, obj + size) {
-                    Some(next) if next < self.at.top_word && self.mark.get(next) => next,
-                    Some(next) if next < self.at.top_word => crate::fatal::die(format_args!(
-                        "page filling: live word {next} in to-space page {p} is not a marked \
-                         object's header"
-                    )),
-                    _ => crate::fatal::die(format_args!(
-                        "page filling: live data ends early in to-space page {p} (after the \
-                         object at word {obj}), against the plan"
-                    )),
-                };
-                off = 0;
-            }
-        }
+            // SAFETY: [src, +n) lies in this object in from-space; [dst, +n) in the
+            // caller's page (to-space or a buffer), written by this call only.
+            unsafe { mem::copy_words(src, dst, n) };
+            // SAFETY: as just above; the words are this call's.
+            unsafe { self.forward_fields(h, (off, n), dst, |_| false) };
+        });
         let rest = first_word + self.at.page_words - end_word;
         if rest > 0 {
             let tail = out + (end_word - first_word) * WORD;
@@ -417,6 +370,75 @@ impl FillCtx<'_> {
                 unsafe { crate::space::tlab::write_filler(tail, rest) };
             }
         }
+    }
+
+    /// Walks the objects whose live words land in to-space words
+    /// `[p * page_words, end_word)`, from page `p`'s plan: calls `visit(obj, h,
+    /// off, n, at)` for each (its old word index and header, the first of its words
+    /// on the page and how many, and the to-space word index they land at), and
+    /// `next(obj, size)` for the old word index of the object after one that does
+    /// not reach `end_word`.
+    #[inline(always)]
+    fn walk_page(
+        &self,
+        p: usize,
+        end_word: usize,
+        mut next: impl FnMut(usize, usize) -> usize,
+        mut visit: impl FnMut(usize, Header, usize, usize, usize),
+    ) {
+        let (mut obj, mut off) = self.page_first[p];
+        // The first object may start on an earlier page, moved out of from-space
+        // already if it is in the dense prefix: its header comes from the plan then.
+        let mut head = self.heads.get(p).copied();
+        let mut at = p * self.at.page_words;
+        while at < end_word {
+            // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
+            // read-only during compaction but for dense pages, each written by its
+            // claimant alone: `fill_dense`), unless it came from the plan.
+            let h = Header(
+                head.take()
+                    .unwrap_or_else(|| unsafe { mem::load(self.at.from + obj * WORD) }),
+            );
+            let size = self.object_words(h, self.at.base + obj * WORD);
+            let n = (size - off).min(end_word - at);
+            visit(obj, h, off, n, at);
+            at += n;
+            if at < end_word {
+                obj = next(obj, size);
+                off = 0;
+            }
+        }
+    }
+
+    /// Forwards the references among words `off..off + n` of an object with header
+    /// `h`, whose word `off` is at address `at` now (copied, or in place); null and
+    /// the references `unmoved` picks out are left as they are.
+    ///
+    /// # Safety
+    /// `[at, at + n words)` is mapped, writable, and written by the caller alone.
+    #[inline(always)]
+    unsafe fn forward_fields(
+        &self,
+        h: Header,
+        (off, n): (usize, usize),
+        at: usize,
+        unmoved: impl Fn(usize) -> bool,
+    ) {
+        self.types.for_each_ref_field(h, |field| {
+            let k = field + 1; // word index in the object
+            if (off..off + n).contains(&k) {
+                let slot = at + (k - off) * WORD;
+                // SAFETY: `slot` is one of the caller's `n` words.
+                let v = unsafe { mem::load(slot) } as usize;
+                if v != 0 && !unmoved(v) {
+                    let new = self.forward(v);
+                    if new != v {
+                        // SAFETY: as above.
+                        unsafe { mem::store(slot, new as u64) };
+                    }
+                }
+            }
+        });
     }
 
     /// Produces every to-space page, compacted and black, with `workers` threads.
