@@ -202,24 +202,54 @@ fn bulk_bytes_round_trip_at_any_offset() {
     assert!(msg.contains("out of range"), "{msg}");
 }
 
+/// The constructors' tests' types: a node (fields 0 and 1 references, 2 a word), a
+/// cell (field 1 a reference, field 0 a word), a weak pair (field 0 strong, 1 weak).
+struct Kinds {
+    t: flipgc_core::FixedType,
+    cell_t: flipgc_core::FixedType,
+    weak_t: flipgc_core::FixedType,
+    left: flipgc_core::RefField,
+    right: flipgc_core::RefField,
+    id: flipgc_core::WordField,
+    strong_f: flipgc_core::RefField,
+    weak_f: flipgc_core::RefField,
+}
+
+/// A 4 MiB heap of [`Kinds`].
+fn constructor_heap() -> (Heap, Kinds) {
+    let mut r = TypeRegistry::new();
+    let node = r.fixed("node", 3, &[0, 1]).unwrap();
+    let cell = r.fixed("cell", 2, &[1]).unwrap();
+    let weak = r.fixed_weak("weak", 2, &[0], &[1]).unwrap();
+    let k = Kinds {
+        t: r.fixed_type(node).unwrap(),
+        cell_t: r.fixed_type(cell).unwrap(),
+        weak_t: r.fixed_type(weak).unwrap(),
+        left: r.ref_field(node, 0).unwrap(),
+        right: r.ref_field(node, 1).unwrap(),
+        id: r.word_field(node, 2).unwrap(),
+        strong_f: r.ref_field(weak, 0).unwrap(),
+        weak_f: r.ref_field(weak, 1).unwrap(),
+    };
+    (Heap::new(HeapConfig::new(4 << 20), r).unwrap(), k)
+}
+
 /// `push_fixed_from_stack`: the new object's leading reference fields take the top
 /// stack entries (deepest first), across allocations that collect and move them;
 /// refused beyond the type's leading strong reference fields or the stack's depth,
 /// with the stack left as it was.
 #[test]
 fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
-    let mut r = TypeRegistry::new();
-    let node = r.fixed("node", 3, &[0, 1]).unwrap();
-    let cell = r.fixed("cell", 2, &[1]).unwrap();
-    let weak = r.fixed_weak("weak", 2, &[0], &[1]).unwrap();
-    let (left, right) = (r.ref_field(node, 0).unwrap(), r.ref_field(node, 1).unwrap());
-    let id = r.word_field(node, 2).unwrap();
-    let (t, cell_t, weak_t) = (
-        r.fixed_type(node).unwrap(),
-        r.fixed_type(cell).unwrap(),
-        r.fixed_type(weak).unwrap(),
-    );
-    let heap = Heap::new(HeapConfig::new(4 << 20), r).unwrap();
+    let (heap, k) = constructor_heap();
+    let Kinds {
+        t,
+        cell_t,
+        weak_t,
+        left,
+        right,
+        id,
+        ..
+    } = k;
     let mut m = heap.bind_mutator().unwrap();
     // 400 trees of depth 10, each built bottom-up with every inner node made by
     // the constructor (half of all allocations: many collections land in one) and
@@ -300,19 +330,17 @@ fn constructors_from_the_stack_take_their_fields_and_are_checked_once() {
 /// path.
 #[test]
 fn top_down_constructors_store_new_objects_into_their_parent() {
-    let mut r = TypeRegistry::new();
-    let node = r.fixed("node", 3, &[0, 1]).unwrap();
-    let cell = r.fixed("cell", 2, &[1]).unwrap();
-    let weak = r.fixed_weak("weak", 2, &[0], &[1]).unwrap();
-    let (left, right) = (r.ref_field(node, 0).unwrap(), r.ref_field(node, 1).unwrap());
-    let id = r.word_field(node, 2).unwrap();
-    let (strong_f, weak_f) = (r.ref_field(weak, 0).unwrap(), r.ref_field(weak, 1).unwrap());
-    let (t, cell_t, weak_t) = (
-        r.fixed_type(node).unwrap(),
-        r.fixed_type(cell).unwrap(),
-        r.fixed_type(weak).unwrap(),
-    );
-    let heap = Heap::new(HeapConfig::new(4 << 20), r).unwrap();
+    let (heap, k) = constructor_heap();
+    let Kinds {
+        t,
+        cell_t,
+        weak_t,
+        left,
+        right,
+        id,
+        strong_f,
+        weak_f,
+    } = k;
     let mut m = heap.bind_mutator().unwrap();
     // Gives the node in slot `at` two children, labelled, down to `depth`.
     fn populate(
