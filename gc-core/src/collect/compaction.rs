@@ -899,9 +899,9 @@ impl Compaction {
             fatal.phase("concurrent compaction (forwarding the large objects' fields)");
             super::large::forward_all_and_withdraw(&self.inner);
             fatal.phase("concurrent compaction");
-            let mut recycled_ahead = self.recycle_ahead();
-            recycled_ahead.extend(self.work_black());
-            recycled_ahead.sort_unstable();
+            let mut recycled_early = self.recycle_ahead();
+            recycled_early.extend(self.work_black());
+            recycled_early.sort_unstable();
             self.work(true);
             for h in helpers {
                 // A worker's panic aborts the process (its guard) before this.
@@ -913,7 +913,7 @@ impl Compaction {
             // unregistered: a mutator or the verifier may fault there while holding
             // the space lock this needs.
             fatal.phase("the end of a concurrent compaction (recycling, unregistering)");
-            self.unregister(&recycled_ahead);
+            self.unregister(&recycled_early);
             self.stop.store(true, Ordering::Release);
         });
         // No fault on the span reaches this compaction any more: the server has
@@ -924,12 +924,12 @@ impl Compaction {
     }
 
     /// Every page is filled: recycles from-space's pages above the top into the heap
-    /// (but for the runs recycling ahead moved, `recycled_ahead`),
-    /// unregisters the heap span, and in SIGBUS mode withdraws the compaction from
+    /// (but for the runs the early passes moved, `recycled_early`: ahead, and behind
+    /// the black pages), unregisters the heap span, and in SIGBUS mode withdraws the compaction from
     /// its slot and waits for the handlers in flight (`sigbus::retire`).
-    fn unregister(&self, recycled_ahead: &[(usize, usize)]) {
+    fn unregister(&self, recycled_early: &[(usize, usize)]) {
         if self.inner.config.recycle_from_space {
-            self.recycle(recycled_ahead);
+            self.recycle(recycled_early);
         }
         self.uffd
             .unregister(self.layout.base, self.span_end - self.layout.base)

@@ -269,8 +269,9 @@ impl Compaction {
     /// what the ahead pass left of the old image, and the populated pages above it
     /// (pre-touched, or faulted in by an earlier allocation): freed, they would be
     /// faulted in again by the next allocation that reaches them. Holes move as
-    /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`). The runs recycling ahead
-    /// moved (`ahead`, what [`Compaction::recycle_ahead`] returned) are skipped.
+    /// nothing (`UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES`). The runs the early passes
+    /// moved (`ahead`: what [`Compaction::recycle_ahead`] and
+    /// [`Compaction::work_black`] returned, sorted) are skipped.
     pub(super) fn recycle(&self, ahead: &[(usize, usize)]) {
         let chunk = self.recycle_align;
         self.raise_dirty_end();
