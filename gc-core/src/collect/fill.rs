@@ -236,11 +236,12 @@ impl FillCtx<'_> {
         } else {
             self.black_starts[i - 1]
         };
+        let mut sizes = LastSize::default();
         loop {
             // SAFETY: `obj` is an object (or filler) header below the flip top: black
             // objects are contiguous inside each carve; from-space is read-only now.
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = WORD * self.object_words(h, obj);
+            let size = WORD * sizes.get(h, || self.object_words(h, obj));
             if obj + size > at {
                 return obj;
             }
@@ -267,11 +268,12 @@ impl FillCtx<'_> {
         unsafe { mem::zero_words(out + n * WORD, self.at.page_words - n) };
         let mut obj = cover.unwrap_or_else(|| self.black_cover(start));
         let mut last = obj;
+        let mut sizes = LastSize::default();
         while obj < (start + page).min(self.at.flip_top) {
             last = obj;
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = self.object_words(h, obj);
+            let size = sizes.get(h, || self.object_words(h, obj));
             self.types.for_each_ref_field(h, |field| {
                 let at = obj + (field + 1) * WORD;
                 if (start..start + n * WORD).contains(&at) {
@@ -391,6 +393,7 @@ impl FillCtx<'_> {
         // already if it is in the dense prefix: its header comes from the plan then.
         let mut head = self.heads.get(p).copied();
         let mut at = p * self.at.page_words;
+        let mut last = LastSize::default();
         while at < end_word {
             // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
             // read-only during compaction but for dense pages, each written by its
@@ -399,7 +402,7 @@ impl FillCtx<'_> {
                 head.take()
                     .unwrap_or_else(|| unsafe { mem::load(self.at.from + obj * WORD) }),
             );
-            let size = self.object_words(h, self.at.base + obj * WORD);
+            let size = last.get(h, || self.object_words(h, self.at.base + obj * WORD));
             let n = (size - off).min(end_word - at);
             visit(obj, h, off, n, at);
             at += n;
@@ -470,6 +473,29 @@ impl FillCtx<'_> {
                 });
             }
         });
+    }
+}
+
+/// The size of the last object a walk looked up, by its header word. Objects in a
+/// run are mostly of one type: when the next header is the same word, its size is
+/// known from a compare that the CPU predicts, so the next object's address does not
+/// wait for the header load and the type-table lookup (which made each step of a
+/// walk one load-to-use chain long).
+#[derive(Default)]
+struct LastSize {
+    header: u64,
+    words: usize,
+}
+
+impl LastSize {
+    #[inline(always)]
+    fn get(&mut self, h: Header, lookup: impl FnOnce() -> usize) -> usize {
+        if h.0 == self.header && self.words != 0 {
+            return self.words;
+        }
+        self.words = lookup();
+        self.header = h.0;
+        self.words
     }
 }
 
