@@ -164,7 +164,8 @@ pub struct CycleRecord {
     pub compaction_ns: u64,
     /// Pages a concurrent compaction filled (0 for an in-pause one).
     pub compaction_pages: u64,
-    /// Of those, the dense prefix's pages moved into to-space rather than copied.
+    /// Of those, the pages moved into to-space rather than copied (the dense
+    /// prefix's and the black region's, produced in place).
     pub compaction_moved_pages: u64,
     /// Fault stalls recorded since the previous cycle's end.
     pub fault_stalls: u64,

@@ -19,6 +19,9 @@
 //! carve, so the walk is at most one allocation buffer long; pages filled in a run
 //! in address order skip it, each starting from the object the previous one ended
 //! in. Nothing is built in the flip pause, and nothing is allocated while filling.
+//! A black page, being one old page with its references forwarded, can also be
+//! produced in place, in from-space, and then moved
+//! ([`FillCtx::fill_black_in_place`], `compaction.rs`).
 //!
 //! The per-page plan (`page_first`) comes from `plan.rs`.
 //!
@@ -174,6 +177,28 @@ impl FillCtx<'_> {
         }
     }
 
+    /// What a walk needs of the object with header `h` at old address `at`: its
+    /// words ([`FillCtx::object_words`]) and [`TypeRegistry::fixed_ref_mask`].
+    #[inline]
+    fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
+        (self.object_words(h, at), self.types.fixed_ref_mask(h))
+    }
+
+    /// Calls `f` with each reference field index of an object with header `h`, from
+    /// `refs` (its [`TypeRegistry::fixed_ref_mask`]) where it has one.
+    #[inline(always)]
+    fn for_each_ref(&self, h: Header, refs: Option<u64>, mut f: impl FnMut(usize)) {
+        match refs {
+            Some(mut mask) => {
+                while mask != 0 {
+                    f(mask.trailing_zeros() as usize);
+                    mask &= mask - 1;
+                }
+            }
+            None => self.types.for_each_ref_field(h, f),
+        }
+    }
+
     /// Whether objects were allocated between the mark and the flip.
     fn has_black(&self) -> bool {
         self.at.flip_top > self.at.boundary
@@ -227,21 +252,42 @@ impl FillCtx<'_> {
         }
     }
 
-    /// The old address of the black object covering old address `at`: walks from
-    /// the last carve start at or before it.
-    fn black_cover(&self, at: usize) -> usize {
+    /// The start (old address) of the black region's carve covering old address
+    /// `at`: the last carve start at or before it.
+    pub fn carve_start(&self, at: usize) -> usize {
         let i = self.black_starts.partition_point(|&c| c <= at);
-        let mut obj = if i == 0 {
+        if i == 0 {
             self.at.boundary
         } else {
             self.black_starts[i - 1]
-        };
-        let mut sizes = LastSize::default();
+        }
+    }
+
+    /// The first black page (a to-space page index) that producing black pages
+    /// from `p` on may read the old page of: the page holding the start of the
+    /// carve covering page `p`'s first word ([`FillCtx::fill_black`] reads old
+    /// pages back to there, and no further). [`FillCtx::pages`] for `p` past the
+    /// last page.
+    pub fn first_black_read(&self, p: usize) -> usize {
+        let first = self.page_first.len();
+        if p >= self.pages() {
+            return self.pages();
+        }
+        let page = self.at.page_words * WORD;
+        let old = self.at.boundary + (p.max(first) - first) * page;
+        first + (self.carve_start(old) - self.at.boundary) / page
+    }
+
+    /// The old address of the black object covering old address `at`: walks from
+    /// the last carve start at or before it.
+    fn black_cover(&self, at: usize) -> usize {
+        let mut obj = self.carve_start(at);
+        let mut shapes = LastShape::default();
         loop {
             // SAFETY: `obj` is an object (or filler) header below the flip top: black
             // objects are contiguous inside each carve; from-space is read-only now.
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = WORD * sizes.get(h, || self.object_words(h, obj));
+            let size = WORD * shapes.get(h, || self.shape_of(h, obj)).0;
             if obj + size > at {
                 return obj;
             }
@@ -249,8 +295,9 @@ impl FillCtx<'_> {
         }
     }
 
-    /// Black page `q`: one from-space page, references forwarded, zero past the end.
-    /// `cover` is the old address of the object covering the page's first word, if
+    /// Black page `q`: one from-space page, references forwarded, zero past the end,
+    /// in the page-sized buffer at `out` (or in place, if `out` is the old page
+    /// itself: nothing is copied then). `cover` is the old address of the object covering the page's first word, if
     /// the caller knows it. Returns the one covering the next page's first word.
     ///
     /// The black region is parsable from any object in it to its end: carves are
@@ -261,28 +308,39 @@ impl FillCtx<'_> {
         let page = self.at.page_words * WORD;
         let start = self.at.boundary + q * page; // old address of the page
         let n = ((self.at.flip_top - start) / WORD).min(self.at.page_words);
-        // SAFETY: [start, +n words) is below the flip top, so in from-space (read-only
-        // during compaction); `out` is a page-sized buffer owned by the caller.
-        unsafe { mem::copy_words(self.at.from + (start - self.at.base), out, n) };
+        let src = self.at.from + (start - self.at.base);
+        if out != src {
+            // SAFETY: [start, +n words) is below the flip top, so in from-space
+            // (read-only during compaction but for its claimant's page, which is
+            // `out` then); `out` is a page-sized buffer owned by the caller.
+            unsafe { mem::copy_words(src, out, n) };
+        }
         // SAFETY: the rest of the caller's buffer.
         unsafe { mem::zero_words(out + n * WORD, self.at.page_words - n) };
         let mut obj = cover.unwrap_or_else(|| self.black_cover(start));
         let mut last = obj;
-        let mut sizes = LastSize::default();
+        let mut shapes = LastShape::default();
+        let black = self.at.boundary..self.at.flip_top;
         while obj < (start + page).min(self.at.flip_top) {
             last = obj;
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = sizes.get(h, || self.object_words(h, obj));
-            self.types.for_each_ref_field(h, |field| {
+            let (size, refs) = shapes.get(h, || self.shape_of(h, obj));
+            self.for_each_ref(h, refs, |field| {
                 let at = obj + (field + 1) * WORD;
                 if (start..start + n * WORD).contains(&at) {
                     let slot = out + (at - start);
                     // SAFETY: `slot` is in the caller's buffer, just copied.
                     let v = unsafe { mem::load(slot) } as usize;
                     if v != 0 {
+                        // Black objects refer mostly to black ones: that case first.
+                        let new = if black.contains(&v) {
+                            v - self.at.slide
+                        } else {
+                            self.forward(v)
+                        };
                         // SAFETY: as above.
-                        unsafe { mem::store(slot, self.forward(v) as u64) };
+                        unsafe { mem::store(slot, new as u64) };
                     }
                 }
             });
@@ -295,6 +353,27 @@ impl FillCtx<'_> {
         } else {
             last
         }
+    }
+
+    /// Black page `p` (a to-space page index, past the compacted pages) produced
+    /// in place, in from-space: its references forwarded there and its words past
+    /// the flip top zeroed, so that the old page is to-space page `p` as it must
+    /// be, ready to be moved there. Returns the old page's address. `cover` as in
+    /// [`FillCtx::fill_pages_to`] (the same for a run of calls in address order).
+    ///
+    /// Only the claimant of page `p` may call this, once: forwarding is not
+    /// idempotent. Others read the old page only for object headers (producing a
+    /// later page walks headers from its carve's start), which this leaves as they
+    /// are; their references they do not read.
+    pub fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) -> usize {
+        let first = self.page_first.len();
+        debug_assert!((first..self.pages()).contains(&p));
+        let page = self.at.page_words * WORD;
+        let old = self.at.from + (self.at.boundary - self.at.base) + (p - first) * page;
+        let known = cover.filter(|(at, _)| *at == p).map(|(_, obj)| obj);
+        let next = self.fill_black(p - first, old, known);
+        *cover = Some((p + 1, next));
+        old
     }
 
     /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
@@ -322,11 +401,11 @@ impl FillCtx<'_> {
             p,
             (p + 1) * words,
             |obj, size| obj + size,
-            |obj, h, off, n, _| {
+            |obj, shape, off, n, _| {
                 // SAFETY: words `off..off + n` of `obj` lie on from-space page `p`,
                 // which only this caller writes.
                 unsafe {
-                    self.forward_fields(h, (off, n), self.at.from + (obj + off) * WORD, |v| {
+                    self.forward_fields(shape, (off, n), self.at.from + (obj + off) * WORD, |v| {
                         prefix.contains(&v)
                     })
                 };
@@ -352,14 +431,14 @@ impl FillCtx<'_> {
                  object at word {obj}), against the plan"
             )),
         };
-        self.walk_page(p, end_word, next, |obj, h, off, n, at| {
+        self.walk_page(p, end_word, next, |obj, shape, off, n, at| {
             let src = self.at.from + (obj + off) * WORD;
             let dst = out + (at - first_word) * WORD;
             // SAFETY: [src, +n) lies in this object in from-space; [dst, +n) in the
             // caller's page (to-space or a buffer), written by this call only.
             unsafe { mem::copy_words(src, dst, n) };
             // SAFETY: as just above; the words are this call's.
-            unsafe { self.forward_fields(h, (off, n), dst, |_| false) };
+            unsafe { self.forward_fields(shape, (off, n), dst, |_| false) };
         });
         let rest = first_word + self.at.page_words - end_word;
         if rest > 0 {
@@ -375,8 +454,9 @@ impl FillCtx<'_> {
     }
 
     /// Walks the objects whose live words land in to-space words
-    /// `[p * page_words, end_word)`, from page `p`'s plan: calls `visit(obj, h,
-    /// off, n, at)` for each (its old word index and header, the first of its words
+    /// `[p * page_words, end_word)`, from page `p`'s plan: calls `visit(obj, (h,
+    /// refs), off, n, at)` for each (its old word index, header and
+    /// [`TypeRegistry::fixed_ref_mask`], the first of its words
     /// on the page and how many, and the to-space word index they land at), and
     /// `next(obj, size)` for the old word index of the object after one that does
     /// not reach `end_word`.
@@ -386,14 +466,14 @@ impl FillCtx<'_> {
         p: usize,
         end_word: usize,
         mut next: impl FnMut(usize, usize) -> usize,
-        mut visit: impl FnMut(usize, Header, usize, usize, usize),
+        mut visit: impl FnMut(usize, (Header, Option<u64>), usize, usize, usize),
     ) {
         let (mut obj, mut off) = self.page_first[p];
         // The first object may start on an earlier page, moved out of from-space
         // already if it is in the dense prefix: its header comes from the plan then.
         let mut head = self.heads.get(p).copied();
         let mut at = p * self.at.page_words;
-        let mut last = LastSize::default();
+        let mut shapes = LastShape::default();
         while at < end_word {
             // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
             // read-only during compaction but for dense pages, each written by its
@@ -402,9 +482,9 @@ impl FillCtx<'_> {
                 head.take()
                     .unwrap_or_else(|| unsafe { mem::load(self.at.from + obj * WORD) }),
             );
-            let size = last.get(h, || self.object_words(h, self.at.base + obj * WORD));
+            let (size, refs) = shapes.get(h, || self.shape_of(h, self.at.base + obj * WORD));
             let n = (size - off).min(end_word - at);
-            visit(obj, h, off, n, at);
+            visit(obj, (h, refs), off, n, at);
             at += n;
             if at < end_word {
                 obj = next(obj, size);
@@ -414,7 +494,7 @@ impl FillCtx<'_> {
     }
 
     /// Forwards the references among words `off..off + n` of an object with header
-    /// `h`, whose word `off` is at address `at` now (copied, or in place); null and
+    /// `h` (and `refs`, its [`TypeRegistry::fixed_ref_mask`]), whose word `off` is at address `at` now (copied, or in place); null and
     /// the references `unmoved` picks out are left as they are.
     ///
     /// # Safety
@@ -422,12 +502,12 @@ impl FillCtx<'_> {
     #[inline(always)]
     unsafe fn forward_fields(
         &self,
-        h: Header,
+        (h, refs): (Header, Option<u64>),
         (off, n): (usize, usize),
         at: usize,
         unmoved: impl Fn(usize) -> bool,
     ) {
-        self.types.for_each_ref_field(h, |field| {
+        self.for_each_ref(h, refs, |field| {
             let k = field + 1; // word index in the object
             if (off..off + n).contains(&k) {
                 let slot = at + (k - off) * WORD;
@@ -476,26 +556,31 @@ impl FillCtx<'_> {
     }
 }
 
-/// The size of the last object a walk looked up, by its header word. Objects in a
-/// run are mostly of one type: when the next header is the same word, its size is
-/// known from a compare that the CPU predicts, so the next object's address does not
-/// wait for the header load and the type-table lookup (which made each step of a
-/// walk one load-to-use chain long).
+/// The shape of the last object a walk looked up, by its header word: its words
+/// and [`TypeRegistry::fixed_ref_mask`]. Objects in a run are mostly of one type:
+/// when the next header is the same word, its size is known from a compare that
+/// the CPU predicts, so the next object's address does not wait for the header
+/// load and the type-table lookup (which made each step of a walk one
+/// load-to-use chain long), and its references need no lookup either.
 #[derive(Default)]
-struct LastSize {
+struct LastShape {
     header: u64,
     words: usize,
+    refs: Option<u64>,
 }
 
-impl LastSize {
+impl LastShape {
     #[inline(always)]
-    fn get(&mut self, h: Header, lookup: impl FnOnce() -> usize) -> usize {
-        if h.0 == self.header && self.words != 0 {
-            return self.words;
+    fn get(
+        &mut self,
+        h: Header,
+        lookup: impl FnOnce() -> (usize, Option<u64>),
+    ) -> (usize, Option<u64>) {
+        if h.0 != self.header || self.words == 0 {
+            (self.words, self.refs) = lookup();
+            self.header = h.0;
         }
-        self.words = lookup();
-        self.header = h.0;
-        self.words
+        (self.words, self.refs)
     }
 }
 

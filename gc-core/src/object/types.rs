@@ -427,6 +427,16 @@ impl TypeRegistry {
         }
     }
 
+    /// The reference fields (weak ones included) of objects with `header` as a bit
+    /// mask, if its type is fixed-size with all of them among its first 64 fields:
+    /// what [`TypeRegistry::for_each_ref_field`] visits, for a caller that keeps
+    /// the mask of a type it meets again and again. `None` for other types.
+    #[inline]
+    pub fn fixed_ref_mask(&self, header: Header) -> Option<u64> {
+        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        (shape.kind == ShapeKind::Fixed && shape.wide_refs.is_empty()).then_some(shape.ref_mask)
+    }
+
     /// Calls `f` with each reference field index of an object with `header`, in
     /// increasing order.
     #[inline]
