@@ -97,8 +97,15 @@ pub fn populate(
         }
     }
     // The children's own calls only when they have children: a call that would
-    // return at once is not made (as a JIT inlines the callee's first test).
-    if depth > 1 {
+    // return at once is not made (as a JIT inlines the callee's first test). The
+    // last level's parents make their leaves themselves, without a call each
+    // (half of all the calls), as `make_subtrees` does.
+    if depth == 2 && labels.is_none() {
+        for child in [left, left + 1] {
+            m.push_fixed_n_into::<2>(node.ty, child, [node.left, node.right])?;
+            m.stack_truncate(left + 2);
+        }
+    } else if depth > 1 {
         populate(m, node, depth - 1, left, labels)?;
         populate(m, node, depth - 1, left + 1, labels)?;
     }
