@@ -295,22 +295,6 @@ const EEXIST: i32 = flipgc_heap::sys::Errno::EEXIST as i32;
 /// `EBUSY` (a page the kernel cannot move now).
 const EBUSY: i32 = flipgc_heap::sys::Errno::EBUSY as i32;
 
-/// The stretches of `[start, end)` outside `runs` (ascending, disjoint, inside it).
-fn gaps_between(start: usize, end: usize, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let mut gaps = Vec::new();
-    let mut at = start;
-    for &(a, b) in runs {
-        if a > at {
-            gaps.push((at, a));
-        }
-        at = b;
-    }
-    if at < end {
-        gaps.push((at, end));
-    }
-    gaps
-}
-
 /// `n` page states, all `UNFILLED`, from zeroed memory.
 fn unfilled_states(n: usize) -> Box<[AtomicU8]> {
     const _: () = assert!(page_state::UNFILLED == 0);
@@ -768,7 +752,7 @@ impl Compaction {
                 |a, b| mine.push((a, b)),
             );
             // Others' claims in this run are installed before anything moves.
-            let others = gaps_between(start, end, &mine);
+            let others = recycle::gaps_below(start, end, &mine, &mut mine.len());
             self.wait_until(|| {
                 others
                     .iter()

@@ -106,7 +106,7 @@ impl Compaction {
         };
         let mut p = lo;
         while let Some((a, q)) = unread_run(p, hi, (page, chunk), read) {
-            if let Err((moved, errno)) = self.move_run(a, q, &mut runs) {
+            if let Err((moved, errno)) = self.move_run((a, q), None, &mut runs) {
                 tracing::debug!(moved, errno, "recycling ahead stopped early");
                 return runs;
             }
@@ -115,19 +115,21 @@ impl Compaction {
         runs
     }
 
-    /// Moves the run `[a, q)` back ([`Compaction::move_back`]) and, once every
-    /// page of it is in the heap (moved, or there already: `EEXIST`), adds it to
-    /// `runs` (ascending: merged with the last run where they touch), so that
-    /// the end's pass, which skips the runs, has nothing left to move there. On
-    /// another error, the bytes moved and the errno, and `runs` as it was.
+    /// Moves the run `[a, q)` back ([`Compaction::move_back`]), or, given `spare`,
+    /// the spare chunk of from-space at that offset into it (`[a, q)` a whole
+    /// chunk then: [`Compaction::next_spare`]), and, once every page of it is in
+    /// the heap (moved, or there already: `EEXIST`), adds it to `runs`
+    /// (ascending: merged with the last run where they touch), so that the end's
+    /// pass, which skips the runs, has nothing left to move there. On another
+    /// error, the bytes moved and the errno, and `runs` as it was.
     fn move_run(
         &self,
-        a: usize,
-        q: usize,
+        (a, q): (usize, usize),
+        spare: Option<usize>,
         runs: &mut Vec<(usize, usize)>,
     ) -> Result<(), (usize, i32)> {
         self.collect_stalls();
-        self.move_back(a, q)?;
+        self.move_in(a, spare.unwrap_or(a), q - a)?;
         match runs.last_mut() {
             Some(last) if last.1 == a => last.1 = q,
             _ => runs.push((a, q)),
@@ -189,7 +191,7 @@ impl Compaction {
     /// remaining black page's production can read, and that lie above the
     /// allocation top (rounded up to [`super::recycle_align`]), a chunk at a time
     /// ([`unread_run`]): a whole chunk with a spare chunk of from-space
-    /// ([`Compaction::next_spare`], [`Compaction::move_spare`]), since its own old
+    /// ([`Compaction::next_spare`]), since its own old
     /// pages have mostly moved to their new places ([`Compaction::work_black`]);
     /// a part of one, or any once the spares run out, with what is left of its
     /// old pages at the same offsets. Pages a mutator's allocation faulted in
@@ -242,11 +244,7 @@ impl Compaction {
             } else {
                 None
             };
-            let moved = match spare {
-                Some(g) => self.move_spare(g, a, &mut r.runs),
-                None => self.move_run(a, q, &mut r.runs),
-            };
-            if let Err((moved, errno)) = moved {
+            if let Err((moved, errno)) = self.move_run((a, q), spare, &mut r.runs) {
                 tracing::debug!(moved, errno, "recycling the black region stopped early");
                 r.hi = 0;
                 return;
@@ -254,39 +252,6 @@ impl Compaction {
             p = q;
         }
         r.next = r.next.max(safe);
-    }
-
-    /// Moves spare chunk `g` of from-space ([`Compaction::next_spare`]) into the
-    /// heap at offset `a` (a chunk, above the top), and adds it to `runs` as
-    /// [`Compaction::move_run`] does. A page a mutator's allocation faulted in
-    /// meanwhile is skipped, as in [`Compaction::move_back`].
-    fn move_spare(
-        &self,
-        g: usize,
-        a: usize,
-        runs: &mut Vec<(usize, usize)>,
-    ) -> Result<(), (usize, i32)> {
-        self.collect_stalls();
-        let (base, page, chunk) = (self.layout.base, self.page_bytes(), self.recycle_align);
-        let mut at = 0;
-        while at < chunk {
-            let (src, _) = self.parked.source(self.layout.from, g + at, g + chunk);
-            // SAFETY: nobody reads spare chunk `g` (`next_spare`); `base + a` is a
-            // chunk of the heap above the top.
-            match unsafe {
-                self.uffd
-                    .move_pages(base + a + at, src + g + at, chunk - at)
-            } {
-                Ok(()) => at = chunk,
-                Err((moved, EEXIST)) => at += moved + page,
-                Err((moved, errno)) => return Err((at + moved, errno)),
-            }
-        }
-        match runs.last_mut() {
-            Some(last) if last.1 == a => last.1 = a + chunk,
-            _ => runs.push((a, a + chunk)),
-        }
-        Ok(())
     }
 
     /// Raises the dirty end over the old image, under the space lock, so that every
@@ -313,24 +278,33 @@ impl Compaction {
         }
     }
 
-    /// Moves the old image's pages at offsets `[lo, hi)` into the heap (from
-    /// from-space, or from the scratch span where they were parked: `park.rs`),
-    /// skipping those the heap has already (`EEXIST`); on another error, the bytes
-    /// moved and the errno.
+    /// Moves the old image's pages at offsets `[lo, hi)` into the heap there.
     fn move_back(&self, lo: usize, hi: usize) -> Result<(), (usize, i32)> {
+        self.move_in(lo, lo, hi - lo)
+    }
+
+    /// Moves the old image's `len` bytes of pages at offset `src` into the heap at
+    /// offset `dst` (from from-space, or from the scratch span where they were
+    /// parked: `park.rs`), skipping those the heap has already (`EEXIST`: a page
+    /// allocated, and zero-filled, meanwhile); on another error, the bytes moved
+    /// and the errno.
+    fn move_in(&self, dst: usize, src: usize, len: usize) -> Result<(), (usize, i32)> {
         let (base, page) = (self.layout.base, self.page_bytes());
-        let mut at = lo;
-        while at < hi {
-            let (src, end) = self.parked.source(self.layout.from, at, hi);
-            // SAFETY: nobody reads the old image's pages in [lo, hi) any more: the
-            // callers move only pages compaction does not read (see the module's
-            // comment), and parked pages are garbage nobody reads (`park.rs`).
-            let r = unsafe { self.uffd.move_pages(base + at, src + at, end - at) };
+        let mut at = 0;
+        while at < len {
+            let (from, end) = self.parked.source(self.layout.from, src + at, src + len);
+            // SAFETY: nobody reads the old image's pages in [src, src + len) any
+            // more: the callers move only pages compaction does not read (see the
+            // module's comment), and parked pages are garbage nobody reads
+            // (`park.rs`).
+            let r = unsafe {
+                self.uffd
+                    .move_pages(base + dst + at, from + src + at, end - src - at)
+            };
             match r {
-                Ok(()) => at = end,
-                // A page allocated (and zero-filled) meanwhile: skip it.
+                Ok(()) => at = end - src,
                 Err((moved, EEXIST)) => at += moved + page,
-                Err((moved, errno)) => return Err((at - lo + moved, errno)),
+                Err((moved, errno)) => return Err((at + moved, errno)),
             }
         }
         Ok(())
@@ -417,7 +391,7 @@ impl Compaction {
 /// next chunk down (`hi` = this `lo`) starts where this one stopped: walking a
 /// span chunk by chunk from the top visits each run once, plus once more per
 /// chunk boundary it straddles.
-fn gaps_below(
+pub(super) fn gaps_below(
     lo: usize,
     hi: usize,
     ahead: &[(usize, usize)],
