@@ -14,7 +14,7 @@
 //! checked by contents and by the heap verifier, in both fault modes.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use common::{compaction_heap, held_fill, open, Gate};
+use common::{compaction_heap, held_fill, list_globals, open, Gate};
 use flipgc_core::{CycleHook, CyclePoint, FaultMode, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
@@ -76,16 +76,8 @@ fn old_list(m: &mut Mutator, t: Types) {
 /// `i` nodes before it (or old node `i % OLD` where there is none) is pushed
 /// too, and kept on the stack.
 fn black_list(m: &mut Mutator, t: Types) {
-    let olds: Vec<_> = {
-        let mut v = Vec::new();
-        let mut cur = m.stack_get(0);
-        while let Some(c) = cur {
-            v.push(m.global(c));
-            cur = m.read_ref(c, 0);
-        }
-        v.reverse(); // v[id] is old node id
-        v
-    };
+    let mut olds = list_globals(m, 0);
+    olds.reverse(); // olds[id] is old node id
     m.push(None);
     for k in 0..BLACK {
         let id = 1_000_000 + k;

@@ -7,7 +7,7 @@
 //! produces them), and the background fill moves the rest.
 //! Skipped (with a message) where the host has no userfaultfd.
 
-use common::{compaction_heap, held_fill, open, push_list, Gate};
+use common::{compaction_heap, held_fill, list_globals, open, push_list, Gate};
 use flipgc_core::{FaultMode, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -83,15 +83,7 @@ fn dense_list_pointing_above(fault: FaultMode) {
         m.stack_set(1, Some(b));
     }
     // A's node i -> B's node i % (A / 4), from the newest down.
-    let bs: Vec<_> = {
-        let mut v = Vec::new();
-        let mut cur = m.stack_get(1);
-        while let Some(c) = cur {
-            v.push(m.global(c));
-            cur = m.read_ref(c, 0);
-        }
-        v
-    };
+    let bs = list_globals(&m, 1);
     let mut cur = m.stack_get(0);
     let mut i = 0;
     while let Some(c) = cur {

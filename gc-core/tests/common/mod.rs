@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use flipgc_core::{
-    FaultMode, FillHook, FlipMode, Heap, HeapConfig, InjectPoint, Mutator, TypeId, TypeRegistry,
+    FaultMode, FillHook, FlipMode, Global, Heap, HeapConfig, InjectPoint, Mutator, TypeId,
+    TypeRegistry,
 };
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -102,4 +103,16 @@ pub fn push_list(
         m.write_ref(new, 0, m.stack_get(at));
         m.stack_set(at, Some(new));
     }
+}
+
+/// A global for each node of the list at stack slot `at` (linked through field
+/// 0), newest first.
+pub fn list_globals(m: &Mutator, at: usize) -> Vec<Global> {
+    let mut v = Vec::new();
+    let mut cur = m.stack_get(at);
+    while let Some(c) = cur {
+        v.push(m.global(c));
+        cur = m.read_ref(c, 0);
+    }
+    v
 }
