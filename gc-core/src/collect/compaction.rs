@@ -731,12 +731,8 @@ impl Compaction {
     fn work_black(&self) -> Vec<(usize, usize)> {
         let ctx = self.tables.ctx(&self.inner, &self.layout);
         let first = ctx.page_first.len();
-        let page = self.page_bytes();
-        let old = |p: usize| {
-            self.layout.from + (self.layout.boundary - self.layout.base) + (p - first) * page
-        };
         let mut recycling = self.black_recycling();
-        let run = dense_run_pages(page);
+        let run = dense_run_pages(self.page_bytes());
         let mut cover = None;
         // Runs of pages this thread produced and has not moved yet (ascending).
         let mut produced: Vec<(usize, usize)> = Vec::new();
@@ -746,9 +742,7 @@ impl Compaction {
             self.claim_run(
                 start,
                 end,
-                |p, _| {
-                    ctx.fill_black_in_place(p, &mut cover);
-                },
+                |p, _| ctx.fill_black_in_place(p, &mut cover),
                 |a, b| mine.push((a, b)),
             );
             // Others' claims in this run are installed before anything moves.
@@ -765,7 +759,7 @@ impl Compaction {
                     return true;
                 }
                 let upto = (*b).min(safe);
-                self.install_moved(*a, upto, old(*a));
+                self.install_moved(*a, upto, ctx.black_old_page(*a));
                 *a = upto;
                 *a < *b
             });

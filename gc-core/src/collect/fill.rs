@@ -355,25 +355,30 @@ impl FillCtx<'_> {
         }
     }
 
+    /// The address, in from-space, of black page `p`'s old page (`p` a to-space
+    /// page index, past the compacted pages).
+    pub fn black_old_page(&self, p: usize) -> usize {
+        let first = self.page_first.len();
+        debug_assert!((first..self.pages()).contains(&p));
+        self.at.from + (self.at.boundary - self.at.base) + (p - first) * self.at.page_words * WORD
+    }
+
     /// Black page `p` (a to-space page index, past the compacted pages) produced
-    /// in place, in from-space: its references forwarded there and its words past
-    /// the flip top zeroed, so that the old page is to-space page `p` as it must
-    /// be, ready to be moved there. Returns the old page's address. `cover` as in
-    /// [`FillCtx::fill_pages_to`] (the same for a run of calls in address order).
+    /// in place, in its old page ([`FillCtx::black_old_page`]): its references
+    /// forwarded there and its words past the flip top zeroed, so that the old
+    /// page is to-space page `p` as it must be, ready to be moved there. `cover`
+    /// as in [`FillCtx::fill_pages_to`] (the same for a run of calls in address
+    /// order).
     ///
     /// Only the claimant of page `p` may call this, once: forwarding is not
     /// idempotent. Others read the old page only for object headers (producing a
     /// later page walks headers from its carve's start), which this leaves as they
     /// are; their references they do not read.
-    pub fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) -> usize {
-        let first = self.page_first.len();
-        debug_assert!((first..self.pages()).contains(&p));
-        let page = self.at.page_words * WORD;
-        let old = self.at.from + (self.at.boundary - self.at.base) + (p - first) * page;
+    pub fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) {
+        let q = p - self.page_first.len();
         let known = cover.filter(|(at, _)| *at == p).map(|(_, obj)| obj);
-        let next = self.fill_black(p - first, old, known);
+        let next = self.fill_black(q, self.black_old_page(p), known);
         *cover = Some((p + 1, next));
-        old
     }
 
     /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
@@ -475,13 +480,13 @@ impl FillCtx<'_> {
         let mut at = p * self.at.page_words;
         let mut shapes = LastShape::default();
         while at < end_word {
-            // SAFETY: `obj` is a marked object: its header is in from-space (mapped,
-            // read-only during compaction but for dense pages, each written by its
-            // claimant alone: `fill_dense`), unless it came from the plan.
-            let h = Header(
-                head.take()
-                    .unwrap_or_else(|| unsafe { mem::load(self.at.from + obj * WORD) }),
-            );
+            let h = Header(match head.take() {
+                Some(h) => h,
+                // SAFETY: `obj` is a marked object: its header is in from-space
+                // (mapped, read-only during compaction but for dense pages, each
+                // written by its claimant alone: `fill_dense`).
+                None => unsafe { mem::load(self.at.from + obj * WORD) },
+            });
             let (size, refs) = shapes.get(h, || self.shape_of(h, self.at.base + obj * WORD));
             let n = (size - off).min(end_word - at);
             visit(obj, (h, refs), off, n, at);

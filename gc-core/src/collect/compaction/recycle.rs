@@ -293,14 +293,12 @@ impl Compaction {
         let mut at = 0;
         while at < len {
             let (from, end) = self.parked.source(self.layout.from, src + at, src + len);
+            let (to, from, bytes) = (base + dst + at, from + src + at, end - src - at);
             // SAFETY: nobody reads the old image's pages in [src, src + len) any
             // more: the callers move only pages compaction does not read (see the
             // module's comment), and parked pages are garbage nobody reads
             // (`park.rs`).
-            let r = unsafe {
-                self.uffd
-                    .move_pages(base + dst + at, from + src + at, end - src - at)
-            };
+            let r = unsafe { self.uffd.move_pages(to, from, bytes) };
             match r {
                 Ok(()) => at = end - src,
                 Err((moved, EEXIST)) => at += moved + page,
