@@ -31,8 +31,9 @@ struct Types {
 
 /// Old nodes, made before the cycle with garbage between them (so they move).
 const OLD: u64 = 5_000;
-/// Black nodes: 4 MB, about a thousand pages, many runs of the black pass.
-const BLACK: u64 = 100_000;
+/// Black nodes: 12 MB, about 3,000 pages, several runs of the black pass (of 512
+/// pages each, and moves held back until a run's length can move at once).
+const BLACK: u64 = 300_000;
 /// Every this many black nodes, a reference array as well.
 const ARRAY_EVERY: u64 = 1_000;
 /// Its elements: 16 KiB, more than a quarter of an allocation buffer, so it is

@@ -111,15 +111,27 @@ pub fn run_pages(page: usize) -> usize {
     ((64 << 10) / page).max(1)
 }
 
-/// Pages per move of dense pages for the background workers: 256 KiB worth, at
-/// least one page. A move costs one flush of the other CPU's TLB (an interrupt)
-/// plus about 0.15 us a page here: 16 us a page one at a time, 1.0 us in runs of
-/// 16 pages, 0.4 us in runs of 64 and 0.2 us in runs of 256, against 1.6-1.8 us
-/// for a copy (a buffer filled, then `UFFDIO_COPY` in runs of 16; a C probe with
-/// a second thread of the process running on the other CPU). A mutator that
-/// touches a page of a run in progress waits for the whole run.
+/// Pages per move of dense and black pages on the compaction's own thread: 2 MiB
+/// worth (a PMD's worth of 4 KiB pages), at least one page. A move costs one
+/// flush of the other CPU's TLB (an interrupt) plus about 0.15 us a page here:
+/// 16 us a page one at a time, 1.0 us in runs of 16 pages, 0.4 us in runs of 64
+/// and 0.2 us in runs of 256, against 1.6-1.8 us for a copy (a buffer filled,
+/// then `UFFDIO_COPY` in runs of 16; a C probe with a second thread of the
+/// process running on the other CPU). A move of more than 33 pages flushes the
+/// other CPU's whole TLB (the kernel's `tlb_single_page_flush_ceiling`), so
+/// the mutator running there pays too: the interrupt, then a refill of its TLB
+/// (walks of the VM's nested page tables). Fewer, longer moves cost it less.
+/// A mutator that touches a page of a run in progress waits for the whole run.
+///
+/// Measured 2026-12-04 (binary-trees at 1 GiB, pausebench `auto`, one build with
+/// a temporary switch, three alternating runs each): with runs of 256 KiB, and
+/// black pages moved as soon as they could be, 43-51 K TLB shootdowns a run
+/// (`/proc/interrupts`), compaction 77-83 ms a cycle (median), wall 3.22-3.42 s;
+/// with runs of 2 MiB and black moves gathered to a run's length
+/// ([`Compaction::work_black`]), 22-28 K, 62-67 ms and 2.94-3.07 s. Fault-stall
+/// p99 stayed 11-13 us and their max 0.2-0.33 ms. Runs of 4 MiB did no better.
 pub fn dense_run_pages(page: usize) -> usize {
-    ((256 << 10) / page).max(1)
+    ((2 << 20) / page).max(1)
 }
 
 /// Maps a [`now_ns`] reading (`CLOCK_MONOTONIC`, what the stall samples carry) onto
@@ -722,7 +734,10 @@ impl Compaction {
     /// others' productions below it are `FILLED`: each state is stored with
     /// release after its producer's last read, and loaded here with acquire).
     /// Pages this thread produced but may not move yet stay `FILLING`: a mutator
-    /// touching one waits for the move, a run's production at most.
+    /// touching one waits for the move, two runs' production at most. Moves wait
+    /// until a run's length can move at once ([`dense_run_pages`]: each move
+    /// flushes the other CPU's TLB), and the old pages below the first page not
+    /// moved yet are the only ones recycled (those above may still be sources).
     ///
     /// Moving, not copying (binary-trees at 1 GiB): a black page copied cost
     /// about 1.7 us (production into a buffer, then `UFFDIO_COPY` of a fresh
@@ -752,18 +767,29 @@ impl Compaction {
                     .iter()
                     .all(|&(a, b)| (a..b).all(|p| page_state::is_filled(self.states(), p)))
             });
-            produced.extend(mine);
+            // Adjacent stretches join, so that one move (one flush of the other
+            // CPU's TLB) takes them all.
+            for (a, b) in mine {
+                match produced.last_mut() {
+                    Some(last) if last.1 == a => last.1 = b,
+                    _ => produced.push((a, b)),
+                }
+            }
             let safe = ctx.first_black_read(end);
+            let last = end == self.pages;
             produced.retain_mut(|(a, b)| {
-                if *a >= safe {
+                let upto = (*b).min(safe);
+                // Less than a run waits for the next run (but for the last).
+                if *a >= safe || (!last && upto - *a < run) {
                     return true;
                 }
-                let upto = (*b).min(safe);
                 self.install_moved(*a, upto, ctx.black_old_page(*a));
                 *a = upto;
                 *a < *b
             });
-            self.recycle_black_below(&ctx, &mut recycling, safe);
+            // Old pages are recycled only below the first page not moved yet.
+            let moved_to = produced.first().map_or(safe, |r| r.0.min(safe));
+            self.recycle_black_below(&ctx, &mut recycling, moved_to);
         }
         debug_assert!(
             produced.is_empty(),
