@@ -179,6 +179,14 @@ pub struct Compaction {
     next_dense: AtomicUsize,
     /// Dense and black pages moved into to-space (the rest of them were copied).
     moved: AtomicUsize,
+    /// Raised by a mutator that waits for a page another party produces: the
+    /// compaction's own thread then installs what it holds now instead of
+    /// gathering a whole run first ([`Compaction::work_black`],
+    /// [`Compaction::claim_run`]). A hint only: it carries no data (the page
+    /// states do, with their own release and acquire), so relaxed loads and
+    /// stores suffice; a raise seen late only delays an install that happens
+    /// anyway, at most a run later.
+    waited: AtomicBool,
     /// Tells the fault server to stop (the heap is unregistered).
     stop: AtomicBool,
     started: Instant,
@@ -392,6 +400,7 @@ impl Compaction {
             next: AtomicUsize::new(dense_pages),
             next_dense: AtomicUsize::new(0),
             moved: AtomicUsize::new(0),
+            waited: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             started: Instant::now(),
         }
@@ -541,20 +550,23 @@ impl Compaction {
             }
             let end = (start + run).min(ctx.dense_pages);
             self.claim_run(
-                start,
-                end,
+                (start, end),
+                true,
                 |p, _| ctx.fill_dense(p),
                 |first, p| {
                     self.install_moved(first, p, self.layout.from + first * self.page_bytes())
                 },
             );
+            // Whoever waited got what was produced when the stretch was cut.
+            self.waited.store(false, Ordering::Relaxed);
         }
     }
 
     /// Produces and installs the pages of run `[start, end)` that nobody else has
     /// claimed: claims them one at a time, each produced (`produce(page, first
     /// page of its stretch)`) before the next is claimed, and installs each
-    /// stretch of consecutive claims at once (`install(first, end)`). A mutator
+    /// stretch of consecutive claims at once (`install(first, end)`); with `cut`,
+    /// a stretch also ends once a mutator waits for a page (`waited`). A mutator
     /// touching a page of the run that is not claimed yet claims and fills it
     /// itself, and the stretch stops before it; claiming the whole run up front
     /// made such a mutator wait for all of it (100-300 us when it read right
@@ -562,8 +574,8 @@ impl Compaction {
     /// any, before the run and before each page.
     fn claim_run(
         &self,
-        start: usize,
-        end: usize,
+        (start, end): (usize, usize),
+        cut: bool,
         mut produce: impl FnMut(usize, usize),
         mut install: impl FnMut(usize, usize),
     ) {
@@ -584,7 +596,9 @@ impl Compaction {
                 }
                 produce(p, first);
                 p += 1;
-                if p == end || !self.claim(p) {
+                // A mutator waiting (maybe for a page of this stretch): install
+                // what is produced now.
+                if p == end || (cut && self.waited.load(Ordering::Relaxed)) || !self.claim(p) {
                     break;
                 }
             }
@@ -705,8 +719,8 @@ impl Compaction {
     ) {
         let page = self.page_bytes();
         self.claim_run(
-            start,
-            end,
+            (start, end),
+            false,
             |p, first| ctx.fill_pages_to(p, p + 1, out + (p - first) * page, cover),
             |first, p| {
                 self.install_produced(first, p, out, false);
@@ -734,9 +748,13 @@ impl Compaction {
     /// others' productions below it are `FILLED`: each state is stored with
     /// release after its producer's last read, and loaded here with acquire).
     /// Pages this thread produced but may not move yet stay `FILLING`: a mutator
-    /// touching one waits for the move, two runs' production at most. Moves wait
-    /// until a run's length can move at once ([`dense_run_pages`]: each move
-    /// flushes the other CPU's TLB), and the old pages below the first page not
+    /// touching one waits for the move. Claims go in runs of 256 KiB, and moves
+    /// wait until 2 MiB can move at once ([`dense_run_pages`]: each move flushes
+    /// the other CPU's TLB), unless a mutator waits for a page (`waited`): then
+    /// what can move moves after the current run, so a wait lasts about a claim
+    /// run's production. Without that, GCBench at 1 GiB had fault stalls of 3.6-11.7
+    /// ms in 4 of 14 runs (pages held back for a whole gather), none over 1 ms
+    /// with it (three runs; 2026-12-04). The old pages below the first page not
     /// moved yet are the only ones recycled (those above may still be sources).
     ///
     /// Moving, not copying (binary-trees at 1 GiB): a black page copied cost
@@ -747,7 +765,10 @@ impl Compaction {
         let ctx = self.tables.ctx(&self.inner, &self.layout);
         let first = ctx.page_first.len();
         let mut recycling = self.black_recycling();
-        let run = dense_run_pages(self.page_bytes());
+        let (run, gather) = (
+            run_pages(self.page_bytes()) * 4,
+            dense_run_pages(self.page_bytes()),
+        );
         let mut cover = None;
         // Runs of pages this thread produced and has not moved yet (ascending).
         let mut produced: Vec<(usize, usize)> = Vec::new();
@@ -755,8 +776,8 @@ impl Compaction {
             let end = (start + run).min(self.pages);
             let mut mine = Vec::new();
             self.claim_run(
-                start,
-                end,
+                (start, end),
+                false,
                 |p, _| ctx.fill_black_in_place(p, &mut cover),
                 |a, b| mine.push((a, b)),
             );
@@ -776,11 +797,12 @@ impl Compaction {
                 }
             }
             let safe = ctx.first_black_read(end);
-            let last = end == self.pages;
+            // Less than a gather's worth waits for the next run, unless this is the
+            // last run or a mutator waits (maybe for one of these pages).
+            let hold = end < self.pages && !self.waited.swap(false, Ordering::Relaxed);
             produced.retain_mut(|(a, b)| {
                 let upto = (*b).min(safe);
-                // Less than a run waits for the next run (but for the last).
-                if *a >= safe || (!last && upto - *a < run) {
+                if *a >= safe || (hold && upto - *a < gather) {
                     return true;
                 }
                 self.install_moved(*a, upto, ctx.black_old_page(*a));
@@ -866,6 +888,7 @@ impl Compaction {
                     match page_state::on_fault_event(self.states(), p) {
                         OnFault::Install => self.install(&ctx, p, p + 1, out, false, &mut None),
                         OnFault::Installing => {
+                            self.waited.store(true, Ordering::Relaxed);
                             installing.push((p, seen));
                             continue;
                         }
@@ -920,7 +943,11 @@ impl Compaction {
             return;
         }
         // Being produced by a worker or another faulting thread (or done): wait for
-        // its install. The installer needs nothing from this thread.
+        // its install. The installer needs nothing from this thread, but the
+        // compaction's own thread is told not to hold pages back for a longer move.
+        if !page_state::is_filled(self.states(), p) {
+            self.waited.store(true, Ordering::Relaxed);
+        }
         page_state::wait_filled(self.states(), p, crate::sigbus::back_off);
     }
 
