@@ -111,8 +111,10 @@ pub fn run_pages(page: usize) -> usize {
     ((64 << 10) / page).max(1)
 }
 
-/// Pages per move of dense and black pages on the compaction's own thread: 2 MiB
-/// worth (a PMD's worth of 4 KiB pages), at least one page. A move costs one
+/// Pages per run of the dense prefix on the compaction's own thread (claimed,
+/// produced and moved a stretch at a time), and the least the black pass gathers
+/// for one move ([`Compaction::work_black`]): 2 MiB worth (a PMD's worth of 4 KiB
+/// pages), at least one page. A move costs one
 /// flush of the other CPU's TLB (an interrupt) plus about 0.15 us a page here:
 /// 16 us a page one at a time, 1.0 us in runs of 16 pages, 0.4 us in runs of 64
 /// and 0.2 us in runs of 256, against 1.6-1.8 us for a copy (a buffer filled,
@@ -127,9 +129,11 @@ pub fn run_pages(page: usize) -> usize {
 /// a temporary switch, three alternating runs each): with runs of 256 KiB, and
 /// black pages moved as soon as they could be, 43-51 K TLB shootdowns a run
 /// (`/proc/interrupts`), compaction 77-83 ms a cycle (median), wall 3.22-3.42 s;
-/// with runs of 2 MiB and black moves gathered to a run's length
-/// ([`Compaction::work_black`]), 22-28 K, 62-67 ms and 2.94-3.07 s. Fault-stall
-/// p99 stayed 11-13 us and their max 0.2-0.33 ms. Runs of 4 MiB did no better.
+/// with runs of 2 MiB and black moves gathered to 2 MiB, 22-28 K, 62-67 ms and
+/// 2.94-3.07 s. Fault-stall p99 stayed 11-13 us and their max 0.2-0.33 ms in
+/// those runs, but longer runs of GCBench showed stalls of several milliseconds
+/// behind a gather, until a waiting mutator cut it short (`Compaction::waited`).
+/// Runs of 4 MiB did no better.
 pub fn dense_run_pages(page: usize) -> usize {
     ((2 << 20) / page).max(1)
 }
