@@ -756,9 +756,10 @@ impl Compaction {
     /// wait until 2 MiB can move at once ([`dense_run_pages`]: each move flushes
     /// the other CPU's TLB), unless a mutator waits for a page (`waited`): then
     /// what can move moves after the current run, so a wait lasts about a claim
-    /// run's production. Without that, GCBench at 1 GiB had fault stalls of 3.6-11.7
-    /// ms in 4 of 14 runs (pages held back for a whole gather), none over 1 ms
-    /// with it (three runs; 2026-12-04). The old pages below the first page not
+    /// run's production. Without that, GCBench at 1 GiB had fault stalls of
+    /// 3.6-11.7 ms in 4 of 14 runs (pages held back for a whole gather); with it,
+    /// one of 4.0 ms in 5 runs (the build before gathering: none over 1 ms in 11;
+    /// 2026-12-04). Not fully understood. The old pages below the first page not
     /// moved yet are the only ones recycled (those above may still be sources).
     ///
     /// Moving, not copying (binary-trees at 1 GiB): a black page copied cost
