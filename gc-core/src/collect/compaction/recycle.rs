@@ -294,10 +294,10 @@ impl Compaction {
         while at < len {
             let (from, end) = self.parked.source(self.layout.from, src + at, src + len);
             let (to, from, bytes) = (base + dst + at, from + src + at, end - src - at);
-            // SAFETY: nobody reads the old image's pages in [src, src + len) any
-            // more: the callers move only pages compaction does not read (see the
+            // The callers move only pages compaction does not read (see the
             // module's comment), and parked pages are garbage nobody reads
             // (`park.rs`).
+            // SAFETY: nobody reads the old image's pages in [src, src + len) any more.
             let r = unsafe { self.uffd.move_pages(to, from, bytes) };
             match r {
                 Ok(()) => at = end - src,
