@@ -42,11 +42,15 @@ pub enum InjectPoint {
     MarkRounds,
     /// A concurrent marking worker panics (once): as for `WorkerPanic`.
     MarkPanic,
+    /// The compaction's own thread panics (once) after its first pass (recycling
+    /// ahead), while the other compaction threads run (the fault server, in server
+    /// mode): as for `WorkerPanic`.
+    CompactionPanic,
 }
 
 impl InjectPoint {
     /// Every point, in the order of [`InjectPoint::name`]'s table.
-    pub const ALL: [InjectPoint; 9] = [
+    pub const ALL: [InjectPoint; 10] = [
         InjectPoint::FlipMremap,
         InjectPoint::UffdRegister,
         InjectPoint::UffdCopy,
@@ -56,11 +60,12 @@ impl InjectPoint {
         InjectPoint::ServerPanic,
         InjectPoint::MarkRounds,
         InjectPoint::MarkPanic,
+        InjectPoint::CompactionPanic,
     ];
 
     /// The point's name on command lines: `flip-mremap`, `uffd-register`,
     /// `uffd-copy`, `uffd-move`, `uffd-open`, `worker-panic`, `server-panic`,
-    /// `mark-rounds`, `mark-panic`.
+    /// `mark-rounds`, `mark-panic`, `compaction-panic`.
     pub fn name(self) -> &'static str {
         match self {
             InjectPoint::FlipMremap => "flip-mremap",
@@ -72,6 +77,7 @@ impl InjectPoint {
             InjectPoint::ServerPanic => "server-panic",
             InjectPoint::MarkRounds => "mark-rounds",
             InjectPoint::MarkPanic => "mark-panic",
+            InjectPoint::CompactionPanic => "compaction-panic",
         }
     }
 
@@ -93,7 +99,10 @@ impl InjectPoint {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            InjectPoint::WorkerPanic | InjectPoint::ServerPanic | InjectPoint::MarkPanic
+            InjectPoint::WorkerPanic
+                | InjectPoint::ServerPanic
+                | InjectPoint::MarkPanic
+                | InjectPoint::CompactionPanic
         )
     }
 }

@@ -248,8 +248,12 @@ fn compacting_workload(point: InjectPoint) {
     cfg.gc_workers = 2;
     cfg.concurrent_workers = 2;
     cfg.inject = Some(point);
-    if point == InjectPoint::ServerPanic {
-        // Only server mode has a fault server.
+    if matches!(
+        point,
+        InjectPoint::ServerPanic | InjectPoint::CompactionPanic
+    ) {
+        // Only server mode has a fault server (which runs until the compaction's
+        // own thread ends it: a panic there used to leave the process hung).
         cfg.fault_mode = FaultMode::Server;
     }
     let heap = Heap::new(cfg, types).unwrap();
@@ -313,6 +317,15 @@ fn a_panicking_fault_server_ends_the_process() {
         "a_panicking_fault_server_ends_the_process",
         InjectPoint::ServerPanic,
         "the fault server",
+    );
+}
+
+#[test]
+fn a_panicking_compaction_thread_ends_the_process_while_the_fault_server_runs() {
+    gc_thread_panic_ends_the_process(
+        "a_panicking_compaction_thread_ends_the_process_while_the_fault_server_runs",
+        InjectPoint::CompactionPanic,
+        "concurrent compaction",
     );
 }
 

@@ -992,9 +992,14 @@ impl Compaction {
     /// server mode), then finishes it. Called on a thread of its own, right after the
     /// flip pause.
     pub fn run(self: Arc<Self>, workers: usize) {
-        let fatal = AbortOnUnwind::new("concurrent compaction");
         let sigbus = self.sigbus_mode();
         std::thread::scope(|s| {
+            // The guard lives inside the scope: a panic on this thread must abort
+            // before the scope joins the threads it spawned, since the fault server
+            // runs until `stop`, which the panic would never store (the process
+            // used to hang there, its mutators asleep in the kernel on pages
+            // nobody would fill: `tests/reliability.rs`).
+            let fatal = AbortOnUnwind::new("concurrent compaction");
             let named = |name: &str| std::thread::Builder::new().name(name.into());
             if !sigbus {
                 named("flipgc-fault-server")
@@ -1014,6 +1019,7 @@ impl Compaction {
             super::large::forward_all_and_withdraw(&self.inner);
             fatal.phase("concurrent compaction");
             let mut recycled_early = self.recycle_ahead();
+            self.inner.inject.panic_once(InjectPoint::CompactionPanic);
             recycled_early.extend(self.work_black());
             recycled_early.sort_unstable();
             self.work(true);
@@ -1030,6 +1036,7 @@ impl Compaction {
             self.unregister(&recycled_early);
             self.stop.store(true, Ordering::Release);
         });
+        let fatal = AbortOnUnwind::new("the end of a concurrent compaction (releasing from-space)");
         // No fault on the span reaches this compaction any more: the server has
         // stopped, and handlers in flight have returned (`unregister`).
         self.release_from_space();
