@@ -11,7 +11,10 @@
 //! older objects, which move, and to each other; after the flip it reads a third
 //! of them while the background fill is held (its faults produce those pages,
 //! ahead of the fill), then lets the fill go and reads on, racing it. The graph is
-//! checked by contents and by the heap verifier, in both fault modes.
+//! checked by contents and by the heap verifier, in both fault modes; and once
+//! with the old objects spread so that no chunk of from-space is spare, so the
+//! old offsets take what is left of their own old pages (which must then not be
+//! pages the black pass has yet to move).
 //! Skipped (with a message) where the host has no userfaultfd.
 
 use common::{compaction_heap, held_fill, list_globals, open, Gate};
@@ -48,12 +51,29 @@ fn node(m: &mut Mutator, t: Types, id: u64) {
     m.write_word(n, 3, id * 7);
 }
 
+/// Where the old list's garbage goes, and so whether the black region's old
+/// offsets find spare chunks of from-space.
+#[derive(Clone, Copy, Debug)]
+enum Garbage {
+    /// A little between the old nodes and 8 MB after them: whole chunks (PMDs)
+    /// below the boundary that nothing reads, the spares.
+    After,
+    /// 1.6 KB between each two old nodes and none after: every chunk below the
+    /// boundary holds a live word, so there is no spare, and the old offsets get
+    /// what is left of their own old pages, once these have moved.
+    Between,
+}
+
 /// The old list at stack slot 0 (ids `0..OLD`, newest first), with garbage
-/// allocated between its nodes and after it.
-fn old_list(m: &mut Mutator, t: Types) {
+/// allocated between its nodes and, with [`Garbage::After`], after it.
+fn old_list(m: &mut Mutator, t: Types, garbage: Garbage) {
     m.push(None);
+    let between = match garbage {
+        Garbage::After => 3,
+        Garbage::Between => 40,
+    };
     for id in 0..OLD {
-        for _ in 0..3 {
+        for _ in 0..between {
             m.alloc_push(t.node, 0).unwrap();
             m.pop();
         }
@@ -61,6 +81,9 @@ fn old_list(m: &mut Mutator, t: Types) {
         let n = m.pop().unwrap();
         m.write_ref(n, 0, m.stack_get(0));
         m.stack_set(0, Some(n));
+    }
+    if let Garbage::Between = garbage {
+        return;
     }
     // 8 MB of garbage after it: whole chunks (PMDs) of from-space that nothing
     // reads, below the boundary, the spares for the black region's old offsets
@@ -155,7 +178,7 @@ fn check_old(m: &Mutator) {
     assert_eq!(want, 0, "the old list is short");
 }
 
-fn black_region_moved(fault: FaultMode) {
+fn black_region_moved(fault: FaultMode, garbage: Garbage) {
     let mut r = TypeRegistry::new();
     let t = Types {
         node: r.fixed("node", 4, &[0, 1]).unwrap(),
@@ -188,7 +211,7 @@ fn black_region_moved(fault: FaultMode) {
         let (heap, gate) = (heap.clone(), Arc::clone(&gate));
         std::thread::spawn(move || {
             let mut m = heap.bind_mutator().unwrap();
-            old_list(&mut m, t);
+            old_list(&mut m, t, garbage);
             ready_tx.send(()).unwrap();
             m.blocking(move || go_rx.recv().unwrap());
             black_list(&mut m, t);
@@ -217,7 +240,7 @@ fn black_region_moved(fault: FaultMode) {
         .expect("the black list survived");
     let log = heap.pause_log();
     let c = log.compactions();
-    eprintln!("{fault:?}: compactions (ns, pages, moved) {c:?}");
+    eprintln!("{fault:?}, garbage {garbage:?}: compactions (ns, pages, moved) {c:?}");
     assert_eq!(c.len(), 1);
     if flipgc_heap::Capabilities::probe().userfaultfd.has("MOVE") {
         // Garbage lies at the base, so nothing is dense: what moved is black.
@@ -228,10 +251,15 @@ fn black_region_moved(fault: FaultMode) {
 
 #[test]
 fn black_pages_move_in_place_and_keep_their_graph_sigbus() {
-    black_region_moved(FaultMode::Sigbus);
+    black_region_moved(FaultMode::Sigbus, Garbage::After);
 }
 
 #[test]
 fn black_pages_move_in_place_and_keep_their_graph_server() {
-    black_region_moved(FaultMode::Server);
+    black_region_moved(FaultMode::Server, Garbage::After);
+}
+
+#[test]
+fn black_pages_keep_their_graph_without_spare_chunks() {
+    black_region_moved(FaultMode::Sigbus, Garbage::Between);
 }
