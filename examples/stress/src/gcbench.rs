@@ -488,11 +488,15 @@ mod tests {
                     other.collect();
                 }
             });
+            // At least 20 checks, and on until one has stopped for a collection
+            // (at most 30 s): 20 checks of this small tree can end before the
+            // requester's first collection starts (seen on a loaded 2-CPU host).
             let mut checks = || -> Result<u64, String> {
-                let mut stops = 0;
-                for _ in 0..20 {
+                let (start, mut stops, mut rounds) = (std::time::Instant::now(), 0, 0);
+                while rounds < 20 || (stops == 0 && start.elapsed().as_secs() < 30) {
                     stops += u64::from(check_long_lived(&mut m, &t.node, &p)?);
                     check_array(&mut m, &p).map_err(|e| e.to_string())?;
+                    rounds += 1;
                 }
                 Ok(stops)
             };
