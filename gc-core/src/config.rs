@@ -251,6 +251,14 @@ pub struct HeapConfig {
     /// where `concurrent_compaction` is possible, else inside the flip pause. Off:
     /// every collection is one stop-the-world pause (`"full"`), the reference path.
     pub concurrent_marking: bool,
+    /// Young cycles (on by default): a concurrent cycle started by the pacer or by
+    /// `GcTrigger::AfterBytes` may take the survivors of the last cycle as live
+    /// without tracing them, reading them once for their references to newer
+    /// objects; their garbage waits for the next full cycle (see
+    /// `collect/sticky.rs` for when one comes: always for `Mutator::collect` and
+    /// for an allocation that finds the heap full). Off: every cycle marks from
+    /// the roots alone. No effect on the one-pause cycle.
+    pub young_cycles: bool,
     /// Test-only: turns the write barrier's logging off, which makes concurrent
     /// marking unsound. Exists to show that the tests catch a missing barrier.
     #[doc(hidden)]
@@ -320,6 +328,7 @@ impl HeapConfig {
             pauses_by_mutator: true,
             concurrent_compaction: true,
             concurrent_marking: true,
+            young_cycles: true,
             satb_barrier: true,
             sizing: None,
             gc_log: crate::gclog::GcLog::OFF,

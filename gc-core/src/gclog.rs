@@ -198,7 +198,7 @@ pub fn cycle_body(c: &CycleRecord) -> String {
     let rate = c.rate_bytes_per_s;
     format!(
         "GC({}) cycle reason={} time={} to_flip={} live={} moved={} los={} strategy={} \
-         level={} rounds={} pauses={} pause_time={} compaction={} compact_time={} pages={} \
+         level={} rounds={} young={} pauses={} pause_time={} compaction={} compact_time={} pages={} \
          fault_stalls={} fault_stall_max={} alloc_stalls={} alloc_stall_max={} throttled={} \
          free_at_start={} min_free={} trigger={} rate={}/s",
         c.n,
@@ -211,6 +211,7 @@ pub fn cycle_body(c: &CycleRecord) -> String {
         c.flip_strategy,
         c.flip_level,
         c.mark_rounds,
+        if c.young { "yes" } else { "no" },
         c.pauses,
         fmt_ms(c.pause_ns),
         c.compaction,

@@ -141,6 +141,9 @@ pub struct CycleRecord {
     pub live_bytes: u64,
     /// Concurrent marking rounds (0 for a one-pause cycle).
     pub mark_rounds: u32,
+    /// Whether it was a young cycle: the survivors of the cycle before were taken
+    /// as live without tracing them (`collect/sticky.rs`).
+    pub young: bool,
     /// Time mutators slept in throttling during it (all threads, ns).
     pub throttled_ns: u64,
     /// Bytes in the moving space after its flip (live data, with what was allocated

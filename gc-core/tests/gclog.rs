@@ -149,6 +149,7 @@ fn run(mode: &str) {
         assert!(close_ms(&f["time"], c.done_at_ns - c.started_at_ns));
         assert!(close_bytes(&f["moved"], c.moved_bytes));
         assert_eq!(f["rounds"], c.mark_rounds.to_string());
+        assert_eq!(f["young"], if c.young { "yes" } else { "no" });
         assert_eq!(f["compaction"], c.compaction);
     }
     assert!(freed, "{mode}: no cycle freed anything");

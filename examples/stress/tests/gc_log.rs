@@ -179,6 +179,12 @@ fn log_lines_parse_back_to_the_pause_log() {
         );
         assert_eq!(f["fault_stalls"], c["fault_stalls"].to_string());
         assert_eq!(f["rounds"], c["mark_rounds"].to_string());
+        let young = if c["young"].as_bool().unwrap() {
+            "yes"
+        } else {
+            "no"
+        };
+        assert_eq!(f["young"], young);
     }
 
     // The summary at the end, as the JSON's.

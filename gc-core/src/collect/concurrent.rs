@@ -5,7 +5,9 @@
 //!    pacer starts the cycle, the mutator whose allocation triggered it has run
 //!    this pause already, on its own thread (`concurrent_mark::start_pause`), and
 //!    the driver goes on from there.
-//! 2. **concurrent marking** on the GC workers, mutators running.
+//! 2. **concurrent marking** on the GC workers, mutators running. A young cycle
+//!    (`sticky.rs`) first passes over the old region, the last cycle's survivors,
+//!    instead of tracing through it.
 //! 3. **mark-end pause** (`"mark-end"`): pending roots and logged references,
 //!    drained within a time budget; if more is left, back to 2. The sanity re-trace
 //!    runs here when the heap verifies after every collection. The barrier goes off.
@@ -33,14 +35,16 @@ use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
+use crate::pacer::Reason;
 use crate::roots::MutatorShared;
 use std::sync::Arc;
 
-/// Runs cycle `n`; `premarked` is the mark boundary and the stopped mutators if a
-/// mutator ran its mark-start pause.
+/// Runs cycle `n`, requested for `reason`; `premarked` is the mark boundary and
+/// the stopped mutators if a mutator ran its mark-start pause.
 pub fn run(
     inner: &Arc<HeapInner>,
     n: u64,
+    reason: Reason,
     premarked: Option<(usize, Vec<Arc<MutatorShared>>)>,
 ) -> CycleOutcome {
     let fatal = AbortOnUnwind::new("the mark-start pause");
@@ -64,6 +68,17 @@ pub fn run(
     hook(CyclePoint::Marking);
     let mut st = inner.collector.lock();
     let mut rounds = 0;
+    // Young or full (`sticky.rs`): decided now, after the mark-start pause, so that
+    // a full collection asked for before that pause gets this cycle.
+    let full_wanted =
+        !matches!(reason, Reason::Pacer | Reason::AfterBytes) || inner.driver.full_wanted(n);
+    let old_end = st.sticky.young_old_end(
+        inner.config.young_cycles,
+        full_wanted,
+        inner.base,
+        inner.config.capacity,
+    );
+    let young = old_end.is_some();
     {
         let workers = inner.config.concurrent_workers;
         let ctx = MarkCtx::new(
@@ -73,7 +88,8 @@ pub fn run(
             inner.end,
             (&st.mark, &st.live),
             &inner.los_marks,
-        );
+        )
+        .with_old_region(old_end.unwrap_or(inner.base));
         // With one worker, all marking of this cycle goes through `ctx`, one thread
         // at a time: a round with one worker marks on the calling thread and spawns
         // none; a mark-end pause drains (and resurrects) on this thread or on the
@@ -92,7 +108,13 @@ pub fn run(
         loop {
             rounds += 1;
             fatal.phase("concurrent marking");
-            concurrent_mark::round(&ctx, &inner.intake, &inner.inject, workers);
+            concurrent_mark::round(
+                &ctx,
+                &inner.intake,
+                &inner.inject,
+                workers,
+                young && rounds == 1,
+            );
             fatal.phase("the mark-end pause");
             // Offered to the mutators; `ctx` marks on whichever thread runs it, the
             // offer's lock ordering those marks after this thread's and before its
@@ -119,6 +141,8 @@ pub fn run(
     let page = flipgc_heap::Capabilities::probe().geometry.page;
     let plan = plan::build(&mut st, inner.base, boundary, page / WORD, true);
     let live_bytes = plan.live_words * WORD;
+    // The survivors, compacted, are the next cycle's old region.
+    st.sticky.planned(young, inner.base, plan.live_words);
     drop(st);
     let uffd = open_userfault(inner);
     #[cfg(target_os = "linux")]
@@ -163,6 +187,7 @@ pub fn run(
         min_free,
         allocated_total_at_flip,
         mark_rounds: rounds,
+        young,
     }
 }
 

@@ -225,7 +225,8 @@ pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
 /// One concurrent round: `workers` markers mark from the intake until it and every
 /// deque are empty at once (mutators may add more later: the mark-end pause
 /// collects it). Marker 0 is the calling thread (the driver), the others are
-/// spawned for the round.
+/// spawned for the round. With `old_region` (a young cycle's first round), marker 0
+/// first passes over the old region ([`MarkCtx::scan_old_region`]).
 ///
 /// Why the driver marks, rather than waiting for spawned markers: the mark-end
 /// pause follows at once, and a spawned marker is still exiting when it has
@@ -234,7 +235,13 @@ pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
 /// waited for the mutators to stop, gave the CPU to the exiting marker: the mark-end
 /// pause's time to safepoint was 125-190 us (a `sched_switch` trace), most of it
 /// that exit. With one marker (the default on 2 CPUs) no thread exits at all.
-pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers: usize) {
+pub fn round(
+    ctx: &MarkCtx<'_>,
+    intake: &Intake,
+    inject: &FaultInjector,
+    workers: usize,
+    old_region: bool,
+) {
     let injector: Injector<usize> = Injector::new();
     let mut locals: Vec<Worker<usize>> = (0..workers).map(|_| Worker::new_lifo()).collect();
     let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
@@ -243,7 +250,16 @@ pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers
     let marker = move |i: usize, local: Worker<usize>| {
         let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
         inject.panic_once(InjectPoint::MarkPanic);
-        mark_worker(ctx, intake, i, &local, injector, stealers, idle, workers);
+        let old_region = old_region && i == 0;
+        mark_worker(
+            ctx,
+            intake,
+            i,
+            &local,
+            (injector, stealers, idle),
+            workers,
+            old_region,
+        );
     };
     let mine = locals.remove(0);
     std::thread::scope(|s| {
@@ -261,16 +277,14 @@ pub fn round(ctx: &MarkCtx<'_>, intake: &Intake, inject: &FaultInjector, workers
 /// stealable deque (when that is empty and there are other markers).
 const SHARE_ABOVE: usize = 256;
 
-#[allow(clippy::too_many_arguments)]
 fn mark_worker(
     ctx: &MarkCtx<'_>,
     intake: &Intake,
     me: usize,
     local: &Worker<usize>,
-    injector: &Injector<usize>,
-    stealers: &[Stealer<usize>],
-    idle: &AtomicUsize,
+    (injector, stealers, idle): (&Injector<usize>, &[Stealer<usize>], &AtomicUsize),
     workers: usize,
+    old_region: bool,
 ) {
     let mut holders = Vec::new();
     let find = || {
@@ -299,6 +313,11 @@ fn mark_worker(
     // Nobody else sees this stack, so this marker goes idle only once it is
     // empty (it is drained before the deque is looked at).
     let mut stack: Vec<usize> = Vec::with_capacity(SHARE_ABOVE * 2);
+    if old_region {
+        ctx.scan_old_region(&mut holders, |child| {
+            deferred.push(ctx, child, &mut |a| stack.push(a))
+        });
+    }
     loop {
         if let Some(obj) = stack.pop().or_else(find) {
             ctx.scan(obj, &mut holders, |child| {

@@ -58,6 +58,9 @@ struct State {
     claimed: Option<(u64, Reason, Instant)>,
     /// That pause, run: the driver goes on with the cycle from it.
     handed: Option<(u64, Reason, Instant, super::MarkStarted)>,
+    /// Cycles up to this number must be full (not young, `sticky.rs`): asked for
+    /// explicitly, or for a full heap.
+    full_until: u64,
 }
 
 /// What ended a [`Driver::wait_for`].
@@ -102,10 +105,24 @@ impl Driver {
             self.awaiting_flip.store(true, Ordering::Relaxed);
             st.next = Some((reason, Instant::now()));
         }
+        if matches!(reason, Reason::Explicit | Reason::HeapFull) {
+            // Even if this request joins one made for another reason: whoever
+            // asks for a collection of everything, or finds the heap full, waits
+            // for a full cycle (an `OutOfMemory` error follows one).
+            st.full_until = st.full_until.max(n);
+        }
         self.busy.store(true, Ordering::Relaxed);
         self.spawn_once(&mut st, heap);
         self.cv.notify_all();
         n
+    }
+
+    /// Whether cycle `n` must be full: an explicit or heap-full request asked for
+    /// it, or for a later one (read by the driver as the cycle's marking begins,
+    /// after its mark-start pause; the requests it answers were made before the
+    /// pause, so before this read, under the state lock).
+    pub fn full_wanted(&self, n: u64) -> bool {
+        n <= self.state.lock().full_until
     }
 
     /// Called by a mutator, on its allocation slow path, when the pacer wants a
@@ -374,5 +391,30 @@ mod tests {
             n,
             "the mutator's pause is the cycle's"
         );
+    }
+
+    /// Explicit and heap-full requests make their cycle full, also when they join
+    /// a cycle claimed for the pacer (`sticky.rs`, invariant 4); a request after
+    /// that cycle's snapshot makes the next one full too.
+    #[test]
+    fn explicit_and_heap_full_requests_want_full_cycles() {
+        let heap = Heap::new(HeapConfig::new(8 << 20), TypeRegistry::new()).unwrap();
+        let mut m = heap.bind_mutator().unwrap();
+        let inner = Arc::clone(&heap.inner);
+        let n = inner.driver.claim(&inner, Reason::Pacer).unwrap();
+        assert!(
+            !inner.driver.full_wanted(n),
+            "the pacer's cycle may be young"
+        );
+        assert_eq!(inner.driver.request(&inner, Reason::AfterBytes), n);
+        assert!(!inner.driver.full_wanted(n), "so may an after-bytes one");
+        assert_eq!(inner.driver.request(&inner, Reason::HeapFull), n);
+        assert!(inner.driver.full_wanted(n), "a full heap joined it");
+        m.mark_start_claimed(&inner, n);
+        assert!(!inner.driver.full_wanted(n + 1));
+        assert_eq!(inner.driver.request(&inner, Reason::Explicit), n + 1);
+        assert!(inner.driver.full_wanted(n + 1), "an explicit request");
+        let waiter = Arc::clone(&inner);
+        m.blocking(move || waiter.driver.wait_idle());
     }
 }

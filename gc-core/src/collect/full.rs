@@ -65,6 +65,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
 
     p.phase("plan");
     let plan = plan::build(&mut st, base, top, page / WORD, false);
+    // Always full; no old region for a later cycle (`sticky.rs`).
+    st.sticky = super::sticky::Sticky::default();
 
     p.phase("roots");
     let layout = Layout {
@@ -131,5 +133,6 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         min_free,
         allocated_total_at_flip,
         mark_rounds: 0,
+        young: false,
     }
 }

@@ -6,7 +6,11 @@
 //! Marking an object in the moving space sets its mark bit and, the first time, all
 //! its words in the live-words bitmap; large objects have a lock-free side table.
 //! Objects at or above the mark boundary were allocated after the snapshot (black):
-//! live by definition, never marked nor scanned.
+//! live by definition, never marked nor scanned. In a young cycle (`sticky.rs`)
+//! the objects below the old end, the survivors of the last cycle, are live by
+//! definition too: [`MarkCtx::scan_old_region`] marks them all in one pass over
+//! their memory and marks what they reference outside it, and tracing never
+//! enters them.
 //!
 //! Termination: a worker that finds no work anywhere counts itself idle; it leaves
 //! the count when work appears. Workers only go idle with an empty local deque, and
@@ -14,7 +18,7 @@
 
 use super::bitmap::Bitmap;
 use crate::mem::{self, WORD};
-use crate::object::{Header, TypeRegistry};
+use crate::object::{FixedScan, Header, TypeRegistry};
 use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,6 +32,10 @@ pub struct MarkCtx<'a> {
     /// The mark boundary: objects below are marked; objects from here to `end` are
     /// black (allocated after the snapshot).
     pub boundary: usize,
+    /// The old end: in a young cycle, the objects in `[base, old_end)` (the last
+    /// cycle's survivors, contiguous) are live by definition and never traced;
+    /// `base` in a full cycle.
+    pub old_end: usize,
     /// End of the moving space.
     pub end: usize,
     /// Header bits.
@@ -56,12 +64,29 @@ impl<'a> MarkCtx<'a> {
             types,
             base,
             boundary,
+            old_end: base,
             end,
             mark,
             live,
             los,
             single: false,
         }
+    }
+
+    /// Makes this a young cycle's context: the objects in `[base, old_end)` are
+    /// live by definition, and [`MarkCtx::scan_old_region`] must run before
+    /// marking is complete. `old_end` must be the end of the contiguous objects
+    /// at the bottom of the space (the last compaction's survivors,
+    /// `sticky.rs`), at most the boundary.
+    pub fn with_old_region(mut self, old_end: usize) -> MarkCtx<'a> {
+        assert!(
+            (self.base..=self.boundary).contains(&old_end),
+            "old end {old_end:#x} outside the marked region {:#x}..{:#x}",
+            self.base,
+            self.boundary
+        );
+        self.old_end = old_end;
+        self
     }
 
     /// Makes [`MarkCtx::mark`] set bitmap bits with plain loads and stores instead
@@ -85,7 +110,7 @@ impl<'a> MarkCtx<'a> {
     /// Panics on an address that is no object of this heap (a broken heap).
     #[inline]
     pub fn mark(&self, addr: usize) -> bool {
-        if (self.base..self.boundary).contains(&addr) {
+        if (self.old_end..self.boundary).contains(&addr) {
             let w = (addr - self.base) / WORD;
             let first = if self.single {
                 // SAFETY: one thread marks at a time (`single_marker`'s contract).
@@ -110,7 +135,10 @@ impl<'a> MarkCtx<'a> {
                 self.live.set_range(w, words);
             }
             true
-        } else if (self.boundary..self.end).contains(&addr) {
+        } else if (self.base..self.old_end).contains(&addr)
+            || (self.boundary..self.end).contains(&addr)
+        {
+            // Old (marked by `scan_old_region`) or black: live, never scanned.
             false
         } else {
             self.los
@@ -124,7 +152,7 @@ impl<'a> MarkCtx<'a> {
     /// marked region; nothing otherwise).
     #[inline]
     pub fn prefetch(&self, addr: usize) {
-        if (self.base..self.boundary).contains(&addr) {
+        if (self.old_end..self.boundary).contains(&addr) {
             let w = (addr - self.base) / WORD;
             mem::prefetch(addr);
             self.mark.prefetch(w);
@@ -153,10 +181,99 @@ impl<'a> MarkCtx<'a> {
         });
     }
 
-    /// Whether the object at `addr` is live, once marking is complete: marked below
-    /// the boundary, black above it, or a marked large object.
+    /// A young cycle's pass over the old region `[base, old_end)`, on one marker
+    /// while mutators run: sets every old object's mark bit and every old word's
+    /// live bit, notes the old objects with weak fields in `weak`, and calls
+    /// `young` with every non-null strong reference they hold to an object outside
+    /// the old region (a young, black or large object), for the caller to mark.
+    ///
+    /// Why every object reachable in the snapshot is still marked (`sticky.rs`,
+    /// invariant 2): a path to it from a root either stays outside the old region
+    /// (traced as in a full cycle) or leaves it last through a field of an old
+    /// object. This pass reads that field; if a mutator overwrote it first, the
+    /// write barrier logged the old value (marking is on), and the markers mark it
+    /// from the intake.
+    pub fn scan_old_region(&self, weak: &mut Vec<usize>, mut young: impl FnMut(usize)) {
+        let (base, old_end) = (self.base, self.old_end);
+        let old_words = (old_end - base) / WORD;
+        if self.single {
+            // SAFETY: one thread marks at a time (`single_marker`'s contract).
+            unsafe { self.live.set_range_single(0, old_words) };
+        } else {
+            self.live.set_range(0, old_words);
+        }
+        // The last type seen, and for a fixed type without wide reference fields
+        // its size and strong-reference mask: runs of one type are common (a
+        // tree's nodes), and the registry's general path looks the shape up twice
+        // an object.
+        let mut last: Option<(u32, Option<FixedScan>)> = None;
+        let mut addr = base;
+        while addr < old_end {
+            let w = (addr - base) / WORD;
+            if self.single {
+                // SAFETY: as above.
+                unsafe { self.mark.set_single(w) };
+            } else {
+                self.mark.set(w);
+            }
+            // SAFETY: `[base, old_end)` holds the last compaction's survivors end to
+            // end (`sticky.rs`, invariant 1): `addr` is an object's header, mapped,
+            // its type and length immutable.
+            let h = Header(unsafe { mem::load(addr) });
+            let ty = h.type_id().0;
+            let fixed = match last {
+                Some((t, f)) if t == ty => f,
+                _ => {
+                    let f = self.types.fixed_scan(h);
+                    last = Some((ty, f));
+                    f
+                }
+            };
+            if let Some(FixedScan {
+                words,
+                mut strong,
+                has_weak,
+            }) = fixed
+            {
+                if has_weak {
+                    weak.push(addr);
+                }
+                while strong != 0 {
+                    let field = strong.trailing_zeros() as usize;
+                    strong &= strong - 1;
+                    // SAFETY: `field` is a payload field of the object (its shape).
+                    let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
+                    if v != 0 && !(base..old_end).contains(&v) {
+                        young(v);
+                    }
+                }
+                addr += words * WORD;
+                continue;
+            }
+            let words = self
+                .types
+                .object_words(h)
+                .unwrap_or_else(|| panic!("bad header {h:?} at {addr:#x} in the old region"));
+            self.scan(addr, weak, |v| {
+                if !(base..old_end).contains(&v) {
+                    young(v);
+                }
+            });
+            addr += words * WORD;
+        }
+        assert_eq!(
+            addr, old_end,
+            "the old region's last object overruns its end"
+        );
+    }
+
+    /// Whether the object at `addr` is live, once marking is complete: old (a young
+    /// cycle's), marked below the boundary, black above it, or a marked large
+    /// object.
     pub fn is_live(&self, addr: usize) -> bool {
-        if (self.base..self.boundary).contains(&addr) {
+        if (self.base..self.old_end).contains(&addr) {
+            true
+        } else if (self.base..self.boundary).contains(&addr) {
             self.mark.get((addr - self.base) / WORD)
         } else if (self.boundary..self.end).contains(&addr) {
             true

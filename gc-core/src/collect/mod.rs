@@ -10,7 +10,8 @@
 //! The phases, one file each: [`pause`] (stopping the world, timing, recording),
 //! [`roots`] (gathering and forwarding roots), [`mark`] (tracing),
 //! [`concurrent_mark`] (the marking pauses and rounds), [`sanity`] (the re-trace that
-//! checks concurrent marking), [`plan`] (new addresses and the per-page plan, with
+//! checks concurrent marking), [`sticky`] (young cycles: which cycles leave the
+//! last cycle's survivors alone), [`plan`] (new addresses and the per-page plan, with
 //! [`forward`]'s prefix sums), [`park`] (garbage-only extents moved out of the
 //! heap before the flip pause), [`flip`] (moving the heap to from-space),
 //! [`pause_offer`] (pauses left to a mutator), [`fill`]
@@ -40,6 +41,7 @@ pub mod release;
 pub mod roots;
 pub mod sanity;
 pub mod sizing;
+pub mod sticky;
 pub mod verify;
 
 use crate::heap::HeapInner;
@@ -75,6 +77,8 @@ pub struct CollectorState {
     /// The plan's prefix sums' memory, reused from cycle to cycle
     /// ([`forward::Forwarding::into_buffer`]).
     pub live_before: Vec<u64>,
+    /// The last cycle's survivors, for young cycles.
+    pub sticky: sticky::Sticky,
 }
 
 impl CollectorState {
@@ -97,6 +101,7 @@ impl CollectorState {
             live,
             page_first: Vec::new(),
             live_before,
+            sticky: sticky::Sticky::default(),
         }
     }
 }
@@ -185,7 +190,7 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         throttled_before,
     } = o;
     let out = if inner.config.concurrent_marking {
-        concurrent::run(inner, c.n, premarked)
+        concurrent::run(inner, c.n, c.reason, premarked)
     } else {
         full::run(inner, c.n)
     };
@@ -233,6 +238,7 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         rate_bytes_per_s: (rate * 1e9) as u64,
         live_bytes: out.live_bytes as u64,
         mark_rounds: out.mark_rounds,
+        young: out.young,
         throttled_ns: inner.pacer.throttled_ns() - throttled_before,
         moved_bytes,
         large_object_bytes,
@@ -276,4 +282,6 @@ pub struct CycleOutcome {
     pub allocated_total_at_flip: u64,
     /// Concurrent marking rounds (0 for a one-pause cycle).
     pub mark_rounds: u32,
+    /// Whether it was a young cycle (`sticky.rs`).
+    pub young: bool,
 }

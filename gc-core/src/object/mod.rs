@@ -9,4 +9,6 @@ mod types;
 
 pub use header::{Header, HASHED};
 pub(crate) use types::ShapeKind;
-pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};
+pub use types::{
+    FixedScan, FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER,
+};

@@ -77,6 +77,18 @@ pub(crate) enum ShapeKind {
     ByteArray,
 }
 
+/// A fixed-size type's shape as a scan of its objects needs it
+/// ([`TypeRegistry::fixed_scan`]).
+#[derive(Clone, Copy, Debug)]
+pub struct FixedScan {
+    /// Size in words, header included.
+    pub words: usize,
+    /// Bit `i`: payload field `i` is a strong reference.
+    pub strong: u64,
+    /// Whether the type has weak reference fields.
+    pub has_weak: bool,
+}
+
 /// A type's layout, flat: what allocation, field access, marking and compaction
 /// need, without walking a `TypeKind`.
 #[derive(Clone, Debug)]
@@ -399,6 +411,18 @@ impl TypeRegistry {
             _ => Header::new(id, len64),
         };
         Ok((header, 1 + shape.payload_words(header.len())))
+    }
+
+    /// For an object with `header` of a fixed-size type whose reference fields
+    /// are all among its first 64: what a scan of it needs ([`FixedScan`]).
+    /// `None` for other types (arrays, wide types, the filler, unknown ones).
+    pub fn fixed_scan(&self, header: Header) -> Option<FixedScan> {
+        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        (shape.kind == ShapeKind::Fixed && shape.wide_refs.is_empty()).then(|| FixedScan {
+            words: 1 + shape.fields as usize,
+            strong: shape.ref_mask & !shape.weak_mask,
+            has_weak: shape.weak_mask != 0,
+        })
     }
 
     /// Size in words (header included) of the object with `header`, or `None` if the
