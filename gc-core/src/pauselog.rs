@@ -137,7 +137,8 @@ pub struct CycleRecord {
     pub trigger_bytes: u64,
     /// The pacer's allocation-rate estimate when it started (bytes/s).
     pub rate_bytes_per_s: u64,
-    /// Live bytes marking found.
+    /// Live bytes marking found (in a young cycle, the whole old region: its
+    /// garbage included).
     pub live_bytes: u64,
     /// Concurrent marking rounds (0 for a one-pause cycle).
     pub mark_rounds: u32,

@@ -72,11 +72,14 @@ pub fn run(
     // a full collection asked for before that pause gets this cycle.
     let full_wanted =
         !matches!(reason, Reason::Pacer | Reason::AfterBytes) || inner.driver.full_wanted(n);
+    // Against the soft limit (the capacity, unless the heap is growable): the
+    // limit follows the last cycle's live bytes, old garbage included, and must
+    // not ratchet up on it.
     let old_end = st.sticky.young_old_end(
         inner.config.young_cycles,
         full_wanted,
         inner.base,
-        inner.config.capacity,
+        inner.pacer.limit(),
     );
     let young = old_end.is_some();
     {

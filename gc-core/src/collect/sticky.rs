@@ -35,8 +35,11 @@
 //! 4. **Full cycles come often enough.** Explicit collections and collections for
 //!    a full heap (`Driver::full_wanted`) are full, so an `OutOfMemory` error still
 //!    follows a full collection; so is any cycle once the old region has grown by
-//!    [`GROWTH_DIVISOR`]'s share of the room the last full cycle left, or after
-//!    [`MAX_YOUNG_IN_A_ROW`] young ones, and the first cycle of a heap.
+//!    [`GROWTH_DIVISOR`]'s share of the room the last full cycle left under the
+//!    soft limit (the capacity, unless the heap is growable: the limit follows
+//!    the live bytes, old garbage included, and would otherwise ratchet up with
+//!    it), or after [`MAX_YOUNG_IN_A_ROW`] young ones, and the first cycle of a
+//!    heap.
 //!
 //! The one-pause cycle (`full.rs`) is always full and forgets the old region.
 //!
@@ -69,8 +72,8 @@ pub struct Sticky {
 impl Sticky {
     /// The old end for the cycle about to mark, or `None` for a full cycle: young
     /// cycles are on (`enabled`), the driver does not want this cycle full, there is
-    /// an old region, and it is small enough (invariant 4). `base` and `capacity`
-    /// are the moving space's.
+    /// an old region, and it is small enough (invariant 4). `base` is the moving
+    /// space's, `capacity` its soft limit.
     pub fn young_old_end(
         &self,
         enabled: bool,
