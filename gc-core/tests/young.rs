@@ -98,6 +98,13 @@ fn young_cycles(m: &mut Mutator, heap: &Heap) -> usize {
     cycles(m, heap).iter().filter(|c| c.young).count()
 }
 
+/// The heap verifies, and at least `least` young cycles ran.
+fn verified_after_young_cycles(m: &mut Mutator, heap: &Heap, least: usize) {
+    m.verify().unwrap();
+    let young = young_cycles(m, heap);
+    assert!(young >= least, "only {young} young cycles");
+}
+
 #[test]
 fn young_objects_held_only_by_old_ones_survive_young_cycles() {
     let mut cfg = config(16 * MIB);
@@ -133,9 +140,7 @@ fn young_objects_held_only_by_old_ones_survive_young_cycles() {
             );
         }
     }
-    m.verify().unwrap();
-    let young = young_cycles(&mut m, &heap);
-    assert!(young >= 8, "only {young} young cycles");
+    verified_after_young_cycles(&mut m, &heap, 8);
 }
 
 #[test]
@@ -219,9 +224,7 @@ fn children_moved_between_old_objects_while_marking_survive() {
             );
         }
     }
-    m.verify().unwrap();
-    let young = young_cycles(&mut m, &heap);
-    assert!(young >= 3, "only {young} young cycles");
+    verified_after_young_cycles(&mut m, &heap, 3);
 }
 
 #[test]
