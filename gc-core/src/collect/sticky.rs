@@ -48,7 +48,8 @@
 use crate::mem::WORD;
 
 /// A full cycle once the old region has grown past the last full cycle's live
-/// bytes by the room that cycle left (capacity minus those bytes) divided by this.
+/// bytes by the room that cycle left (the soft limit now minus those bytes) divided
+/// by this.
 pub const GROWTH_DIVISOR: usize = 4;
 
 /// Young cycles in a row after which the next is full, so that old garbage, old
@@ -73,13 +74,13 @@ impl Sticky {
     /// The old end for the cycle about to mark, or `None` for a full cycle: young
     /// cycles are on (`enabled`), the driver does not want this cycle full, there is
     /// an old region, and it is small enough (invariant 4). `base` is the moving
-    /// space's, `capacity` its soft limit.
+    /// space's, `limit` its soft limit.
     pub fn young_old_end(
         &self,
         enabled: bool,
         full_wanted: bool,
         base: usize,
-        capacity: usize,
+        limit: usize,
     ) -> Option<usize> {
         if !enabled || full_wanted || self.old_end <= base {
             return None;
@@ -87,7 +88,7 @@ impl Sticky {
         if self.young_in_a_row >= MAX_YOUNG_IN_A_ROW {
             return None;
         }
-        let room = capacity.saturating_sub(self.full_live);
+        let room = limit.saturating_sub(self.full_live);
         let grown = (self.old_end - base).saturating_sub(self.full_live);
         (grown <= room / GROWTH_DIVISOR).then_some(self.old_end)
     }
