@@ -53,6 +53,13 @@ fn config(capacity: usize) -> HeapConfig {
     c
 }
 
+/// [`config`], collecting after every `every` bytes allocated (`AfterBytes`).
+fn collecting_every(capacity: usize, every: usize) -> HeapConfig {
+    let mut c = config(capacity);
+    c.trigger = GcTrigger::AfterBytes(every);
+    c
+}
+
 /// Pushes a new node with `id` and no references.
 fn push_node(m: &mut Mutator, t: Types, id: u64) {
     m.alloc_push(t.node, 0).unwrap();
@@ -107,9 +114,7 @@ fn verified_after_young_cycles(m: &mut Mutator, heap: &Heap, least: usize) {
 
 #[test]
 fn young_objects_held_only_by_old_ones_survive_young_cycles() {
-    let mut cfg = config(16 * MIB);
-    cfg.trigger = GcTrigger::AfterBytes(MIB);
-    let (heap, t) = heap(cfg);
+    let (heap, t) = heap(collecting_every(16 * MIB, MIB));
     let mut m = heap.bind_mutator().unwrap();
     const OLD: u64 = 3_000;
     let at = old_list(&mut m, t, OLD);
@@ -145,9 +150,7 @@ fn young_objects_held_only_by_old_ones_survive_young_cycles() {
 
 #[test]
 fn weak_fields_of_old_objects_to_dead_young_ones_are_cleared() {
-    let mut cfg = config(16 * MIB);
-    cfg.trigger = GcTrigger::AfterBytes(MIB);
-    let (heap, t) = heap(cfg);
+    let (heap, t) = heap(collecting_every(16 * MIB, MIB));
     let mut m = heap.bind_mutator().unwrap();
     // An old weak holder, and an old node that keeps one young node alive.
     m.alloc_push(t.weak, 0).unwrap();
@@ -229,9 +232,7 @@ fn children_moved_between_old_objects_while_marking_survive() {
 
 #[test]
 fn old_garbage_waits_for_a_full_cycle() {
-    let mut cfg = config(32 * MIB);
-    cfg.trigger = GcTrigger::AfterBytes(2 * MIB);
-    let (heap, t) = heap(cfg);
+    let (heap, t) = heap(collecting_every(32 * MIB, 2 * MIB));
     let mut m = heap.bind_mutator().unwrap();
     old_list(&mut m, t, 100_000); // 3.2 MB
     m.collect();
@@ -258,8 +259,7 @@ fn old_garbage_waits_for_a_full_cycle() {
 
 #[test]
 fn a_heap_full_of_old_garbage_gets_a_full_cycle_before_out_of_memory() {
-    let mut cfg = config(8 * MIB);
-    cfg.trigger = GcTrigger::AfterBytes(MIB / 2);
+    let mut cfg = collecting_every(8 * MIB, MIB / 2);
     cfg.large_object_threshold = 4 * MIB; // the arrays below in the moving space
     let (heap, t) = heap(cfg);
     let mut m = heap.bind_mutator().unwrap();
@@ -291,8 +291,7 @@ fn a_heap_full_of_old_garbage_gets_a_full_cycle_before_out_of_memory() {
 
 #[test]
 fn with_young_cycles_off_no_cycle_is_young() {
-    let mut cfg = config(16 * MIB);
-    cfg.trigger = GcTrigger::AfterBytes(MIB);
+    let mut cfg = collecting_every(16 * MIB, MIB);
     cfg.young_cycles = false;
     let (heap, t) = heap(cfg);
     let mut m = heap.bind_mutator().unwrap();

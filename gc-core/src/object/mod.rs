@@ -8,7 +8,5 @@ mod header;
 mod types;
 
 pub use header::{Header, HASHED};
-pub(crate) use types::ShapeKind;
-pub use types::{
-    FixedScan, FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER,
-};
+pub(crate) use types::{FixedScan, ShapeKind};
+pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};

@@ -80,7 +80,7 @@ pub(crate) enum ShapeKind {
 /// A fixed-size type's shape as a scan of its objects needs it
 /// ([`TypeRegistry::fixed_scan`]).
 #[derive(Clone, Copy, Debug)]
-pub struct FixedScan {
+pub(crate) struct FixedScan {
     /// Size in words, header included.
     pub words: usize,
     /// Bit `i`: payload field `i` is a strong reference.
@@ -416,7 +416,7 @@ impl TypeRegistry {
     /// For an object with `header` of a fixed-size type whose reference fields
     /// are all among its first 64: what a scan of it needs ([`FixedScan`]).
     /// `None` for other types (arrays, wide types, the filler, unknown ones).
-    pub fn fixed_scan(&self, header: Header) -> Option<FixedScan> {
+    pub(crate) fn fixed_scan(&self, header: Header) -> Option<FixedScan> {
         let shape = self.shapes.get(header.type_id().0 as usize)?;
         (shape.kind == ShapeKind::Fixed && shape.wide_refs.is_empty()).then(|| FixedScan {
             words: 1 + shape.fields as usize,
