@@ -128,6 +128,10 @@ impl Churn {
             .finalizable
             .retain(|i| from_roots[*i] || !got.contains(i));
         self.counts[0] += got.len() as u64;
+        // In model order, not poll order: which cycle finalized an object (so its
+        // place in the queue) depends on collection timing, which must not steer
+        // the seeded choices (young cycles finalize old objects only in full ones).
+        returned.sort_unstable_by_key(|&(i, _)| i);
         for (i, h) in returned {
             if self.rng.chance(50) {
                 let s = self.slot();
