@@ -85,6 +85,27 @@ pub fn prefetch(addr: usize) {
     let _ = addr;
 }
 
+/// Asks the CPU to bring the cache line at `addr` in for a write soon (x86_64
+/// `prefetchw`, arm64 `prfm pstl1keep`; nothing elsewhere). A hint, as
+/// [`prefetch`]: it never faults.
+#[inline(always)]
+pub fn prefetch_write(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetchw` only hints and cannot fault; it touches no register but
+    // its address operand, and no flags or stack.
+    unsafe {
+        std::arch::asm!("prefetchw [{0}]", in(reg) addr, options(nostack, preserves_flags, readonly))
+    };
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: `prfm` only hints and cannot fault; it touches no register but its
+    // address operand, and no flags or stack.
+    unsafe {
+        std::arch::asm!("prfm pstl1keep, [{0}]", in(reg) addr, options(nostack, preserves_flags, readonly))
+    };
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = addr;
+}
+
 /// Copies `words` words from `src` to `dst` (plain, non-atomic copies).
 ///
 /// # Safety
