@@ -227,6 +227,34 @@ impl Mutator {
         at: usize,
         fs: [RefField; N],
     ) -> Result<(), GcError> {
+        self.fixed_n_into::<N, true>(t, at, fs)
+    }
+
+    /// [`Mutator::push_fixed_n_into`] without the push: allocates `N` zeroed
+    /// objects of `t` and stores the i-th into reference field `fs[i]` of the
+    /// object in root-stack slot `at`, and that is all (the new objects are
+    /// reachable through it). For children that need no root of their own, such
+    /// as the leaves of a tree built top-down: no stack entries to push and pop
+    /// again. A GC point; the same checks, panics and errors.
+    #[inline(always)]
+    pub fn alloc_fixed_n_into<const N: usize>(
+        &mut self,
+        t: FixedType,
+        at: usize,
+        fs: [RefField; N],
+    ) -> Result<(), GcError> {
+        self.fixed_n_into::<N, false>(t, at, fs)
+    }
+
+    /// The body of [`Mutator::push_fixed_n_into`] (`PUSH`) and
+    /// [`Mutator::alloc_fixed_n_into`].
+    #[inline(always)]
+    fn fixed_n_into<const N: usize, const PUSH: bool>(
+        &mut self,
+        t: FixedType,
+        at: usize,
+        fs: [RefField; N],
+    ) -> Result<(), GcError> {
         let Some(expect) = same_type(&fs) else {
             return Ok(());
         };
@@ -242,10 +270,15 @@ impl Mutator {
             // A misuse panics here; weak fields pass, for the cold path below.
             self.check_descriptor(parent, fs[0].type_header(), fs[0].registry);
         }
-        self.push_fixed_n::<N>(t)?;
+        // No GC point from here on: the new objects need no root until they are
+        // stored into the parent (and pushed, with `PUSH`).
+        let values = self.alloc_fixed_n::<N>(t)?;
+        // The allocation may have collected: the parent is read after it.
         let stack = self.stack();
-        let (obj, from) = (Gc::new(stack[at] as usize), stack.len() - N);
-        let values: [usize; N] = std::array::from_fn(|i| stack[from + i] as usize);
+        let obj = Gc::new(stack[at] as usize);
+        if PUSH {
+            stack.extend_from_slice(&values.map(|v| v as u64));
+        }
         if !fast {
             self.set_refs_cold(obj, fs, values.map(|v| Some(Gc::new(v))));
             return Ok(());
@@ -470,7 +503,7 @@ fn same_type(fs: &[RefField]) -> Option<u64> {
 #[inline(never)]
 fn bad_parent(at: usize, depth: usize) -> ! {
     panic!(
-        "Mutator::push_fixed_n_into: root stack slot {at} holds no object (the stack holds \
+        "Mutator::push_fixed_n_into / alloc_fixed_n_into: root stack slot {at} holds no object (the stack holds \
          {depth} entries)"
     )
 }

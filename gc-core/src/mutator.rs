@@ -210,6 +210,20 @@ impl Mutator {
     /// `Err(OutOfMemory)` as [`Mutator::push_fixed`], with the stack as it was.
     #[inline(always)]
     pub fn push_fixed_n<const N: usize>(&mut self, t: FixedType) -> Result<(), GcError> {
+        let addrs = self.alloc_fixed_n::<N>(t)?;
+        self.stack().extend_from_slice(&addrs.map(|a| a as u64));
+        Ok(())
+    }
+
+    /// Allocates `N` zeroed objects of the fixed-size type `t` in one step, as
+    /// [`Mutator::push_fixed_n`], but returns their addresses instead of pushing
+    /// them: the caller stores them somewhere the collector finds (a root, or a
+    /// field of a rooted object) before its next GC point. A GC point.
+    #[inline(always)]
+    pub(crate) fn alloc_fixed_n<const N: usize>(
+        &mut self,
+        t: FixedType,
+    ) -> Result<[usize; N], GcError> {
         if t.registry != self.registry {
             return Err(foreign_type(t.id()));
         }
@@ -220,20 +234,32 @@ impl Mutator {
             None
         };
         let Some(at) = first else {
-            return self.push_fixed_each(t, N);
+            return self.alloc_fixed_each::<N>(t);
         };
-        let addrs: [u64; N] = std::array::from_fn(|i| {
+        Ok(std::array::from_fn(|i| {
             let addr = at + i * words * WORD;
             // SAFETY: object i of the `N` just bumped (`Tlab::bump_n`): fresh words
             // of the moving space owned by this mutator, its payload zeroed.
             unsafe { mem::store(addr, t.header) };
-            addr as u64
-        });
-        self.stack().extend_from_slice(&addrs);
-        Ok(())
+            addr
+        }))
     }
 
-    /// The slow path of [`Mutator::push_fixed_n`] (the objects do not all fit in
+    /// The slow path of [`Mutator::alloc_fixed_n`]: the objects are made one at a
+    /// time on the root stack (each one a root while the next is allocated), then
+    /// taken off it.
+    #[cold]
+    #[inline(never)]
+    fn alloc_fixed_each<const N: usize>(&mut self, t: FixedType) -> Result<[usize; N], GcError> {
+        self.push_fixed_each(t, N)?;
+        let stack = self.stack();
+        let from = stack.len() - N;
+        let addrs = std::array::from_fn(|i| stack[from + i] as usize);
+        stack.truncate(from);
+        Ok(addrs)
+    }
+
+    /// The slow path of [`Mutator::alloc_fixed_n`] (the objects do not all fit in
     /// the allocation buffer, or are large): one [`Mutator::push_fixed`] each,
     /// those made undone on an error.
     #[cold]
@@ -286,6 +312,60 @@ impl Mutator {
             }
             None => stack.push(addr as u64),
         }
+        Ok(())
+    }
+
+    /// Allocates `N` zeroed objects of the fixed-size type `leaf` and an object of
+    /// `t` whose fields `0..N` hold them (the i-th new object in field i), and
+    /// pushes that object on the root stack: `new Node(new Node(), new Node())`
+    /// in one step, as a compiler folds allocations with no GC point between them.
+    /// What [`Mutator::push_fixed_n`] of `leaf` and then
+    /// [`Mutator::push_fixed_from_stack`] of `t` with `N` do, with one bump of the
+    /// allocation buffer for all `N + 1` objects and no root-stack traffic for
+    /// the new leaves. A GC point.
+    ///
+    /// Panics, before anything is allocated, if `t`'s fields `0..N` are not all
+    /// strong reference fields (checked against `t`, known since it was made: the
+    /// stores need neither a write barrier nor a check of the values, as in
+    /// [`Mutator::push_fixed_from_stack`]). `Err(OutOfMemory)` as
+    /// [`Mutator::push_fixed`], with the stack as it was.
+    #[inline(always)]
+    pub fn push_fixed_with_new<const N: usize>(
+        &mut self,
+        t: FixedType,
+        leaf: FixedType,
+    ) -> Result<(), GcError> {
+        if N > t.lead_refs as usize {
+            bad_constructor(t.id(), t.lead_refs, N, self.stack_len());
+        }
+        let (words, last) = (leaf.words as usize, t.words as usize);
+        let first = if t.registry == self.registry
+            && leaf.registry == self.registry
+            && words.max(last) < self.large_words
+        {
+            self.tlab.bump_n_then::<N>(words, last, N)
+        } else {
+            None
+        };
+        let Some(at) = first else {
+            // Anything unusual (no room, a large or foreign type) as its two steps.
+            self.push_fixed_n::<N>(leaf)?;
+            return self.push_fixed_from_stack(t, N);
+        };
+        let parent = at + N * words * WORD;
+        for i in 0..N {
+            let child = at + i * words * WORD;
+            // SAFETY: leaf i and the parent were just bumped (`Tlab::bump_n_then`):
+            // fresh words of the moving space owned by this mutator, unpublished;
+            // field i < N <= lead_refs of the parent is one of its skipped words.
+            unsafe {
+                mem::store(child, leaf.header);
+                mem::store(parent + WORD * (1 + i), child as u64);
+            }
+        }
+        // SAFETY: the parent's header word, as above.
+        unsafe { mem::store(parent, t.header) };
+        self.push_raw(parent as u64);
         Ok(())
     }
 

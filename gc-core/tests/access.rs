@@ -428,6 +428,124 @@ fn top_down_constructors_store_new_objects_into_their_parent() {
     assert_eq!((m.get_ref(w, strong_f), m.get_ref(w, weak_f)), (a, b));
 }
 
+/// `push_fixed_with_new` (bottom-up) and `alloc_fixed_n_into` (top-down): leaves
+/// made with no root slot of their own, across allocations that collect and move
+/// their parents. Every tree is walked whole: complete to its depth (a parent
+/// read before the allocation, or a store lost, leaves a hole), every node
+/// distinct and zeroed (each walk then writes a label into every node, so the
+/// memory later recycled holds garbage), no stack entry left behind. Refused, with
+/// nothing allocated, beyond the parent type's leading strong references and for
+/// a null parent slot; a weak field takes its cold path.
+#[test]
+fn leaf_constructors_store_zeroed_leaves_without_stack_slots() {
+    let (heap, k) = constructor_heap();
+    let Kinds {
+        t,
+        cell_t,
+        weak_t,
+        left,
+        right,
+        id,
+        strong_f,
+        weak_f,
+    } = k;
+    let mut m = heap.bind_mutator().unwrap();
+    fn build(m: &mut flipgc_core::Mutator, t: flipgc_core::FixedType, depth: u32) {
+        if depth == 1 {
+            m.push_fixed_with_new::<2>(t, t).unwrap();
+            return;
+        }
+        build(m, t, depth - 1);
+        build(m, t, depth - 1);
+        m.push_fixed_from_stack(t, 2).unwrap();
+    }
+    fn populate(
+        m: &mut flipgc_core::Mutator,
+        t: flipgc_core::FixedType,
+        fs: [flipgc_core::RefField; 2],
+        depth: u32,
+        at: usize,
+    ) {
+        if depth == 1 {
+            m.alloc_fixed_n_into::<2>(t, at, fs).unwrap();
+            return;
+        }
+        m.push_fixed_n_into::<2>(t, at, fs).unwrap();
+        let first = m.stack_len() - 2;
+        populate(m, t, fs, depth - 1, first);
+        populate(m, t, fs, depth - 1, first + 1);
+        m.stack_truncate(first);
+    }
+    // 600 trees of depth 9 (1,023 nodes of 32 bytes): 20 MB through a 4 MB heap.
+    const DEPTH: u32 = 9;
+    for round in 0..600 {
+        m.stack_truncate(0);
+        if round % 2 == 0 {
+            build(&mut m, t, DEPTH);
+        } else {
+            m.push_fixed(t).unwrap();
+            populate(&mut m, t, [left, right], DEPTH, 0);
+        }
+        assert_eq!(m.stack_len(), 1, "round {round}: a stack entry left");
+        let mut todo = vec![(m.stack_get(0).unwrap(), 0)];
+        let mut seen = std::collections::HashSet::new();
+        while let Some((n, d)) = todo.pop() {
+            assert!(seen.insert(n.addr()), "round {round}: a node twice");
+            assert_eq!(m.get_word(n, id), 0, "round {round}: a node not zeroed");
+            m.set_word(n, id, u64::MAX);
+            match (m.get_refs(n, [left, right]), d < DEPTH) {
+                ([Some(l), Some(r)], true) => todo.extend([(l, d + 1), (r, d + 1)]),
+                ([None, None], false) => {}
+                (refs, _) => panic!("round {round}: a node at depth {d} has {refs:?}"),
+            }
+        }
+        assert_eq!(seen.len(), 1023);
+    }
+    assert!(
+        heap.pause_log().records().len() > 4,
+        "the allocations collected"
+    );
+    m.verify().unwrap();
+
+    // Refusals: nothing allocated, nothing pushed.
+    m.stack_truncate(0);
+    m.push_fixed(cell_t).unwrap();
+    m.push(None);
+    m.push_fixed(cell_t).unwrap();
+    let before = m.stack_get(2).unwrap().addr();
+    m.stack_truncate(2);
+    let msg = panic_message(|| drop(m.push_fixed_with_new::<3>(t, t)));
+    assert!(
+        msg.contains("first 2 fields are strong references"),
+        "{msg}"
+    );
+    let msg = panic_message(|| drop(m.push_fixed_with_new::<1>(cell_t, t)));
+    assert!(msg.contains("first 0 fields"), "{msg}");
+    let msg = panic_message(|| drop(m.alloc_fixed_n_into::<2>(t, 1, [left, right])));
+    assert!(msg.contains("slot 1 holds no object"), "{msg}");
+    let msg = panic_message(|| drop(m.alloc_fixed_n_into::<2>(t, 0, [left, right])));
+    assert!(msg.contains("node"), "{msg}");
+    assert_eq!(m.stack_len(), 2);
+    m.push_fixed(cell_t).unwrap();
+    assert_eq!(
+        m.stack_get(2).unwrap().addr(),
+        before + 24,
+        "a refused call allocated"
+    );
+    // A weak field, through the cold path: both stores land, nothing is pushed.
+    m.stack_truncate(0);
+    m.push_fixed(weak_t).unwrap();
+    m.alloc_fixed_n_into::<2>(cell_t, 0, [strong_f, weak_f])
+        .unwrap();
+    assert_eq!(m.stack_len(), 1);
+    let w = m.stack_get(0).unwrap();
+    let (a, b) = (
+        m.get_ref(w, strong_f).unwrap(),
+        m.get_ref(w, weak_f).unwrap(),
+    );
+    assert_eq!(b.addr(), a.addr() + 24, "two new cells, side by side");
+}
+
 /// `push_fixed_n`: `N` objects of a type pushed in one step, each of the type,
 /// zeroed and distinct, through collections (the allocation buffer's refills take
 /// the slow path, which makes them one at a time: the first may end the old buffer

@@ -61,11 +61,11 @@ pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError
 /// frames go.
 fn make_subtrees(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
     if depth == 1 {
-        m.push_fixed_n::<2>(node.ty)?;
-    } else {
-        make_subtrees(m, node, depth - 1)?;
-        make_subtrees(m, node, depth - 1)?;
+        // `new Node(new Node(), new Node())`: the leaves never touch the stack.
+        return m.push_fixed_with_new::<2>(node.ty, node.ty);
     }
+    make_subtrees(m, node, depth - 1)?;
+    make_subtrees(m, node, depth - 1)?;
     // Stack: [.., left, right] -> [.., parent(left, right)].
     m.push_fixed_from_stack(node.ty, 2)
 }
@@ -101,9 +101,9 @@ pub fn populate(
     // last level's parents make their leaves themselves, without a call each
     // (half of all the calls), as `make_subtrees` does.
     if depth == 2 && labels.is_none() {
+        // The leaves need no root slot: they hang off their parent, which has one.
         for child in [left, left + 1] {
-            m.push_fixed_n_into::<2>(node.ty, child, [node.left, node.right])?;
-            m.stack_truncate(left + 2);
+            m.alloc_fixed_n_into::<2>(node.ty, child, [node.left, node.right])?;
         }
     } else if depth > 1 {
         populate(m, node, depth - 1, left, labels)?;

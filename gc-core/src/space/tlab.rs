@@ -70,6 +70,33 @@ impl Tlab {
         Some(at)
     }
 
+    /// Bump-allocates `N` objects of `words` words each and, after them, one of
+    /// `last` words, with one limit check for all: [`Tlab::bump_n`] and then
+    /// [`Tlab::bump`] of `last` words with `skip`, in one step (all or nothing).
+    /// Returns the first object's address; the last one's is `N * words` words
+    /// on. The caller writes every header, and the last object's payload words
+    /// `1..=skip`, before its next GC point.
+    #[inline(always)]
+    pub fn bump_n_then<const N: usize>(
+        &mut self,
+        words: usize,
+        last: usize,
+        skip: usize,
+    ) -> Option<usize> {
+        let at = self.take((words * N + last) * WORD)?;
+        if self.dirty {
+            for i in 0..N {
+                // SAFETY: as in `bump_n`: object i's words lie in the run just
+                // taken, carved for this buffer alone, unallocated.
+                unsafe { zero_words(at + (i * words + 1) * WORD, words - 1) };
+            }
+            // SAFETY: as in `bump`: the last object's words end the run just
+            // taken; 1 + skip <= last.
+            unsafe { zero_words(at + (N * words + 1 + skip) * WORD, last - 1 - skip) };
+        }
+        Some(at)
+    }
+
     /// Takes `bytes` from the buffer (nothing if they do not fit) and prefetches
     /// the line [`PREFETCH_AHEAD`] bytes past them (for a write): the part of `bump` and `bump_n` before zeroing.
     #[inline(always)]
