@@ -432,8 +432,11 @@ fn top_down_constructors_store_new_objects_into_their_parent() {
 /// made with no root slot of their own, across allocations that collect and move
 /// their parents. Every tree is walked whole: complete to its depth (a parent
 /// read before the allocation, or a store lost, leaves a hole), every node
-/// distinct and zeroed (each walk then writes a label into every node, so the
-/// memory later recycled holds garbage), no stack entry left behind. Refused, with
+/// distinct and its label zero, no stack entry left behind (zeroing in recycled
+/// memory, which this heap does not hand out, is checked by
+/// `concurrent.rs::allocation_during_compaction_takes_recycled_pages_zeroed`). It
+/// fails with the parent read before the allocation, with a leaf stored twice,
+/// or with the leaves pushed. Refused, with
 /// nothing allocated, beyond the parent type's leading strong references and for
 /// a null parent slot; a weak field takes its cold path.
 #[test]

@@ -380,9 +380,11 @@ fn the_in_pause_fallback_gives_the_same_graph() {
 /// what it gets reads as zeros. The background fill (which starts right after the
 /// ahead pass, on the same thread: one worker) is held back while this mutator
 /// allocates 32 MiB, 8,192 one-page zero fills had the pages been empty; each new
-/// node is checked to read as zeros (the moved pages hold old nodes). Fails with
+/// node is checked to read as zeros (the moved pages hold old nodes), made in each
+/// of the four ways that zero in the allocation buffer. Fails with
 /// the ahead pass off (thousands of fault stalls), or with the dirty end not
-/// raised before it (a new node reads garbage).
+/// raised before it (a new node reads garbage), or with `Tlab::bump_n_then`
+/// zeroing neither the leaves nor the parent's last words.
 #[test]
 fn allocation_during_compaction_takes_recycled_pages_zeroed() {
     let started = Arc::new((Mutex::new((false, false)), Condvar::new()));
@@ -426,26 +428,50 @@ fn allocation_during_compaction_takes_recycled_pages_zeroed() {
         cv.wait_timeout_while(g, limit, |g| !g.0).unwrap().0 .0
     });
     assert!(fill_started, "the background fill did not start");
-    // 16 MiB one node at a time, 16 MiB three at a time (`push_fixed_n`).
+    // 32 MiB in four ways, 8 MiB each: one node at a time; three at a time
+    // (`push_fixed_n`); a parent with two new leaves (`push_fixed_with_new`); two
+    // new leaves stored into a parent (`alloc_fixed_n_into`).
     let t = heap.types().fixed_type(node).unwrap();
+    let fs = [0, 1].map(|f| heap.types().ref_field(node, f).unwrap());
+    let total = (32u64 << 20) / 40;
     let mut i = 0u64;
-    while i < (32u64 << 20) / 40 {
-        let made = if i < (16u64 << 20) / 40 {
-            m.alloc_push(node, 0).unwrap();
-            1
-        } else {
-            m.push_fixed_n::<3>(t).unwrap();
-            3
-        };
-        for _ in 0..made {
-            let n = m.pop().unwrap();
+    while i < total {
+        let way = i * 4 / total;
+        let mut check = |m: &flipgc_core::Mutator, n: flipgc_core::Gc<'_>, leaf: bool| {
             let fields = (m.read_ref(n, 0), m.read_ref(n, 1));
             let words = (m.read_word(n, 2), m.read_word(n, 3));
+            let fields_ok =
+                fields == (None, None) || (!leaf && fields.0.is_some() && fields.1.is_some());
             assert!(
-                fields == (None, None) && words == (0, 0),
+                fields_ok && words == (0, 0),
                 "new node {i} reads {fields:?} {words:?}"
             );
             i += 1;
+        };
+        match way {
+            0 => {
+                m.alloc_push(node, 0).unwrap();
+                check(&m, m.pop().unwrap(), true);
+            }
+            1 => {
+                m.push_fixed_n::<3>(t).unwrap();
+                for _ in 0..3 {
+                    check(&m, m.pop().unwrap(), true);
+                }
+            }
+            way => {
+                if way == 2 {
+                    m.push_fixed_with_new::<2>(t, t).unwrap();
+                } else {
+                    m.push_fixed(t).unwrap();
+                    m.alloc_fixed_n_into::<2>(t, m.stack_len() - 1, fs).unwrap();
+                }
+                let parent = m.pop().unwrap();
+                check(&m, parent, false);
+                for f in [0, 1] {
+                    check(&m, m.read_ref(parent, f).expect("a new leaf"), true);
+                }
+            }
         }
     }
     {
