@@ -287,7 +287,7 @@ impl Mutator {
     /// of this heap, or null). Panics if the stack holds fewer than `n` entries or
     /// `t`'s fields `0..n` are not all strong reference fields. `Err(OutOfMemory)`
     /// as [`Mutator::push_fixed`], with the stack as it was.
-    #[inline]
+    #[inline(always)]
     pub fn push_fixed_from_stack(&mut self, t: FixedType, n: usize) -> Result<(), GcError> {
         if n > t.lead_refs as usize || n > self.stack_len() {
             bad_constructor(t.id(), t.lead_refs, n, self.stack_len());
