@@ -159,6 +159,29 @@ impl Mutator {
         })
     }
 
+    /// A reader of the reference fields `fs` (all of one type) for a run of reads,
+    /// such as a traversal's inner loop: the descriptors are checked once here,
+    /// and each [`RefReader::get`] then costs what [`Mutator::get_refs`] does
+    /// without its per-call part (see [`RefReader`]). Panics, as `get_refs`
+    /// does, if the descriptors are not all of one type.
+    #[inline(always)]
+    pub fn ref_reader<const N: usize>(&self, fs: [RefField; N]) -> RefReader<'_, N> {
+        // A reader that can never take its fast path (another registry's
+        // descriptors, none at all) sends every read to `get_refs`, which
+        // answers (or panics) as usual: no masked header has bit 63.
+        let expect = match same_type(&fs) {
+            Some(e) if fs[0].registry == self.registry => e,
+            _ => u64::MAX,
+        };
+        RefReader {
+            m: self,
+            fs,
+            base: self.base,
+            cap: self.cap,
+            expect,
+        }
+    }
+
     /// Stores `value` into reference field `f` of `obj`. Panics if `obj` is not of
     /// `f`'s type or `value` is not of this heap.
     #[inline(always)]
@@ -497,6 +520,51 @@ fn same_type(fs: &[RefField]) -> Option<u64> {
         mixed_descriptors();
     }
     Some(fs.iter().fold(0, |a, f| a | f.expect))
+}
+
+/// Reads the reference fields of objects of one type, checked once: made by
+/// [`Mutator::ref_reader`]. It holds the mutator's moving-space bounds, the
+/// fields' offsets and the header their type has, so that in a loop they stay in
+/// registers; through the mutator they are reloaded for every read (its root
+/// stack is an `UnsafeCell`, so the compiler cannot assume the mutator unchanged
+/// across the loop's own stores). Each read checks, as [`Mutator::get_refs`]
+/// does, that the object lies in this heap (the moving space's range; anything
+/// else, a large object or a misuse, goes to `get_refs` itself) and that its
+/// header is the fields' type's, then loads each field with acquire.
+///
+/// It borrows the mutator, so no GC point happens while it lives, and what it
+/// returns lives no longer than that borrow.
+#[derive(Clone, Copy, Debug)]
+pub struct RefReader<'m, const N: usize> {
+    m: &'m Mutator,
+    fs: [RefField; N],
+    base: usize,
+    cap: usize,
+    expect: u64,
+}
+
+impl<'m, const N: usize> RefReader<'m, N> {
+    /// The references in `obj`'s fields, in the order of the reader's
+    /// descriptors. Panics, as [`Mutator::get_refs`] does, if `obj` is not of
+    /// their type or not of this heap.
+    #[inline(always)]
+    pub fn get(&self, obj: Gc<'m>) -> [Option<Gc<'m>>; N] {
+        if obj.addr.wrapping_sub(self.base) < self.cap
+            // SAFETY: `obj` lies in the moving space (checked just before): its
+            // header word is mapped.
+            && unsafe { mem::load(obj.addr) } & !HASHED == self.expect
+        {
+            self.fs.map(|f| {
+                // SAFETY: as in `Mutator::get_refs`: every descriptor is of `obj`'s
+                // type (one type, checked when the reader was made, and the header
+                // compare above) and strong.
+                let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+                (v != 0).then(|| Gc::new(v))
+            })
+        } else {
+            self.m.get_refs(obj, self.fs)
+        }
+    }
 }
 
 #[cold]

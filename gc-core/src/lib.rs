@@ -56,6 +56,7 @@ mod sigbus;
 mod space;
 mod sync;
 
+pub use access::RefReader;
 pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
 #[doc(hidden)]

@@ -91,8 +91,8 @@ pub struct Mutator {
     pub(crate) satb: SatbBuffer,
     /// The moving space's base and capacity, and the large-object space's (cached
     /// from the heap, fixed for its life): `owns` is two compares.
-    base: usize,
-    cap: usize,
+    pub(crate) base: usize,
+    pub(crate) cap: usize,
     pub(crate) los_base: usize,
     pub(crate) los_cap: usize,
     /// The root stack's storage (`roots.rs`): here, not in `shared`, so that the

@@ -676,3 +676,111 @@ fn get_refs_and_set_refs_access_fields_with_one_check() {
         "a refused pair stores nothing"
     );
 }
+
+/// `ref_reader`: a reader checked once reads what `get_refs` reads, across
+/// collections (a new reader after each GC point) and for a weak field (its cold
+/// path); and it refuses what `get_refs` refuses: descriptors of different types
+/// (when made), an object of another type, an object of another heap, and
+/// descriptors of another registry. Fails with the reader's header compare or its
+/// range check taken out (the misuse reads fields instead of panicking).
+#[test]
+fn ref_readers_read_as_get_refs_and_refuse_the_same() {
+    let (heap, k) = constructor_heap();
+    let Kinds {
+        t,
+        cell_t,
+        weak_t,
+        left,
+        right,
+        strong_f,
+        weak_f,
+        ..
+    } = k;
+    let mut m = heap.bind_mutator().unwrap();
+    // A chain of nodes (each one's right is the next), with garbage between, through
+    // collections; compared node by node after each round.
+    let mut compared = 0;
+    for round in 0..40 {
+        m.stack_truncate(0);
+        m.push_fixed(t).unwrap(); // slot 0: the head
+        m.stack_dup(0); // slot 1: the tail
+        for i in 0..2_000 {
+            m.push_fixed(t).unwrap(); // garbage
+            m.stack_truncate(2);
+            m.push_fixed_n_into::<1>(t, 1, [right]).unwrap(); // tail.right, slot 2
+            if i % 3 == 0 {
+                m.alloc_fixed_n_into::<1>(t, 1, [left]).unwrap();
+            }
+            m.stack_copy(2, 1);
+            m.stack_truncate(2);
+        }
+        let reader = m.ref_reader([left, right]);
+        let mut n = m.stack_get(0);
+        while let Some(o) = n {
+            let got = reader.get(o);
+            assert_eq!(got, m.get_refs(o, [left, right]), "round {round}");
+            assert_eq!(reader.get(o), got);
+            compared += 1;
+            n = got[1];
+        }
+    }
+    assert_eq!(compared, 40 * 2_001);
+    assert!(heap.pause_log().records().len() > 2, "the rounds collected");
+    // Longer chains, read after collections.
+    m.stack_truncate(0);
+    m.push_fixed(t).unwrap();
+    for _ in 0..20_000 {
+        m.push_fixed_n_into::<1>(t, m.stack_len() - 1, [right])
+            .unwrap();
+        if m.stack_len() > 64 {
+            m.stack_copy(m.stack_len() - 1, 1);
+            m.stack_truncate(2);
+        }
+    }
+    m.collect();
+    let reader = m.ref_reader([right, left]);
+    let mut n = m.stack_get(0);
+    let mut len = 0;
+    while let Some(o) = n {
+        let [r, l] = reader.get(o);
+        assert_eq!([r, l], m.get_refs(o, [right, left]));
+        assert_eq!(l, None);
+        len += 1;
+        n = r;
+    }
+    assert!(len >= 64, "{len}");
+    // A weak field: the cold path, the same answer.
+    m.stack_truncate(0);
+    m.push_fixed(weak_t).unwrap();
+    m.alloc_fixed_n_into::<2>(cell_t, 0, [strong_f, weak_f])
+        .unwrap();
+    let w = m.stack_get(0).unwrap();
+    let both = m.ref_reader([strong_f, weak_f]).get(w);
+    assert!(both[0].is_some() && both[1].is_some());
+    assert_eq!(both, m.get_refs(w, [strong_f, weak_f]));
+
+    // Refusals.
+    m.push_fixed(cell_t).unwrap();
+    let cell = m.stack_get(1).unwrap();
+    let msg = panic_message(|| {
+        let _ = m.ref_reader([left, strong_f]);
+    });
+    assert!(msg.contains("different types"), "{msg}");
+    let msg = panic_message(|| {
+        let _ = m.ref_reader([left, right]).get(cell);
+    });
+    assert!(msg.contains("used on"), "{msg}");
+    let (other, other_k) = constructor_heap();
+    let mut om = other.bind_mutator().unwrap();
+    om.push_fixed(other_k.t).unwrap();
+    let foreign = om.stack_get(0).unwrap();
+    let msg = panic_message(|| {
+        let _ = m.ref_reader([left, right]).get(foreign);
+    });
+    assert!(msg.contains("does not belong to this heap"), "{msg}");
+    let node = m.stack_get(0).unwrap();
+    let msg = panic_message(|| {
+        let _ = m.ref_reader([other_k.left, other_k.right]).get(node);
+    });
+    assert!(msg.contains("another type registry"), "{msg}");
+}

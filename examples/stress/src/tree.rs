@@ -165,9 +165,10 @@ pub fn walk<T: Copy, E>(
             // node visited next stays out of `todo`: a store and a reload per node
             // less on the walk's critical path.
             let mut next = todo.pop();
+            let reader = m.ref_reader([node.left, node.right]);
             while let Some((o, p)) = next {
                 walked.nodes += 1;
-                let [l, r] = m.get_refs(o, [node.left, node.right]);
+                let [l, r] = reader.get(o);
                 let down = visit(m, o, p, [l.is_some(), r.is_some()])?;
                 if let Some(l) = l {
                     todo.push((l, down));
@@ -213,9 +214,11 @@ pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
             }
             let mut next = todo.pop();
             let mut poll = POLL_EVERY;
+            // Checked once for the loop: the bounds and offsets stay in registers.
+            let reader = m.ref_reader(fields);
             while let Some(o) = next {
                 nodes += 1;
-                let [l, r] = m.get_refs(o, fields);
+                let [l, r] = reader.get(o);
                 next = match (l, r) {
                     (Some(l), Some(r)) => {
                         todo.push(l);
