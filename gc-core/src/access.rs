@@ -571,8 +571,8 @@ impl<'m, const N: usize> RefReader<'m, N> {
 #[inline(never)]
 fn bad_parent(at: usize, depth: usize) -> ! {
     panic!(
-        "Mutator::push_fixed_n_into / alloc_fixed_n_into: root stack slot {at} holds no object (the stack holds \
-         {depth} entries)"
+        "Mutator::push_fixed_n_into / alloc_fixed_n_into: root stack slot {at} holds no \
+         object (the stack holds {depth} entries)"
     )
 }
 

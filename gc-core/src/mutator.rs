@@ -336,7 +336,7 @@ impl Mutator {
         leaf: FixedType,
     ) -> Result<(), GcError> {
         if N > t.lead_refs as usize {
-            bad_constructor(t.id(), t.lead_refs, N, self.stack_len());
+            bad_leaf_constructor(t.id(), t.lead_refs, N);
         }
         let (words, last) = (leaf.words as usize, t.words as usize);
         let first = if t.registry == self.registry
@@ -820,6 +820,15 @@ fn bad_constructor(id: TypeId, lead_refs: u32, n: usize, depth: usize) -> ! {
     panic!(
         "push_fixed_from_stack(a FixedType of {id:?}, {n}): the type's first {lead_refs} \
          fields are strong references and the root stack holds {depth} entries"
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn bad_leaf_constructor(id: TypeId, lead_refs: u32, n: usize) -> ! {
+    panic!(
+        "push_fixed_with_new::<{n}>(a FixedType of {id:?}, ..): the type's first {lead_refs} \
+         fields are strong references"
     )
 }
 
