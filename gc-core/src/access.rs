@@ -151,12 +151,8 @@ impl Mutator {
         if !self.descriptor_fits(obj, expect, fs[0].registry) {
             return fs.map(|f| self.get_ref_cold(obj, f));
         }
-        fs.map(|f| {
-            // SAFETY: as in `get_ref` (every descriptor is of `obj`'s type, checked
-            // above).
-            let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-            (v != 0).then(|| Gc::new(v))
-        })
+        // SAFETY: every descriptor is of `obj`'s type and strong (checked above).
+        unsafe { load_refs(obj, fs) }
     }
 
     /// A reader of the reference fields `fs` (all of one type) for a run of reads,
@@ -554,17 +550,29 @@ impl<'m, const N: usize> RefReader<'m, N> {
             // header word is mapped.
             && unsafe { mem::load(obj.addr) } & !HASHED == self.expect
         {
-            self.fs.map(|f| {
-                // SAFETY: as in `Mutator::get_refs`: every descriptor is of `obj`'s
-                // type (one type, checked when the reader was made, and the header
-                // compare above) and strong.
-                let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-                (v != 0).then(|| Gc::new(v))
-            })
+            // SAFETY: every descriptor is of `obj`'s type (one type, checked when the
+            // reader was made, and the header compare above) and strong.
+            unsafe { load_refs(obj, self.fs) }
         } else {
             self.m.get_refs(obj, self.fs)
         }
     }
+}
+
+/// The references in fields `fs` of `obj`, each an acquire load (it makes the
+/// referent's header and fields visible: `mem.rs`): the fast path of
+/// [`Mutator::get_refs`] and [`RefReader::get`].
+///
+/// # Safety
+/// `obj` is an object of this heap and every descriptor in `fs` is a strong
+/// reference field of its type.
+#[inline(always)]
+unsafe fn load_refs<'m, const N: usize>(obj: Gc<'m>, fs: [RefField; N]) -> [Option<Gc<'m>>; N] {
+    fs.map(|f| {
+        // SAFETY: the field lies inside `obj` (the caller's contract).
+        let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
+        (v != 0).then(|| Gc::new(v))
+    })
 }
 
 #[cold]

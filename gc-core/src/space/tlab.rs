@@ -61,11 +61,9 @@ impl Tlab {
     pub fn bump_n<const N: usize>(&mut self, words: usize) -> Option<usize> {
         let at = self.take(words * WORD * N)?;
         if self.dirty {
-            for i in 0..N {
-                // SAFETY: as in `bump`: object i's words lie in the `N * words`
-                // just taken, carved for this buffer alone, unallocated.
-                unsafe { zero_words(at + (i * words + 1) * WORD, words - 1) };
-            }
+            // SAFETY: the `N * words` words just taken, carved for this buffer
+            // alone, unallocated.
+            unsafe { zero_payloads::<N>(at, words) };
         }
         Some(at)
     }
@@ -85,11 +83,8 @@ impl Tlab {
     ) -> Option<usize> {
         let at = self.take((words * N + last) * WORD)?;
         if self.dirty {
-            for i in 0..N {
-                // SAFETY: as in `bump_n`: object i's words lie in the run just
-                // taken, carved for this buffer alone, unallocated.
-                unsafe { zero_words(at + (i * words + 1) * WORD, words - 1) };
-            }
+            // SAFETY: as in `bump_n`: the run's first `N * words` words.
+            unsafe { zero_payloads::<N>(at, words) };
             // SAFETY: as in `bump`: the last object's words end the run just
             // taken; 1 + skip <= last.
             unsafe { zero_words(at + (N * words + 1 + skip) * WORD, last - 1 - skip) };
@@ -120,6 +115,20 @@ impl Tlab {
             unsafe { write_filler(self.cursor, (self.limit - self.cursor) / WORD) };
         }
         *self = Tlab::default();
+    }
+}
+
+/// Zeroes the payloads (every word but the header) of `N` objects of `words`
+/// words each, end to end from `at`: what `Tlab::bump_n` and `Tlab::bump_n_then`
+/// zero in a dirty buffer.
+///
+/// # Safety
+/// As [`zero_words`], for the `N * words` words at `at`; `words >= 1`.
+#[inline(always)]
+unsafe fn zero_payloads<const N: usize>(at: usize, words: usize) {
+    for i in 0..N {
+        // SAFETY: object i's payload lies in the caller's range.
+        unsafe { zero_words(at + (i * words + 1) * WORD, words - 1) };
     }
 }
 
