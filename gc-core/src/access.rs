@@ -279,7 +279,9 @@ impl Mutator {
         };
         // Misuse panics before anything is allocated. The checks hold after the
         // allocation too: a collection moves the object in slot `at`, but keeps its
-        // header and never nulls the slot or shortens the stack.
+        // header and never nulls the slot or shortens the stack. What does not hold
+        // is readiness: a flip pause inside the allocation leaves a large parent's
+        // fields pending lazy forwarding, so the parent is made ready again below.
         let parent = match self.stack().get(at) {
             Some(&v) if v != 0 => Gc::new(v as usize),
             _ => bad_parent(at, self.stack_len()),
@@ -292,9 +294,16 @@ impl Mutator {
         // No GC point from here on: the new objects need no root until they are
         // stored into the parent (and pushed, with `PUSH`).
         let values = self.alloc_fixed_n::<N>(t)?;
-        // The allocation may have collected: the parent is read after it.
+        // The allocation may have collected: the parent is read after it, and made
+        // ready for the stores. A flip pause inside the allocation may have left a
+        // large parent's fields pending lazy forwarding (`collect/large.rs`): they
+        // are forwarded now, before a post-flip address is stored among them, or the
+        // later forwarding would take that address for an old one and forge a
+        // reference. One range compare for a moving-space parent.
+        let obj = Gc::new(self.stack()[at] as usize);
+        let ready = self.accessible(obj.addr);
+        debug_assert!(ready, "the parent was checked to be of this heap");
         let stack = self.stack();
-        let obj = Gc::new(stack[at] as usize);
         if PUSH {
             stack.extend_from_slice(&values.map(|v| v as u64));
         }
