@@ -10,8 +10,17 @@ use std::cell::Cell;
 /// Aborts the process if the current thread unwinds while this guard lives. Made at
 /// the top of every collector thread and around every collection phase run on a
 /// mutator's thread.
+///
+/// A mutator's thread may already be unwinding when it makes one: a user `Drop`
+/// that allocates while a panic unwinds (to be caught further up) can start a
+/// cycle or take an offered pause. That is not a panic in collector work, so the
+/// guard remembers whether the thread was unwinding when it was made, and aborts
+/// only for an unwind that began while it lived. (A panic inside collector work
+/// that runs during an unwind is a panic during a panic: the runtime aborts then.)
 pub(crate) struct AbortOnUnwind {
     phase: Cell<&'static str>,
+    /// `std::thread::panicking()` when the guard was made.
+    unwinding_before: bool,
 }
 
 impl AbortOnUnwind {
@@ -19,6 +28,7 @@ impl AbortOnUnwind {
     pub fn new(phase: &'static str) -> AbortOnUnwind {
         AbortOnUnwind {
             phase: Cell::new(phase),
+            unwinding_before: std::thread::panicking(),
         }
     }
 
@@ -30,7 +40,7 @@ impl AbortOnUnwind {
 
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        if std::thread::panicking() && !self.unwinding_before {
             // The panic hook has printed the panic itself just before this. The
             // message goes out with one raw write(2), not `eprintln!`: a test
             // harness captures a test thread's `eprintln!` and prints it only when

@@ -376,3 +376,57 @@ fn copy_heaps_populate_from_space_at_construction() {
     );
     drop(auto);
 }
+
+/// A user `Drop` that allocates and collects while a panic unwinds (to be caught
+/// further up): its allocation starts cycles (the pacer's mark-start pause, run by
+/// this mutator) and its collections take the pauses the driver offers, all on the
+/// unwinding thread. That is not a panic in collector work: the process goes on,
+/// the panic is caught, and the heap stays whole. Failed (the child aborted with
+/// "collector work panicked during the mark-start pause (run by a mutator)") while
+/// the failure guards aborted whenever the thread was unwinding as they dropped.
+#[test]
+fn a_drop_that_collects_during_a_caught_unwind_does_not_abort() {
+    const TEST: &str = "a_drop_that_collects_during_a_caught_unwind_does_not_abort";
+    if std::env::var_os("FLIPGC_CHILD").is_none() {
+        let (status, stderr) = run_child(TEST, Duration::from_secs(120));
+        assert!(status.success(), "the child failed: {stderr}");
+        assert!(
+            stderr.contains("caught: user panic"),
+            "the panic was caught: {stderr}"
+        );
+        return;
+    }
+    struct CollectOnDrop<'a> {
+        m: &'a mut Mutator,
+        node: TypeId,
+    }
+    impl Drop for CollectOnDrop<'_> {
+        fn drop(&mut self) {
+            assert!(std::thread::panicking(), "run during the unwind");
+            // 64 MB of garbage through an 8 MB heap: the pacer starts cycles.
+            for _ in 0..(64 << 20) / 32 {
+                drop(self.m.alloc(self.node, 0).unwrap());
+            }
+            for _ in 0..4 {
+                self.m.collect();
+            }
+        }
+    }
+    let (types, node) = registry();
+    let mut cfg = HeapConfig::new(8 << 20);
+    cfg.verify_after_gc = true;
+    let heap = Heap::new(cfg, types).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let live = chain(&mut m, node, 10_000);
+    let caught = catch_unwind(AssertUnwindSafe(|| {
+        let _guard = CollectOnDrop { m: &mut m, node };
+        panic!("user panic");
+    }));
+    let msg = caught.expect_err("the closure panicked");
+    eprintln!("caught: {}", msg.downcast_ref::<&str>().unwrap());
+    check_chain(&m, &live, 10_000);
+    m.verify().unwrap();
+    let cycles = heap.pause_log().collections();
+    assert!(cycles >= 4, "the drop ran collections ({cycles} cycles)");
+    eprintln!("{cycles} cycles");
+}
