@@ -259,10 +259,10 @@ pub struct HeapConfig {
     /// for an allocation that finds the heap full). Off: every cycle marks from
     /// the roots alone. No effect on the one-pause cycle.
     pub young_cycles: bool,
-    /// Test-only: turns the write barrier's logging off, which makes concurrent
-    /// marking unsound. Exists to show that the tests catch a missing barrier.
-    #[doc(hidden)]
-    pub satb_barrier: bool,
+    /// Whether the write barrier logs overwritten references during concurrent
+    /// marking. Private: turning it off makes marking unsound, so only the `unsafe`
+    /// [`HeapConfig::set_satb_barrier`] can.
+    pub(crate) satb_barrier: bool,
     /// Heap sizing: `None` (the default) makes `capacity` the heap's fixed size (every
     /// cycle is paced against it, and memory once used stays resident, for
     /// reuse); `Some` makes it a maximum (see [`Sizing`], [`HeapConfig::growable`]).
@@ -302,6 +302,20 @@ pub const MIN_CAPACITY: usize = 64 << 10;
 pub const MAX_CAPACITY: usize = 16 << 40;
 
 impl HeapConfig {
+    /// Turns the snapshot-at-the-beginning write barrier's logging on (the
+    /// default) or off. Exists so that tests can show they catch a missing barrier.
+    ///
+    /// # Safety
+    ///
+    /// With the barrier off, concurrent marking can miss an object that a mutator
+    /// moves from an unscanned field into a scanned one: the collection then frees
+    /// or moves a reachable object, and later accesses to it are undefined
+    /// behaviour. Call it with `false` only in a test that expects that failure,
+    /// with no mutator relying on the heap's contents afterwards.
+    pub unsafe fn set_satb_barrier(&mut self, on: bool) {
+        self.satb_barrier = on;
+    }
+
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
