@@ -109,6 +109,6 @@ impl Mutator {
     /// Re-reads the barrier flag, after leaving a stop (where it may have changed).
     pub(crate) fn resumed(&mut self) {
         let inner = &self.heap.inner;
-        self.marking = inner.intake.active() && inner.config.satb_barrier;
+        self.marking = inner.intake.active() && inner.config.satb_barrier.is_on();
     }
 }

@@ -260,9 +260,9 @@ pub struct HeapConfig {
     /// the roots alone. No effect on the one-pause cycle.
     pub young_cycles: bool,
     /// Whether the write barrier logs overwritten references during concurrent
-    /// marking. Private: turning it off makes marking unsound, so only the `unsafe`
-    /// [`HeapConfig::set_satb_barrier`] can.
-    pub(crate) satb_barrier: bool,
+    /// marking: [`SatbBarrier::ON`] (the default). Off makes marking unsound, so
+    /// only the `unsafe` [`SatbBarrier::off`] makes that value.
+    pub satb_barrier: SatbBarrier,
     /// Heap sizing: `None` (the default) makes `capacity` the heap's fixed size (every
     /// cycle is paced against it, and memory once used stays resident, for
     /// reuse); `Some` makes it a maximum (see [`Sizing`], [`HeapConfig::growable`]).
@@ -295,6 +295,36 @@ pub fn parse_capacity(text: &str) -> Result<usize, String> {
     Ok(bytes)
 }
 
+/// Whether the snapshot-at-the-beginning write barrier logs the references that
+/// stores overwrite during concurrent marking ([`HeapConfig::satb_barrier`]).
+/// Safe code can only have it on: the value that turns it off is made by the
+/// `unsafe` [`SatbBarrier::off`], for tests that show a missing barrier is caught.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SatbBarrier(bool);
+
+impl SatbBarrier {
+    /// The barrier logs (the default).
+    pub const ON: SatbBarrier = SatbBarrier(true);
+
+    /// The barrier does not log.
+    ///
+    /// # Safety
+    ///
+    /// With the barrier off, concurrent marking can miss an object that a mutator
+    /// moves from an unscanned field into a scanned one: the collection then frees
+    /// or moves a reachable object, and later accesses to it are undefined
+    /// behaviour. Use it only in a test that expects that failure, with nothing
+    /// relying on the heap's contents afterwards.
+    pub const unsafe fn off() -> SatbBarrier {
+        SatbBarrier(false)
+    }
+
+    /// Whether the barrier logs.
+    pub const fn is_on(self) -> bool {
+        self.0
+    }
+}
+
 /// The smallest capacity accepted.
 pub const MIN_CAPACITY: usize = 64 << 10;
 /// The largest capacity accepted (the heap and from-space must both fit, aligned,
@@ -302,20 +332,6 @@ pub const MIN_CAPACITY: usize = 64 << 10;
 pub const MAX_CAPACITY: usize = 16 << 40;
 
 impl HeapConfig {
-    /// Turns the snapshot-at-the-beginning write barrier's logging on (the
-    /// default) or off. Exists so that tests can show they catch a missing barrier.
-    ///
-    /// # Safety
-    ///
-    /// With the barrier off, concurrent marking can miss an object that a mutator
-    /// moves from an unscanned field into a scanned one: the collection then frees
-    /// or moves a reachable object, and later accesses to it are undefined
-    /// behaviour. Call it with `false` only in a test that expects that failure,
-    /// with no mutator relying on the heap's contents afterwards.
-    pub unsafe fn set_satb_barrier(&mut self, on: bool) {
-        self.satb_barrier = on;
-    }
-
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
@@ -343,7 +359,7 @@ impl HeapConfig {
             concurrent_compaction: true,
             concurrent_marking: true,
             young_cycles: true,
-            satb_barrier: true,
+            satb_barrier: SatbBarrier::ON,
             sizing: None,
             gc_log: crate::gclog::GcLog::OFF,
             fault_mode: FaultMode::Auto,

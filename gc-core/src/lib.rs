@@ -62,8 +62,8 @@ pub use collect::verify::VerifyReport;
 #[doc(hidden)]
 pub use config::FillHook;
 pub use config::{
-    parse_capacity, CycleHook, CyclePoint, FaultMode, FlipMode, GcTrigger, HeapConfig, Sizing,
-    MAX_CAPACITY, MAX_ROUNDED_PUD, MIN_CAPACITY,
+    parse_capacity, CycleHook, CyclePoint, FaultMode, FlipMode, GcTrigger, HeapConfig, SatbBarrier,
+    Sizing, MAX_CAPACITY, MAX_ROUNDED_PUD, MIN_CAPACITY,
 };
 pub use error::{GcError, GcErrorKind};
 pub use finalize::FinalizerQueue;

@@ -116,7 +116,7 @@ impl Mutator {
             shared,
             tlab: Tlab::default(),
             // Registration waited out any pause: the flag is current.
-            marking: i.intake.active() && i.config.satb_barrier,
+            marking: i.intake.active() && i.config.satb_barrier.is_on(),
             satb: SatbBuffer::default(),
             base: i.base,
             cap: i.end - i.base,
