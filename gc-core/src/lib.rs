@@ -52,6 +52,8 @@ mod pin;
 mod roots;
 mod safepoint;
 #[cfg(target_os = "linux")]
+#[cfg(feature = "test-seams")]
+pub mod seams;
 mod sigbus;
 mod space;
 mod sync;

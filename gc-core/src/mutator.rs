@@ -792,8 +792,7 @@ impl Mutator {
                     break s;
                 }
             };
-            let parked = !inner.from_space.lock().parked.is_empty();
-            let result = (!parked).then(|| crate::collect::verify::verify_stopped(inner, &stopped));
+            let result = crate::collect::verify::verify_unless_parked(inner, &stopped);
             drop(stopped);
             self.resumed();
             match result {

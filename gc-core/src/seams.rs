@@ -1,0 +1,31 @@
+//! Test seams (cargo feature `test-seams`, enabled only by this crate's own
+//! tests): places where a test can run code of its own, to make a rare
+//! interleaving happen every time. Without a seam installed they do nothing, and
+//! without the feature they do not exist.
+//!
+//! - [`set_after_parked_check`]: runs inside `Mutator::verify`, after the check
+//!   for parked extents and before the heap walk (`collect/verify.rs`).
+
+use std::sync::Mutex;
+
+/// A seam's callback.
+type Seam = Box<dyn Fn() + Send + Sync>;
+
+static AFTER_PARKED_CHECK: Mutex<Option<Seam>> = Mutex::new(None);
+
+/// Installs (or with `None` removes) the callback run after the verifier's check
+/// for parked extents, before its walk. Process-wide: a test that installs it
+/// runs in a test binary of its own.
+pub fn set_after_parked_check(f: Option<Seam>) {
+    *AFTER_PARKED_CHECK.lock().unwrap_or_else(|e| e.into_inner()) = f;
+}
+
+pub(crate) fn after_parked_check() {
+    if let Some(f) = AFTER_PARKED_CHECK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
+        f();
+    }
+}
