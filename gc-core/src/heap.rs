@@ -17,18 +17,11 @@ use crate::space::moving::{FromSpace, MovingSpace};
 use flipgc_flip::{FlipConfig, Flipper, StrategyChoice};
 use flipgc_heap::Capabilities;
 use parking_lot::Mutex;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 static NEXT_HEAP_ID: AtomicU64 = AtomicU64::new(1);
-
-thread_local! {
-    /// Ids of heaps this thread has a mutator bound for (one per heap per thread:
-    /// two would deadlock a collection waiting for the idle one).
-    static BOUND: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-}
 
 /// A garbage-collected heap. Cheap to clone; `Send + Sync`. Threads use it through
 /// a [`Mutator`] from [`Heap::bind_mutator`].
@@ -181,24 +174,20 @@ impl Heap {
         })
     }
 
-    /// Binds the calling thread as a mutator. One mutator per thread per heap:
-    /// a second bind on the same thread is refused.
+    /// Binds the calling thread as a mutator. Refused with a `Config` error:
+    /// - a second mutator of this heap on the same thread (a collection would wait
+    ///   for the idle one);
+    /// - a binding that would give two threads mutators of the same two heaps, or
+    ///   close any longer cycle of threads and heaps (T1 on A and B, T2 on B and C,
+    ///   T3 on C and A). A thread stopped in one heap's pause still counts as
+    ///   running in its other heaps, so such stops could wait for each other for
+    ///   ever. One thread may hold mutators of several heaps, and many threads may
+    ///   share one heap.
     pub fn bind_mutator(&self) -> Result<Mutator, GcError> {
-        let id = self.inner.id;
-        let fresh = BOUND.with(|b| {
-            let mut b = b.borrow_mut();
-            if b.contains(&id) {
-                false
-            } else {
-                b.push(id);
-                true
-            }
-        });
-        if !fresh {
-            return Err(GcError::config(
-                "this thread already has a mutator for this heap".into(),
-            ));
-        }
+        // Refused: a second mutator of this heap on this thread, or a binding that
+        // closes a cycle of threads and heaps (which could deadlock two heaps'
+        // stops; `bindings.rs`).
+        crate::bindings::bind(std::thread::current().id(), self.inner.id)?;
         // SIGBUS mode: a page buffer and stall samples for this thread's faults, and
         // an alternate signal stack for its handler, made here, outside any handler.
         #[cfg(target_os = "linux")]
@@ -208,10 +197,8 @@ impl Heap {
         Ok(Mutator::new(self.clone()))
     }
 
-    pub(crate) fn unbind_thread(&self) {
-        let id = self.inner.id;
-        // `try_with`: a mutator kept in a thread-local may drop after BOUND did.
-        let _ = BOUND.try_with(|b| b.borrow_mut().retain(|x| *x != id));
+    pub(crate) fn unbind_thread(&self, thread: std::thread::ThreadId) {
+        crate::bindings::unbind(thread, self.inner.id);
     }
 
     /// The validated configuration.

@@ -34,6 +34,7 @@
 
 mod access;
 mod barrier;
+mod bindings;
 mod collect;
 mod config;
 mod error;

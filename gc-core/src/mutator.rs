@@ -103,6 +103,8 @@ pub struct Mutator {
     pub(crate) registry: u32,
     /// Objects of at least this many words go to the large-object space.
     large_words: usize,
+    /// The thread it is bound to (`bindings.rs`).
+    thread: std::thread::ThreadId,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -125,6 +127,7 @@ impl Mutator {
             stack: std::cell::UnsafeCell::new(Vec::new()),
             registry: i.types.id(),
             large_words: i.config.large_object_threshold.div_ceil(WORD),
+            thread: std::thread::current().id(),
             heap,
             _not_send: PhantomData,
         }
@@ -839,7 +842,7 @@ impl Drop for Mutator {
         // The stack's storage is freed after this: no view of it may remain.
         self.shared.forget_stack();
         self.heap.inner.safepoints.deregister(self.id);
-        self.heap.unbind_thread();
+        self.heap.unbind_thread(self.thread);
         self.shared.orphan_if_handles_live(&self.shared);
     }
 }
