@@ -240,10 +240,12 @@ impl Heap {
     /// The GC log's summary of the heap so far, one line each (tags `gc,summary`;
     /// see docs/gc-log.md): pauses by kind (count, total, p50, p99, max), cycles by
     /// reason, allocation and fault stalls, throttling, compactions. The GC log
-    /// prints the same lines when the heap is dropped.
-    /// Whole-run figures, whatever the pause log's ring still holds.
+    /// prints the same lines when the heap is dropped. Whole-run figures, whatever
+    /// the pause log's rings still hold.
     pub fn gc_summary(&self) -> String {
-        // From the whole-run statistics: cheap, so read under the lock, no copy.
+        // Read under the lock, without copying the log: bounded work (at most a
+        // sort of the ring's pause totals, while it holds every pause), less than
+        // the copy it replaces.
         let lines = self.inner.gclog.summary(&self.inner.log.lock());
         lines.join("\n")
     }
