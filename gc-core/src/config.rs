@@ -278,6 +278,16 @@ pub struct HeapConfig {
     /// Test-only: see [`FillHook`].
     #[doc(hidden)]
     pub fill_hook: Option<FillHook>,
+    /// How many exact records of each kind the pause log keeps
+    /// ([`Heap::pause_log`](crate::Heap::pause_log)): the last this many pauses,
+    /// cycles, concurrent compactions and sanity re-traces, in rings, so that the
+    /// log's memory stays bounded however long the heap runs. Its whole-run
+    /// statistics (counts, totals, maxima, histograms for percentiles) count every
+    /// record whatever this says. Default [`DEFAULT_PAUSE_LOG_CAPACITY`](crate::DEFAULT_PAUSE_LOG_CAPACITY)
+    /// (10,000); must be at least 1 (0 is refused: the collector reads the newest
+    /// cycle record, and a log with no records would hide every pause from its
+    /// readers).
+    pub pause_log_capacity: usize,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -338,7 +348,8 @@ impl HeapConfig {
     /// mutators run),
     /// automatic flip, THP on, no verification, collect when full, from-space recycled,
     /// concurrent compaction where the kernel allows (pages mutators touch filled in
-    /// their own `SIGBUS` handlers where the kernel allows), no pre-touching, no GC log.
+    /// their own `SIGBUS` handlers where the kernel allows), no pre-touching, no GC log,
+    /// a pause log of the last 10,000 records of each kind.
     pub fn new(capacity: usize) -> HeapConfig {
         HeapConfig {
             capacity,
@@ -364,6 +375,7 @@ impl HeapConfig {
             gc_log: crate::gclog::GcLog::OFF,
             fault_mode: FaultMode::Auto,
             fill_hook: None,
+            pause_log_capacity: crate::pauselog::DEFAULT_PAUSE_LOG_CAPACITY,
         }
     }
 
@@ -484,6 +496,13 @@ impl HeapConfig {
                     s.growth
                 ));
             }
+        }
+        if self.pause_log_capacity == 0 {
+            return bad(
+                "pause-log capacity 0 would keep no pause records: it must be at least 1 \
+                 (the whole-run statistics count every record anyway; the default is 10000)"
+                    .into(),
+            );
         }
         if let GcTrigger::AfterBytes(0) = self.trigger {
             return bad("trigger AfterBytes(0) would collect on every allocation".into());
@@ -626,6 +645,13 @@ mod tests {
                     ..HeapConfig::new(1 << 20)
                 },
                 "concurrent worker count 0",
+            ),
+            (
+                HeapConfig {
+                    pause_log_capacity: 0,
+                    ..HeapConfig::new(1 << 20)
+                },
+                "pause-log capacity 0",
             ),
             (
                 HeapConfig {

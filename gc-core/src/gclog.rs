@@ -13,7 +13,7 @@
 //! Lines are written after the world has resumed, so writing them never lengthens a
 //! pause.
 
-use crate::pauselog::{nearest_rank, CycleRecord, PauseLog, PauseRecord, PAUSE_KINDS};
+use crate::pauselog::{CycleRecord, PauseLog, PauseRecord, PauseStats, PAUSE_KINDS};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -232,41 +232,35 @@ pub fn cycle_body(c: &CycleRecord) -> String {
 /// The summary of a whole run, one body per line: `pauses kind=all ...`, then
 /// `pauses kind=<kind> ...` for each kind that occurred, `cycles ...`,
 /// `stalls kind=alloc ...`, `stalls kind=fault ...`, `throttles ...` and
-/// `compactions ...`.
+/// `compactions ...`. Every figure is of the whole run, from the log's whole-run
+/// statistics, not from the records its ring still holds: the percentiles are exact
+/// while the ring holds every pause ([`PauseLog::quantile_ns`]), within 0.1% after.
 pub fn summary_bodies(log: &PauseLog) -> Vec<String> {
-    let stats = |label: &str, totals: &mut Vec<u64>| {
-        totals.sort_unstable();
+    let stats = |label: &str, s: &PauseStats| {
         format!(
             "pauses kind={label} count={} total={} p50={} p99={} max={}",
-            totals.len(),
-            fmt_ms(totals.iter().sum()),
-            fmt_ms(nearest_rank(totals, 0.5)),
-            fmt_ms(nearest_rank(totals, 0.99)),
-            fmt_ms(nearest_rank(totals, 1.0)),
+            s.count(),
+            fmt_ms(s.total_ns()),
+            fmt_ms(log.kind_quantile_or_all(label, 0.5)),
+            fmt_ms(log.kind_quantile_or_all(label, 0.99)),
+            fmt_ms(s.max_ns()),
         )
     };
-    let records = log.records();
-    let mut all: Vec<u64> = records.iter().map(|r| r.total_ns).collect();
+    let all = log.pause_stats();
     let mut out = vec![format!(
         "{} ttsp_max={}",
-        stats("all", &mut all),
-        fmt_ms(records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0))
+        stats("all", all),
+        fmt_ms(all.max_ttsp_ns())
     )];
     for kind in PAUSE_KINDS {
-        let mut t: Vec<u64> = records
-            .iter()
-            .filter(|r| r.kind == kind)
-            .map(|r| r.total_ns)
-            .collect();
-        if !t.is_empty() {
-            out.push(stats(kind, &mut t));
+        if let Some(s) = log.kind_stats(kind).filter(|s| s.count() > 0) {
+            out.push(stats(kind, s));
         }
     }
-    let cycles = log.cycles();
-    let mut c = format!("cycles count={}", cycles.len());
+    let cycles = log.cycle_stats();
+    let mut c = format!("cycles count={}", cycles.count);
     for reason in ["pacer", "heap-full", "explicit", "after-bytes"] {
-        let n = cycles.iter().filter(|x| x.reason == reason).count();
-        let _ = write!(c, " {reason}={n}");
+        let _ = write!(c, " {reason}={}", cycles.reason_count(reason));
     }
     out.push(c);
     for (kind, h) in [("alloc", log.alloc_stalls()), ("fault", log.fault_stalls())] {
@@ -289,16 +283,16 @@ pub fn summary_bodies(log: &PauseLog) -> Vec<String> {
     out.push(format!(
         "throttles count={} total={} max={}",
         t.len(),
-        fmt_ms(cycles.iter().map(|c| c.throttled_ns).sum()),
+        fmt_ms(cycles.throttled_ns),
         fmt_ms(if t.is_empty() { 0 } else { t.max() }),
     ));
-    let comp = log.compactions();
+    let comp = log.compaction_stats();
     out.push(format!(
         "compactions count={} total={} max={} pages={}",
-        comp.len(),
-        fmt_ms(comp.iter().map(|c| c.0).sum()),
-        fmt_ms(comp.iter().map(|c| c.0).max().unwrap_or(0)),
-        comp.iter().map(|c| c.1 as u64).sum::<u64>(),
+        comp.count,
+        fmt_ms(comp.total_ns),
+        fmt_ms(comp.max_ns),
+        comp.pages,
     ));
     out
 }

@@ -145,7 +145,7 @@ impl Heap {
             large_forwarder: Mutex::new(None),
             safepoints: Safepoints::default(),
             globals: Mutex::new(GlobalTable::default()),
-            log: Mutex::new(PauseLog::new()),
+            log: Mutex::new(PauseLog::with_capacity(config.pause_log_capacity)),
             gclog: crate::gclog::Logger::new(config.gc_log, id, started),
             collector: Mutex::new(CollectorState::new(words, config.pretouch)),
             flipper,
@@ -211,7 +211,9 @@ impl Heap {
         &self.inner.types
     }
 
-    /// The pause log (a snapshot).
+    /// The pause log (a snapshot). Its cost is bounded by
+    /// [`HeapConfig::pause_log_capacity`]: it copies the rings (the last records of
+    /// each kind) and the whole-run statistics, however long the heap has run.
     pub fn pause_log(&self) -> PauseLog {
         self.inner.log.lock().clone()
     }
@@ -225,10 +227,14 @@ impl Heap {
     /// The GC log's summary of the heap so far, one line each (tags `gc,summary`;
     /// see docs/gc-log.md): pauses by kind (count, total, p50, p99, max), cycles by
     /// reason, allocation and fault stalls, throttling, compactions. The GC log
-    /// prints the same lines when the heap is dropped.
+    /// prints the same lines when the heap is dropped. Whole-run figures, whatever
+    /// the pause log's rings still hold.
     pub fn gc_summary(&self) -> String {
-        let log = self.inner.log.lock().clone();
-        self.inner.gclog.summary(&log).join("\n")
+        // Read under the lock, without copying the log: bounded work (at most a
+        // sort of the ring's pause totals, while it holds every pause), less than
+        // the copy it replaces.
+        let lines = self.inner.gclog.summary(&self.inner.log.lock());
+        lines.join("\n")
     }
 
     /// Bytes in use in the moving space (objects and fillers below the top).

@@ -29,7 +29,8 @@
 //!   large-object space.
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
 //! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
-//! - [`PauseLog`]: every pause, its phases and the flip.
+//! - [`PauseLog`]: the last pauses (their phases, the flip), cycles and compactions
+//!   in bounded [`Ring`]s, and whole-run statistics of all of them.
 //! - [`gclog`]: the GC log on stderr ([`GcLog`], `FLIPGC_LOG`; docs/gc-log.md).
 
 mod access;
@@ -50,6 +51,7 @@ pub mod object;
 pub mod pacer;
 mod pauselog;
 mod pin;
+mod ring;
 mod roots;
 mod safepoint;
 #[cfg(target_os = "linux")]
@@ -77,7 +79,9 @@ pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
 pub use pacer::Reason;
 pub use pauselog::{
-    nearest_rank, CycleRecord, FlipSummary, PauseLog, PauseRecord, LONG_FAULT_STALLS_KEPT,
-    LONG_FAULT_STALL_NS, PAUSE_KINDS,
+    nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,
+    PauseRecord, PauseStats, PhaseStats, SanityStats, DEFAULT_PAUSE_LOG_CAPACITY,
+    LONG_FAULT_STALLS_KEPT, LONG_FAULT_STALL_NS, PAUSE_KINDS,
 };
+pub use ring::{OwnedBytes, Ring};
 pub use roots::{Global, Handle, WeakHandle};

@@ -5,7 +5,7 @@
 
 use super::workload::Measured;
 pub use flipgc_core::nearest_rank;
-use flipgc_core::PauseRecord;
+use flipgc_core::{PauseLog, PauseRecord, PhaseStats, PAUSE_KINDS};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -67,14 +67,15 @@ pub struct RunRecord {
     /// How long pausebench waited before the run for the guest to finish reporting
     /// freed memory to the host (`--settle`; outside the wall time), ns.
     pub settle_ns: u64,
-    /// Every pause, oldest first.
+    /// Every pause, oldest first: the last `HeapConfig::pause_log_capacity` (10,000
+    /// by default) the pause log still holds; the summary's figures are of every pause.
     pub pauses: Vec<Pause>,
     /// Aggregates.
     pub summary: Summary,
     /// Pause statistics per pause kind.
     pub by_kind: BTreeMap<String, KindStats>,
     /// Every collection cycle: why it started and what the pacer saw
-    /// ([`flipgc_core::CycleRecord`]).
+    /// ([`flipgc_core::CycleRecord`]); the last `HeapConfig::pause_log_capacity`.
     pub cycles: Vec<flipgc_core::CycleRecord>,
     /// Fault stalls of 1 ms or more, `[start, length]` in ns (start on the pause
     /// log's clock, as a pause's `at_ns`): `PauseLog::long_fault_stalls`.
@@ -274,12 +275,6 @@ pub struct KindStats {
     pub max_ns: u64,
 }
 
-fn sorted_totals<'a>(pauses: impl Iterator<Item = &'a PauseRecord>) -> Vec<u64> {
-    let mut v: Vec<u64> = pauses.map(|p| p.total_ns).collect();
-    v.sort_unstable();
-    v
-}
-
 /// (p99, max) of a histogram, 0 when empty.
 fn tail(h: &Histogram<u64>) -> (u64, u64) {
     if h.is_empty() {
@@ -289,41 +284,35 @@ fn tail(h: &Histogram<u64>) -> (u64, u64) {
     }
 }
 
-/// Statistics per pause kind.
-pub fn by_kind(records: &[PauseRecord]) -> BTreeMap<String, KindStats> {
-    let mut kinds: Vec<&str> = records.iter().map(|r| r.kind).collect();
-    kinds.sort_unstable();
-    kinds.dedup();
-    kinds
-        .into_iter()
-        .map(|k| {
-            let t = sorted_totals(records.iter().filter(|r| r.kind == k));
+/// Statistics per pause kind that occurred, whole run (from the log's whole-run
+/// statistics: every pause counts, also those its ring no longer holds; the
+/// percentiles are exact while it holds them all, [`PauseLog::kind_quantile_ns`]).
+pub fn by_kind(log: &PauseLog) -> BTreeMap<String, KindStats> {
+    PAUSE_KINDS
+        .iter()
+        .filter_map(|k| {
+            let s = log.kind_stats(k).filter(|s| s.count() > 0)?;
             let stats = KindStats {
-                count: t.len(),
-                p50_ns: nearest_rank(&t, 0.5),
-                p99_ns: nearest_rank(&t, 0.99),
-                max_ns: nearest_rank(&t, 1.0),
+                count: s.count() as usize,
+                p50_ns: log.kind_quantile_ns(k, 0.5),
+                p99_ns: log.kind_quantile_ns(k, 0.99),
+                max_ns: s.max_ns(),
             };
-            (k.to_string(), stats)
+            Some((k.to_string(), stats))
         })
         .collect()
 }
 
-/// The phase with the longest single occurrence (ties: the larger total).
-pub fn largest_phase(records: &[PauseRecord]) -> Option<LargestPhase> {
-    let mut phases: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    for (name, ns) in records.iter().flat_map(|r| r.phases.iter()) {
-        let e = phases.entry(name).or_default();
-        e.0 = e.0.max(*ns);
-        e.1 += ns;
-    }
+/// The phase with the longest single occurrence (ties: the larger total), from the
+/// log's whole-run statistics per phase ([`PauseLog::phase_stats`]).
+pub fn largest_phase(phases: &BTreeMap<&'static str, PhaseStats>) -> Option<LargestPhase> {
     phases
-        .into_iter()
-        .max_by_key(|(_, (max, total))| (*max, *total))
-        .map(|(name, (max_ns, total_ns))| LargestPhase {
+        .iter()
+        .max_by_key(|(_, p)| (p.max_ns, p.total_ns))
+        .map(|(name, p)| LargestPhase {
             name: name.to_string(),
-            max_ns,
-            total_ns,
+            max_ns: p.max_ns,
+            total_ns: p.total_ns,
         })
 }
 
@@ -337,12 +326,15 @@ impl RunRecord {
         params: serde_json::Value,
         m: &Measured,
     ) -> RunRecord {
-        let records = m.log.records();
-        let totals = sorted_totals(records.iter());
+        // The exact records the log still holds (the last `pause_log_capacity`):
+        // for the per-pause list, the timeline and the machine overlaps. Every count,
+        // total and percentile below is whole-run, from the log's statistics.
+        let records = m.log.records().to_vec();
+        let stats = m.log.pause_stats();
         let (alloc_p99, alloc_max) = tail(m.log.alloc_stalls());
         let (fault_p99, fault_max) = tail(m.log.fault_stalls());
         let (throttle_p99, throttle_max) = tail(m.log.throttles());
-        let cycles = m.log.cycles();
+        let cycles = m.log.cycle_stats();
         let windows: Vec<(u64, u64)> = records
             .iter()
             .map(|r| (r.at_ns.saturating_sub(r.ttsp_ns), r.total_ns))
@@ -365,11 +357,11 @@ impl RunRecord {
         };
         let summary = Summary {
             collections: m.log.collections(),
-            pauses: records.len(),
-            p50_pause_ns: nearest_rank(&totals, 0.5),
-            p99_pause_ns: nearest_rank(&totals, 0.99),
-            max_pause_ns: nearest_rank(&totals, 1.0),
-            max_ttsp_ns: records.iter().map(|r| r.ttsp_ns).max().unwrap_or(0),
+            pauses: stats.count() as usize,
+            p50_pause_ns: m.log.quantile_ns(0.5),
+            p99_pause_ns: m.log.quantile_ns(0.99),
+            max_pause_ns: stats.max_ns(),
+            max_ttsp_ns: stats.max_ttsp_ns(),
             hiccup_samples: h.len(),
             hiccup_p50_ns: hq(0.5),
             hiccup_p99_ns: hq(0.99),
@@ -388,8 +380,8 @@ impl RunRecord {
             throttles: m.log.throttles().len(),
             throttle_p99_ns: throttle_p99,
             throttle_max_ns: throttle_max,
-            throttle_total_ns: cycles.iter().map(|c| c.throttled_ns).sum(),
-            paced_cycles: cycles.iter().filter(|c| c.reason == "pacer").count(),
+            throttle_total_ns: cycles.throttled_ns,
+            paced_cycles: cycles.reason_count("pacer") as usize,
             peak_rss_bytes: m.peak_rss.unwrap_or(0),
             machine_hiccup_p99_ns: machine_p99,
             machine_hiccup_max_ns: machine_max,
@@ -399,21 +391,21 @@ impl RunRecord {
             fault_stalls_over_1ms_machine: faults_over_1ms_machine,
             steal_ns: m.steal_ns.unwrap_or(0),
             others_cpu_ns: m.others_cpu_ns.unwrap_or(0),
-            largest_phase: largest_phase(records),
+            largest_phase: largest_phase(m.log.phase_stats()),
         };
         RunRecord {
             workload,
             heap_bytes,
             mode,
-            fault_mode: fault_mode_name(m.log.compaction_fault_modes()).to_string(),
+            fault_mode: fault_mode_name(m.log.compaction_stats()).to_string(),
             repeat,
             params,
             wall_ns: m.wall.as_nanos() as u64,
             settle_ns: 0,
             pauses: records.iter().map(Pause::from).collect(),
             summary,
-            by_kind: by_kind(records),
-            cycles: cycles.to_vec(),
+            by_kind: by_kind(&m.log),
+            cycles: m.log.cycles().to_vec(),
             long_fault_stalls: m.log.long_fault_stalls().to_vec(),
             machine_stalls: m
                 .machine_samples
@@ -421,17 +413,15 @@ impl RunRecord {
                 .copied()
                 .filter(|&(_, late)| late >= 1_000_000)
                 .collect(),
-            timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, records),
+            timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, &records),
         }
     }
 }
 
-/// `"sigbus"`, `"server"`, `"mixed"` or `"none"`: who served the faults of these
-/// compactions.
-pub fn fault_mode_name(modes: &[flipgc_core::FaultMode]) -> &'static str {
-    let sigbus = modes.contains(&flipgc_core::FaultMode::Sigbus);
-    let server = modes.contains(&flipgc_core::FaultMode::Server);
-    match (sigbus, server) {
+/// `"sigbus"`, `"server"`, `"mixed"` or `"none"`: who served the faults of a run's
+/// compactions (all of them: whole-run counts).
+pub fn fault_mode_name(c: flipgc_core::CompactionStats) -> &'static str {
+    match (c.sigbus > 0, c.server > 0) {
         (true, true) => "mixed",
         (true, false) => "sigbus",
         (false, true) => "server",
@@ -513,19 +503,23 @@ mod tests {
         assert_eq!(nearest_rank(&[1, 2, 3, 4], 0.99), 4);
         let r = [
             rec("full", 100, vec![("mark", 60), ("flip", 40)]),
-            rec("mark", 30, vec![("mark", 30)]),
+            rec("mark-start", 30, vec![("mark", 30)]),
             rec("full", 300, vec![("mark", 50), ("flip", 250)]),
         ];
-        let k = by_kind(&r);
-        assert_eq!(k.keys().collect::<Vec<_>>(), ["full", "mark"]);
+        let mut log = PauseLog::new();
+        for p in &r {
+            log.record(p.clone());
+        }
+        let k = by_kind(&log);
+        assert_eq!(k.keys().collect::<Vec<_>>(), ["full", "mark-start"]);
         assert_eq!(
             (k["full"].count, k["full"].p50_ns, k["full"].max_ns),
             (2, 100, 300)
         );
-        assert_eq!(k["mark"].p99_ns, 30);
-        let p = largest_phase(&r).unwrap();
+        assert_eq!(k["mark-start"].p99_ns, 30);
+        let p = largest_phase(log.phase_stats()).unwrap();
         assert_eq!((p.name.as_str(), p.max_ns, p.total_ns), ("flip", 250, 290));
-        assert_eq!(largest_phase(&[]), None);
+        assert_eq!(largest_phase(PauseLog::new().phase_stats()), None);
         let j = serde_json::to_value(Pause::from(&r[0])).unwrap();
         for key in PAUSE_KEYS {
             assert!(j.get(key).is_some(), "{key}: {j}");

@@ -256,8 +256,9 @@ fn timeline(area: &Area<'_>, run: &RunRecord) -> Result<(), String> {
     let cap_mib = run.heap_bytes as f64 / (1u64 << 20) as f64;
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
 
-    let pauses = run.pauses.len();
-    let max_pause = run.pauses.iter().map(|p| p.total_ns).max().unwrap_or(0);
+    // Whole-run figures (the pause list holds the last pauses the log kept).
+    let pauses = run.summary.pauses;
+    let max_pause = run.summary.max_pause_ns;
     let caption = format!(
         "{}: {pauses} pauses, longest {:.3} ms; wall {:.2} s",
         timeline_title(run),

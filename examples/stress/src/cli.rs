@@ -125,7 +125,7 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
     println!(
         "GC: {} collections, {} pauses (flip {}, {}), pause p50 {} us, p99 {} us, max {} us",
         log.collections(),
-        log.records().len(),
+        log.pause_stats().count(),
         heap.config().flip.name(),
         if !heap.config().concurrent_marking {
             "one-pause cycles"
@@ -140,13 +140,12 @@ pub fn finish<S: std::fmt::Display + serde::Serialize>(
     );
     if heap.concurrent_compaction() {
         let stalls = log.fault_stalls();
-        let modes = log.compaction_fault_modes();
-        let n = |m| modes.iter().filter(|x| **x == m).count();
+        let modes = log.compaction_stats();
         println!(
             "fault stalls: {} (compactions: {} sigbus, {} server), p50 {} us, p99 {} us, max {} us{}",
             stalls.len(),
-            n(FaultMode::Sigbus),
-            n(FaultMode::Server),
+            modes.sigbus,
+            modes.server,
             stalls.value_at_quantile(0.5) / 1000,
             stalls.value_at_quantile(0.99) / 1000,
             stalls.max() / 1000,

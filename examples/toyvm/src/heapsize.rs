@@ -57,15 +57,14 @@ fn size(bytes: u64) -> String {
 /// maximum, and the process's resident memory.
 pub fn heap_summary(heap: &Heap) -> String {
     let log = heap.pause_log();
-    let cycles = log.cycles();
+    // Whole-run figures from the log's statistics; the newest cycle from its ring.
+    let cycles = log.cycle_stats();
     let cap = heap.config().capacity as u64;
-    let last_live = cycles.last().map_or(0, |c| c.live_bytes);
-    let peak_live = cycles.iter().map(|c| c.live_bytes).max().unwrap_or(0);
+    let last_live = log.cycles().last().map_or(0, |c| c.live_bytes);
+    let peak_live = cycles.max_live_bytes;
     let peak_use = cycles
-        .iter()
-        .map(|c| cap.saturating_sub(c.min_free))
-        .max()
-        .unwrap_or(0);
+        .least_min_free
+        .map_or(0, |free| cap.saturating_sub(free));
     let in_use = (heap.used_bytes() + heap.large_object_bytes()) as u64;
     let kind = if heap.config().sizing.is_some() {
         "growable"
@@ -75,7 +74,7 @@ pub fn heap_summary(heap: &Heap) -> String {
     let rss = resident_memory().map_or_else(|| "unknown".into(), size);
     format!(
         "heap: {} cycles, live {} (peak {}), in use {} (peak {}), soft limit {}, maximum {} ({kind}), rss {rss}",
-        cycles.len(),
+        cycles.count,
         size(last_live),
         size(peak_live),
         size(in_use),

@@ -65,13 +65,14 @@ pub fn init_tracing() {
         .try_init();
 }
 
-/// A one-line summary of a heap's pauses: count, total, median, p99 and max.
+/// A one-line summary of a heap's pauses: count, total, median, p99 and max, of
+/// the whole run (the log's whole-run statistics, not the records its ring holds).
 /// (`(gc-stats)` and `toyvm --gc-stats` print the GC log's fuller summary,
 /// [`flipgc_core::Heap::gc_summary`].)
 pub fn pause_summary(log: &PauseLog) -> String {
     let ms = |ns: u64| ns as f64 / 1e6;
-    let n = log.records().len();
-    let total: u64 = log.records().iter().map(|r| r.total_ns).sum();
+    let n = log.pause_stats().count();
+    let total = log.pause_stats().total_ns();
     format!(
         "gc: {n} pauses, total {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         ms(total),

@@ -135,8 +135,12 @@ pub struct MarkStarted {
 /// the cycle).
 pub struct Opening {
     started: Instant,
-    first_pause: usize,
-    first_compaction: usize,
+    /// Sequence numbers in the pause log of the cycle's first pause and first
+    /// compaction (the records ever made before them: not indices into the log's
+    /// rings, which let old records go), and the pause time recorded before it.
+    first_pause: u64,
+    first_compaction: u64,
+    pause_ns_before: u64,
     free_at_start: usize,
     allocated_at_start: u64,
     rate: f64,
@@ -149,9 +153,13 @@ impl Opening {
     pub fn take(inner: &HeapInner, n: u64) -> Opening {
         let started = Instant::now();
         inner.gclog.set_cycle(n);
-        let (first_pause, first_compaction) = {
+        let (first_pause, first_compaction, pause_ns_before) = {
             let log = inner.log.lock();
-            (log.records().len(), log.compactions().len())
+            (
+                log.records().total(),
+                log.compactions().total(),
+                log.pause_stats().total_ns(),
+            )
         };
         let (free_at_start, allocated_at_start) = {
             let mut space = inner.space.lock();
@@ -162,6 +170,7 @@ impl Opening {
             started,
             first_pause,
             first_compaction,
+            pause_ns_before,
             free_at_start,
             allocated_at_start,
             rate: inner.pacer.estimates().rate,
@@ -183,6 +192,7 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         started,
         first_pause,
         first_compaction,
+        pause_ns_before,
         free_at_start,
         allocated_at_start,
         rate,
@@ -203,25 +213,18 @@ pub fn run_cycle(inner: &Arc<HeapInner>, c: CycleStart) {
         .cycle(to_flip.as_nanos() as u64, out.live_bytes, allocated);
     let since = |t: Instant| (t - inner.started).as_nanos() as u64;
     let mut log = inner.log.lock();
-    let pauses = &log.records()[first_pause.min(log.records().len())..];
+    // The cycle's pauses, from the log's whole-run counters (the pause records
+    // themselves may have left the ring already, with a small capacity).
+    let pause_count = (log.records().total() - first_pause) as u32;
+    let pause_ns = log.pause_stats().total_ns() - pause_ns_before;
     // The pause that moved the heap: the flip pause, or the one pause.
-    let moving = pauses
-        .iter()
-        .rev()
-        .find(|p| p.kind == "flip" || p.kind == "full");
-    let concurrent = log.compactions().get(first_compaction).copied();
-    let in_pause = moving
-        .and_then(|p| p.phases.iter().find(|(name, _)| *name == "compact"))
-        .map_or(0, |(_, ns)| *ns);
-    let (pause_count, pause_ns) = (pauses.len() as u32, pauses.iter().map(|p| p.total_ns).sum());
-    let (moved_bytes, large_object_bytes, flip_strategy, flip_level) =
-        moving.map_or((0, 0, "none", "none"), |p| {
-            (
-                p.live_bytes,
-                p.large_object_bytes,
-                p.flip.strategy,
-                p.flip.level,
-            )
+    let moving = log.moving_pause_since(first_pause);
+    // The newest compaction record: the ring always holds it (capacity >= 1).
+    let concurrent = log.compactions().by_seq(first_compaction).copied();
+    let in_pause = moving.map_or(0, |p| p.compact_ns);
+    let (moved_bytes, large_object_bytes, flip_strategy, flip_level) = moving
+        .map_or((0, 0, "none", "none"), |p| {
+            (p.live_bytes, p.large_object_bytes, p.strategy, p.level)
         });
     let (fault, alloc) = log.take_stall_window();
     let record = CycleRecord {

@@ -117,15 +117,9 @@ impl<'a> Pause<'a> {
         let round = {
             let mut log = self.inner.log.lock();
             log.record(record);
-            // A mark-end pause's round: the mark-end pauses of this cycle so far.
-            (self.kind == "mark-end").then(|| {
-                log.records()
-                    .iter()
-                    .rev()
-                    .take_while(|r| r.cycle == cycle)
-                    .filter(|r| r.kind == "mark-end")
-                    .count()
-            })
+            // A mark-end pause's round: the mark-end pauses of this cycle so far
+            // (counted by the log as they come, not read back from its ring).
+            (self.kind == "mark-end").then(|| log.mark_end_round(cycle))
         };
         let Pause {
             inner,

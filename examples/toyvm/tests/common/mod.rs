@@ -75,8 +75,8 @@ pub fn run_config(src: &str, mut cfg: HeapConfig) -> Outcome {
     Outcome {
         result,
         output: cap.text(),
-        pauses: log.records().len(),
-        peak_live: log.cycles().iter().map(|c| c.live_bytes).max().unwrap_or(0),
+        pauses: log.pause_stats().count() as usize,
+        peak_live: log.cycle_stats().max_live_bytes,
         fault_modes: log.compaction_fault_modes().to_vec(),
     }
 }
