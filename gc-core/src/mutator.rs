@@ -409,7 +409,12 @@ impl Mutator {
     /// Records an allocation stall (a slow path that waited for a collection).
     fn stalled(&self, since: std::time::Instant) {
         let ns = since.elapsed().as_nanos() as u64;
-        self.heap.inner.log.lock().record_alloc_stall(ns);
+        let at = since.saturating_duration_since(self.heap.inner.started);
+        self.heap
+            .inner
+            .log
+            .lock()
+            .record_alloc_stall(at.as_nanos() as u64, ns);
     }
 
     #[cold]

@@ -461,6 +461,7 @@ pub struct PauseLog {
     compaction_stats: CompactionStats,
     fault_stalls_lost: u64,
     long_fault_stalls: Vec<(u64, u64)>,
+    long_alloc_stalls: Vec<(u64, u64)>,
     sanity: Ring<crate::collect::sanity::SanityReport>,
     sanity_stats: SanityStats,
     cycles: Ring<CycleRecord>,
@@ -500,6 +501,7 @@ impl PauseLog {
             compaction_stats: CompactionStats::default(),
             fault_stalls_lost: 0,
             long_fault_stalls: Vec::new(),
+            long_alloc_stalls: Vec::new(),
             sanity: Ring::new(capacity),
             sanity_stats: SanityStats::default(),
             cycles: Ring::new(capacity),
@@ -566,9 +568,22 @@ impl PauseLog {
     /// Records an allocation stall: an allocation slow path that waited for a
     /// collection (its own or another thread's), from entering the slow path until
     /// it had memory (or gave up), in ns.
-    pub fn record_alloc_stall(&mut self, ns: u64) {
+    /// `at_ns` is when it began, on the heap's clock (as [`PauseRecord::at_ns`]);
+    /// the log keeps it for stalls of at least [`LONG_FAULT_STALL_NS`]
+    /// ([`PauseLog::long_alloc_stalls`]).
+    pub fn record_alloc_stall(&mut self, at_ns: u64, ns: u64) {
         self.window.1.add(ns);
         self.alloc_stalls.saturating_record(ns.max(1));
+        if ns >= LONG_FAULT_STALL_NS && self.long_alloc_stalls.len() < LONG_FAULT_STALLS_KEPT {
+            self.long_alloc_stalls.push((at_ns, ns));
+        }
+    }
+
+    /// Allocation stalls of at least [`LONG_FAULT_STALL_NS`], `(start, length)` in
+    /// ns (start on the heap's clock), oldest first; the first
+    /// [`LONG_FAULT_STALLS_KEPT`] of them.
+    pub fn long_alloc_stalls(&self) -> &[(u64, u64)] {
+        &self.long_alloc_stalls
     }
 
     /// Records a fault stall: a mutator waiting for a page to be filled during
@@ -801,6 +816,7 @@ impl PauseLog {
             + self.compaction_modes.footprint_bytes()
             + self.sanity.footprint_bytes()
             + self.long_fault_stalls.capacity() * std::mem::size_of::<(u64, u64)>()
+            + self.long_alloc_stalls.capacity() * std::mem::size_of::<(u64, u64)>()
     }
 
     fn by_kind(&self) -> serde_json::Value {
@@ -923,8 +939,8 @@ mod tests {
     #[test]
     fn stalls_have_their_own_histograms() {
         let mut log = PauseLog::new();
-        log.record_alloc_stall(1_000);
-        log.record_alloc_stall(50_000);
+        log.record_alloc_stall(0, 1_000);
+        log.record_alloc_stall(10, 50_000);
         log.record_fault_stall(0, 7_000);
         let (fault, alloc) = log.take_stall_window();
         assert_eq!((fault.count, fault.max_ns), (1, 7_000));

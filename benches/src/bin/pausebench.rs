@@ -134,6 +134,12 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
         "long pauses and the machine (us; steal and others in ms; the machine meter is a plain thread, not a mutator)"
     );
     print!("{}", table::long_pauses_table(&doc.runs));
+    let outliers = table::outliers_table(&doc.runs);
+    if !outliers.is_empty() {
+        println!();
+        println!("pauses and stalls of 1 ms or more, each with its cause (docs/pausebench.md)");
+        print!("{outliers}");
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;

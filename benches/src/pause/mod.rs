@@ -9,12 +9,14 @@
 //! - [`hiccup`]: the hiccup meter, a mutator thread measuring how late it wakes.
 //! - [`rss`]: peak resident memory (`VmHWM`) and its reset.
 //! - [`record`]: one run's measurements and the JSON document.
+//! - [`outliers`]: the cause of every pause and stall of 1 ms or more.
 //! - [`table`]: the printed tables (reusable row formatting).
 //! - [`svg`]: the pause-distribution plot.
 
 pub mod cli;
 pub mod hiccup;
 pub mod mode;
+pub mod outliers;
 pub mod record;
 pub mod rss;
 pub mod svg;

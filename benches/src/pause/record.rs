@@ -83,6 +83,12 @@ pub struct RunRecord {
     /// The machine meter's wake-ups that came 1 ms or more late, `[due, late]` in ns
     /// (due on the pause log's clock): when the machine held a plain thread up.
     pub machine_stalls: Vec<(u64, u64)>,
+    /// Allocation stalls of 1 ms or more, `[start, length]` in ns:
+    /// `PauseLog::long_alloc_stalls`.
+    pub long_alloc_stalls: Vec<(u64, u64)>,
+    /// Every pause, fault stall and allocation stall of 1 ms or more, with its
+    /// cause (`outliers.rs`), oldest first.
+    pub outliers: Vec<super::outliers::Outlier>,
     /// What the timeline plot draws besides pauses and cycles (not in the JSON).
     #[serde(skip)]
     pub timeline: Timeline,
@@ -393,6 +399,19 @@ impl RunRecord {
             others_cpu_ns: m.others_cpu_ns.unwrap_or(0),
             largest_phase: largest_phase(m.log.phase_stats()),
         };
+        let pauses: Vec<Pause> = records.iter().map(Pause::from).collect();
+        let machine_stalls: Vec<(u64, u64)> = m
+            .machine_samples
+            .iter()
+            .copied()
+            .filter(|&(_, late)| late >= 1_000_000)
+            .collect();
+        let outliers = super::outliers::attribute(
+            &pauses,
+            m.log.long_fault_stalls(),
+            m.log.long_alloc_stalls(),
+            &machine_stalls,
+        );
         RunRecord {
             workload,
             heap_bytes,
@@ -402,17 +421,14 @@ impl RunRecord {
             params,
             wall_ns: m.wall.as_nanos() as u64,
             settle_ns: 0,
-            pauses: records.iter().map(Pause::from).collect(),
+            pauses,
             summary,
             by_kind: by_kind(&m.log),
             cycles: m.log.cycles().to_vec(),
             long_fault_stalls: m.log.long_fault_stalls().to_vec(),
-            machine_stalls: m
-                .machine_samples
-                .iter()
-                .copied()
-                .filter(|&(_, late)| late >= 1_000_000)
-                .collect(),
+            machine_stalls,
+            long_alloc_stalls: m.log.long_alloc_stalls().to_vec(),
+            outliers,
             timeline: Timeline::new(&m.hiccup_samples, &m.heap_used, &records),
         }
     }

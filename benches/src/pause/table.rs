@@ -200,6 +200,37 @@ pub fn long_pauses_table(runs: &[RunRecord]) -> String {
     render(&LONG_HEADER, &rows)
 }
 
+/// The outliers table: every pause and stall of 1 ms or more, with its cause
+/// (`outliers.rs`), one row each; empty when there is none.
+pub fn outliers_table(runs: &[RunRecord]) -> String {
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .flat_map(|r| {
+            r.outliers.iter().map(move |o| {
+                vec![
+                    r.workload.clone(),
+                    fmt_bytes(r.heap_bytes),
+                    r.mode.clone(),
+                    o.what.clone(),
+                    format!("{:.3}", o.at_ns as f64 / 1e9),
+                    us(o.ns),
+                    o.cause.clone(),
+                    o.evidence.clone(),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    render(
+        &[
+            "workload", "heap", "mode", "what", "at (s)", "us", "cause", "evidence",
+        ],
+        &rows,
+    )
+}
+
 /// The pauses-by-kind table.
 pub fn kinds_table(runs: &[RunRecord]) -> String {
     let rows: Vec<Vec<String>> = runs.iter().flat_map(kind_cells).collect();
