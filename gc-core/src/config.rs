@@ -10,6 +10,7 @@ pub const MAX_ROUNDED_PUD: usize = 1 << 30;
 
 /// How the collection pause moves the heap to from-space.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FlipMode {
     /// `mremap` at the best level the reservation's alignment gives; copy if the
     /// kernel cannot.
@@ -51,6 +52,7 @@ impl FlipMode {
 
 /// Who fills a page a mutator touches during concurrent compaction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FaultMode {
     /// `Sigbus` where the kernel has `UFFD_FEATURE_SIGBUS` (and the handler could be
     /// installed), else `Server`.
@@ -108,6 +110,7 @@ impl std::fmt::Debug for FillHook {
 
 /// When a collection starts (besides an explicit request).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GcTrigger {
     /// When an allocation does not fit in the moving space.
     #[default]
