@@ -11,6 +11,7 @@ use std::time::Instant;
 
 /// Which strategy to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StrategyChoice {
     /// `mremap` where the host has it, else copy.
     #[default]

@@ -5,6 +5,7 @@ use flipgc_heap::HeapError;
 
 /// An error from planning or performing a flip.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FlipError {
     /// A flip of zero bytes was requested.
     #[error("flip length is zero")]

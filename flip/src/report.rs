@@ -6,6 +6,7 @@ use std::time::Duration;
 
 /// How the bytes were moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Strategy {
     /// `mremap(MAYMOVE|FIXED)`: page-table entries were moved, no byte copied.
     Mremap {
@@ -32,6 +33,7 @@ impl Strategy {
 
 /// What the source range holds after a flip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SourceState {
     /// Still mapped (`MREMAP_DONTUNMAP`) and empty: reads as zeros, ready for userfaultfd.
     KeptEmpty,
@@ -43,6 +45,7 @@ pub enum SourceState {
 
 /// One planned part as reported: `bytes` moved at `level`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PartReport {
     /// The level the addresses allowed.
     pub level: Level,
@@ -52,6 +55,7 @@ pub struct PartReport {
 
 /// The record of one flip.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct FlipReport {
     /// How the bytes moved (after any fallback).
     pub strategy: Strategy,

@@ -10,6 +10,7 @@ pub const MAX_ROUNDED_PUD: usize = 1 << 30;
 
 /// How the collection pause moves the heap to from-space.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FlipMode {
     /// `mremap` at the best level the reservation's alignment gives; copy if the
     /// kernel cannot.
@@ -51,6 +52,7 @@ impl FlipMode {
 
 /// Who fills a page a mutator touches during concurrent compaction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FaultMode {
     /// `Sigbus` where the kernel has `UFFD_FEATURE_SIGBUS` (and the handler could be
     /// installed), else `Server`.
@@ -95,11 +97,14 @@ impl FaultMode {
 /// that run (waiting there holds back the background fill, claiming nothing), and
 /// with `true` for each page of the run right after it has claimed it, before it
 /// fills it (`[start, end)` is that one page; waiting there holds it, and the pages
-/// of the run claimed before it, in the `FILLING` state).
+/// of the run claimed before it, in the `FILLING` state). Only with the feature
+/// `test-seams` (this crate's own tests).
+#[cfg(feature = "test-seams")]
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct FillHook(pub std::sync::Arc<dyn Fn(usize, usize, bool) + Send + Sync>);
 
+#[cfg(feature = "test-seams")]
 impl std::fmt::Debug for FillHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("FillHook(..)")
@@ -108,6 +113,7 @@ impl std::fmt::Debug for FillHook {
 
 /// When a collection starts (besides an explicit request).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GcTrigger {
     /// When an allocation does not fit in the moving space.
     #[default]
@@ -275,7 +281,8 @@ pub struct HeapConfig {
     /// thread itself in a `SIGBUS` handler, or a fault-serving thread (see
     /// [`FaultMode`]). Background workers fill pages in address order either way.
     pub fault_mode: FaultMode,
-    /// Test-only: see [`FillHook`].
+    /// Test-only (feature `test-seams`): see `FillHook`.
+    #[cfg(feature = "test-seams")]
     #[doc(hidden)]
     pub fill_hook: Option<FillHook>,
     /// How many exact records of each kind the pause log keeps
@@ -374,6 +381,7 @@ impl HeapConfig {
             sizing: None,
             gc_log: crate::gclog::GcLog::OFF,
             fault_mode: FaultMode::Auto,
+            #[cfg(feature = "test-seams")]
             fill_hook: None,
             pause_log_capacity: crate::pauselog::DEFAULT_PAUSE_LOG_CAPACITY,
         }

@@ -21,6 +21,7 @@ pub struct GcError(Box<GcErrorKind>);
 
 /// What a [`GcError`] reports.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GcErrorKind {
     /// An allocation could not be satisfied even after a full collection. The heap
     /// is still usable: drop roots and try again.

@@ -273,7 +273,8 @@ impl Heap {
     /// no object, or to one a collection is moving; during a concurrent compaction the
     /// read may fault on a page not yet filled, which is then filled (by this thread
     /// in SIGBUS mode). For tests of faults on threads that are not mutators, or
-    /// inside `Mutator::blocking`.
+    /// inside `Mutator::blocking`. Only with the feature `test-seams`.
+    #[cfg(feature = "test-seams")]
     #[doc(hidden)]
     pub fn peek_word(&self, addr: usize) -> Option<u64> {
         let i = &self.inner;

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a failure is injected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InjectPoint {
     /// The flip's `mremap` fails (every other cycle): the flip engine copies, and the
     /// flip pause compacts in place. Same graph.

@@ -64,6 +64,7 @@ mod sync;
 pub use access::RefReader;
 pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
+#[cfg(feature = "test-seams")]
 #[doc(hidden)]
 pub use config::FillHook;
 pub use config::{

@@ -54,6 +54,7 @@ pub const MAX_THROTTLE_NS: u64 = 500_000;
 /// Why a cycle started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Reason {
     /// The pacer: free memory fell to the trigger.
     Pacer,
@@ -93,6 +94,7 @@ pub struct Pacer {
 
 /// The moving averages.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Estimates {
     /// Allocation rate, bytes per ns.
     pub rate: f64,
@@ -196,6 +198,7 @@ pub fn throttle_ns(free: usize, trigger: usize) -> u64 {
 
 /// Where in a cycle an allocation-buffer refill happens, for throttling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CyclePart {
     /// No cycle requested or under way: no throttling (the trigger starts one).
     Idle,

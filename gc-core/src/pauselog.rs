@@ -116,6 +116,7 @@ fn phases_as_map<S: serde::Serializer>(
 
 /// One collection cycle: why it started, and what the pacer saw.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct CycleRecord {
     /// Its number (from 1).
     pub n: u64,

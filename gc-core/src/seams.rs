@@ -5,6 +5,11 @@
 //!
 //! - [`set_after_parked_check`]: runs inside `Mutator::verify`, after the check
 //!   for parked extents and before the heap walk (`collect/verify.rs`).
+//!
+//! The feature also turns on two hidden items outside this module:
+//! `HeapConfig::fill_hook` (with the type `FillHook`), called by a concurrent
+//! compaction's background worker around each page it claims, and
+//! `Heap::peek_word`, a read of the moving space without a mutator.
 
 use std::sync::Mutex;
 

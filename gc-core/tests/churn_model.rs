@@ -391,6 +391,7 @@ fn run(
                 .flip_level()
                 .expect("a moving flip")
                 .name(),
+            other => panic!("no expected level for flip mode {other:?}"),
         };
         prop_assert_eq!(r.flip.level, want);
         let in_pause = r.phases.iter().any(|(n, _)| *n == "compact");
@@ -486,6 +487,7 @@ fn check_with(p: Path) {
             FaultMode::Auto => "",
             FaultMode::Sigbus => " (faults: sigbus)",
             FaultMode::Server => " (faults: server)",
+            _ => " (faults: other)",
         },
         match (marking, concurrent) {
             (false, _) => " one-pause",

@@ -897,6 +897,7 @@ fn body(mode: FlipMode, seed: u64, ctx: &Ctx) {
             cfg.flip = mode;
             cfg.flip_level().expect("a moving flip").name()
         }
+        other => panic!("no expected level for flip mode {other:?}"),
     };
     for r in records
         .iter()

@@ -78,6 +78,7 @@ impl Userfaultfd {
 
 /// What the running host offers. Obtain with [`Capabilities::probe`].
 #[derive(Clone, Debug, serde::Serialize)]
+#[non_exhaustive]
 pub struct Capabilities {
     /// `uname -s -r`, e.g. `"Linux 6.18.0"`.
     pub kernel: String,

@@ -5,6 +5,7 @@ use std::io;
 
 /// An error from the heap layer.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeapError {
     /// A system call failed.
     #[error("{op} failed (addr {addr:#x}, len {len} bytes): {source}")]

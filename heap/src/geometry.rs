@@ -12,6 +12,7 @@ use std::fmt;
 
 /// The CPU architecture whose page-table layout applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Arch {
     /// x86_64 with 4 KiB pages: PMD 2 MiB, PUD 1 GiB.
     X86_64,
@@ -84,6 +85,7 @@ impl fmt::Display for Level {
 /// Bytes mapped by one entry at each level. `pmd`/`pud` are `None` where the
 /// architecture (or our knowledge of it) offers no such move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Geometry {
     /// The architecture this geometry describes.
     pub arch: Arch,

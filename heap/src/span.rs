@@ -28,6 +28,7 @@ pub enum Thp {
 
 /// How [`Span::populate`] populated the range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PopulateMethod {
     /// One `MADV_POPULATE_WRITE` call (Linux 5.14+).
     Madvise,

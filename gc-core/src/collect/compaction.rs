@@ -583,7 +583,9 @@ impl Compaction {
         mut produce: impl FnMut(usize, usize),
         mut install: impl FnMut(usize, usize),
     ) {
+        #[cfg(feature = "test-seams")]
         let at = |p: usize| self.layout.base + p * self.page_bytes();
+        #[cfg(feature = "test-seams")]
         if let Some(hook) = &self.inner.config.fill_hook {
             (hook.0)(at(start), at(end), false);
         }
@@ -595,6 +597,7 @@ impl Compaction {
             }
             let first = p;
             loop {
+                #[cfg(feature = "test-seams")]
                 if let Some(hook) = &self.inner.config.fill_hook {
                     (hook.0)(at(p), at(p + 1), true);
                 }

@@ -21,6 +21,7 @@ use std::collections::HashSet;
 
 /// What one re-trace found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct SanityReport {
     /// Objects reached (moving space below the boundary, and large objects).
     pub reached: u64,

@@ -15,6 +15,7 @@ use crate::safepoint::Stopped;
 
 /// What a verification walked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct VerifyReport {
     /// Moving-space objects (fillers excluded).
     pub objects: usize,

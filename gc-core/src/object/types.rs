@@ -36,6 +36,7 @@ pub const FILLER: TypeId = TypeId(1);
 
 /// The shape of a type's objects.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TypeKind {
     /// `fields` payload words; those listed in `refs` (sorted, unique) are references,
     /// and those in `weak` (sorted, unique, disjoint from `refs`, below 64) are weak
@@ -57,6 +58,7 @@ pub enum TypeKind {
 
 /// A registered type.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TypeInfo {
     /// Name, for errors and the verifier.
     pub name: String,

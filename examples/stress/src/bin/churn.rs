@@ -78,10 +78,11 @@ fn main() -> ExitCode {
             // Only the fault server can panic: run it.
             FaultMode::Auto => config.fault_mode = FaultMode::Server,
             FaultMode::Server => {}
-            FaultMode::Sigbus => {
+            // Sigbus, and any mode added later: no fault server to panic.
+            other => {
                 eprintln!(
-                    "churn: --inject server-panic needs the fault server, and --fault-mode sigbus \
-                     has none: use --fault-mode server or auto"
+                    "churn: --inject server-panic needs the fault server, and --fault-mode \
+                     {other:?} has none: use --fault-mode server or auto"
                 );
                 return ExitCode::from(2);
             }
