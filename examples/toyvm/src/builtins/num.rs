@@ -26,7 +26,13 @@ fn arith(
     float: fn(f64, f64) -> f64,
 ) -> Result<(), VmError> {
     let (mut acc, start) = match (who, argc) {
-        ("-", 1) => (Num::Int(0), 0),
+        // Negation (not 0 - x: that would make (- 0.0) 0.0, not -0.0).
+        ("-", 1) => {
+            return match vm.num(base, who)? {
+                Num::Int(i) => vm.push_int(i.checked_neg().ok_or_else(|| overflow(who))?),
+                Num::Float(f) => vm.push_float(-f),
+            };
+        }
         ("-", _) => (vm.num(base, who)?, 1),
         _ => (Num::Int(unit), 0),
     };
