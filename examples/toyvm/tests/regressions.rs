@@ -179,3 +179,32 @@ fn map_and_for_each_refuse_improper_lists() {
     assert!(out.result.is_err());
     assert_eq!(out.output, "");
 }
+
+/// `(max +nan.0 0.5)` gave 0.5 but `(max 0.5 +nan.0)` gave +nan.0 (and `min`
+/// the other way round): a NaN argument now makes the result NaN in any place.
+#[test]
+fn min_and_max_propagate_nan_in_any_place() {
+    for src in [
+        "(max +nan.0 0.5)",
+        "(max 0.5 +nan.0)",
+        "(min +nan.0 1 2)",
+        "(min 1 2 +nan.0)",
+    ] {
+        assert_eq!(output_of(&format!("(write {src})")), "+nan.0", "{src}");
+    }
+    assert_eq!(output_of("(write (max 1 2.0))"), "2.0");
+}
+
+/// `(+ -0.0)` and `(* -0.0)` gave 0.0: the sums and products started from the
+/// exact unit (0 + -0.0 is 0.0). They start from the first argument now.
+#[test]
+fn sums_and_products_start_from_the_first_argument() {
+    assert_eq!(output_of("(write (+ -0.0))"), "-0.0");
+    assert_eq!(output_of("(write (* -0.0))"), "-0.0");
+    assert_eq!(
+        output_of("(write (list (+) (*) (+ 1 2 3) (* 2 3.5)))"),
+        "(0 1 6 7.0)"
+    );
+    let e = error_of("(+ 'a)");
+    assert!(e.message.contains("expected a number"), "{e}");
+}

@@ -33,8 +33,10 @@ fn arith(
                 Num::Float(f) => vm.push_float(-f),
             };
         }
-        ("-", _) => (vm.num(base, who)?, 1),
-        _ => (Num::Int(unit), 0),
+        (_, 0) => (Num::Int(unit), 0),
+        // From the first argument, not from the unit: (+ -0.0) is -0.0, and
+        // 0 + -0.0 would be 0.0.
+        _ => (vm.num(base, who)?, 1),
     };
     for i in start..argc {
         let x = vm.num(base + i, who)?;
@@ -144,9 +146,11 @@ fn extremum(
 ) -> Result<(), VmError> {
     let mut best = vm.num(base, who)?;
     let mut inexact = matches!(best, Num::Float(_));
+    let mut nan = matches!(best, Num::Float(f) if f.is_nan());
     for i in 1..argc {
         let x = vm.num(base + i, who)?;
         inexact |= matches!(x, Num::Float(_));
+        nan |= matches!(x, Num::Float(f) if f.is_nan());
         let better = if want_max {
             compare(x, best) > 0
         } else {
@@ -156,7 +160,11 @@ fn extremum(
             best = x;
         }
     }
-    if inexact {
+    if nan {
+        // A NaN anywhere makes the result NaN, whatever the order (the
+        // comparisons alone would keep or drop it depending on its place).
+        best = Num::Float(f64::NAN);
+    } else if inexact {
         best = Num::Float(as_f(best));
     }
     vm.push_num(best)
