@@ -28,6 +28,7 @@ fn generated_programs_agree_with_guile() {
     let Some(guile) = guile_or_skip("generated_programs_agree_with_guile") else {
         return;
     };
+    let dir = std::env::temp_dir().join(format!("toyvm-diff-{}", std::process::id()));
     let opts = DiffOptions {
         seed: SEED,
         start: 0,
@@ -35,7 +36,7 @@ fn generated_programs_agree_with_guile() {
         jobs: 2,
         limits: Limits::default(),
         guile,
-        mismatch_dir: Some(std::env::temp_dir().join(format!("toyvm-diff-{}", std::process::id()))),
+        mismatch_dir: Some(dir.clone()),
         progress: 0,
     };
     let report = diff::run(&opts).expect("the differential run");
@@ -47,6 +48,7 @@ fn generated_programs_agree_with_guile() {
         report.mismatches.len(),
         lines.join("\n")
     );
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(report.cases, CASES);
     // Most programs got a verdict, and both endings were compared.
     assert!(

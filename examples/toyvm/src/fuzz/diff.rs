@@ -116,7 +116,7 @@ impl Reference {
 
     /// Runs one program.
     pub fn run(&mut self, src: &[u8]) -> std::io::Result<Outcome> {
-        write!(self.stdin, "{}\n", src.len())?;
+        writeln!(self.stdin, "{}", src.len())?;
         self.stdin.write_all(src)?;
         self.stdin.flush()?;
         let mut header = String::new();
