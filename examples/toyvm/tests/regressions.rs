@@ -111,3 +111,100 @@ fn several_threads_may_join_one_thread() {
         "(7 7 7 7)"
     );
 }
+
+// Wrong results found by the differential fuzzer (`toyvm-fuzz --diff guile`,
+// `tests/diff.rs`): the toy VM disagreed with Guile where R7RS sides with Guile.
+
+/// Floats of 1e16 and more printed as integers (`(write 1e20)` gave
+/// `100000000000000000000`, an exact integer when read back) and tiny ones as
+/// long decimals. They now print in the shortest form that reads back as the
+/// same float.
+#[test]
+fn large_and_tiny_floats_print_as_floats() {
+    assert_eq!(output_of("(write 1e20)"), "1e20");
+    assert_eq!(
+        output_of("(write -1.381589434418696e18)"),
+        "-1.381589434418696e18"
+    );
+    assert_eq!(output_of("(write 1e-7)"), "1e-7");
+    assert_eq!(output_of("(write 1e15)"), "1000000000000000.0");
+    assert_eq!(output_of("(display (number->string 1e300))"), "1e300");
+    assert_eq!(output_of("(write (list 2.5 0.1 -0.0))"), "(2.5 0.1 -0.0)");
+}
+
+/// `(- 0.0)` gave 0.0 (computed as 0 - 0.0); negation gives -0.0.
+#[test]
+fn negating_zero_float_gives_minus_zero() {
+    assert_eq!(output_of("(write (- 0.0))"), "-0.0");
+    assert_eq!(output_of("(write (- 1.5))"), "-1.5");
+    assert_eq!(output_of("(write (- 7))"), "-7");
+    let e = error_of("(- -9223372036854775808)");
+    assert!(e.message.contains("integer overflow"), "{e}");
+}
+
+/// A `begin` of definitions at the start of a body was refused ("define: only
+/// allowed at top level or at the start of a body"); R7RS splices it into the
+/// body's definitions.
+#[test]
+fn begin_of_definitions_splices_into_a_body() {
+    assert_eq!(
+        output_of("(write ((lambda () (begin (define x 1)) x)))"),
+        "1"
+    );
+    assert_eq!(
+        output_of("(write ((lambda () (begin (define x 1) (begin (define y 2))) (define z 3) (list x y z))))"),
+        "(1 2 3)"
+    );
+    // A definition after an expression is still refused.
+    let e = error_of("(write ((lambda () (display 1) (define x 1) x)))");
+    assert!(e.message.contains("start of a body"), "{e}");
+}
+
+/// `map` and `for-each` of one list returned normally on an improper list or a
+/// non-list (`(map car 5)` gave `()`); they are errors now, raised before the
+/// procedure is called at all.
+#[test]
+fn map_and_for_each_refuse_improper_lists() {
+    for src in [
+        "(map car 5)",
+        "(map (lambda (x) x) '(1 2 . 3))",
+        "(for-each display \"abc\")",
+        "(for-each display '(1 2 . 3))",
+    ] {
+        let e = error_of(src);
+        assert!(e.message.contains("proper list"), "{src}: {e}");
+    }
+    // No element was displayed before the error.
+    let out = common::run_with("(for-each display '(1 2 . 3))", 4 << 20, "auto", false);
+    assert!(out.result.is_err());
+    assert_eq!(out.output, "");
+}
+
+/// `(max +nan.0 0.5)` gave 0.5 but `(max 0.5 +nan.0)` gave +nan.0 (and `min`
+/// the other way round): a NaN argument now makes the result NaN in any place.
+#[test]
+fn min_and_max_propagate_nan_in_any_place() {
+    for src in [
+        "(max +nan.0 0.5)",
+        "(max 0.5 +nan.0)",
+        "(min +nan.0 1 2)",
+        "(min 1 2 +nan.0)",
+    ] {
+        assert_eq!(output_of(&format!("(write {src})")), "+nan.0", "{src}");
+    }
+    assert_eq!(output_of("(write (max 1 2.0))"), "2.0");
+}
+
+/// `(+ -0.0)` and `(* -0.0)` gave 0.0: the sums and products started from the
+/// exact unit (0 + -0.0 is 0.0). They start from the first argument now.
+#[test]
+fn sums_and_products_start_from_the_first_argument() {
+    assert_eq!(output_of("(write (+ -0.0))"), "-0.0");
+    assert_eq!(output_of("(write (* -0.0))"), "-0.0");
+    assert_eq!(
+        output_of("(write (list (+) (*) (+ 1 2 3) (* 2 3.5)))"),
+        "(0 1 6 7.0)"
+    );
+    let e = error_of("(+ 'a)");
+    assert!(e.message.contains("expected a number"), "{e}");
+}

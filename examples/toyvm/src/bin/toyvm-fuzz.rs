@@ -7,11 +7,15 @@
 //! `OUT/current.txt`), so that a crash that kills the process (a signal, an
 //! abort) leaves the culprit on disk. Failures are saved as `OUT/fail-SEED.scm`.
 //! With `--binary`, cases run through the `toyvm` binary instead.
+//!
+//! With `--diff guile`, programs of the differential mode run on the toy VM and
+//! on Guile, and every disagreement is saved as `MISMATCHES/mismatch-SEED.scm`
+//! (see `flipgc_toyvm::fuzz::diff`).
 //! See docs/testing.md for the command lines.
 
 use clap::Parser;
 use flipgc_core::FlipMode;
-use flipgc_toyvm::fuzz::{self, BinaryVerdict, Case, Feed, Kind, Limits, Verdict};
+use flipgc_toyvm::fuzz::{self, diff, BinaryVerdict, Case, Feed, Kind, Limits, Verdict};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -77,6 +81,15 @@ struct Args {
     /// example "host error"), with its message.
     #[arg(long, value_name = "LABEL")]
     show: Option<String>,
+    /// Differential testing against a reference Scheme: `guile` (found as
+    /// `$TOYVM_DIFF_GUILE`, or `guile` or `guile-3.0` on the PATH) or the path
+    /// of a Guile 3.0 executable. With --print or --replay, prints or replays
+    /// one differential program. --jobs workers (at most 2 advised).
+    #[arg(long, value_name = "REFERENCE")]
+    diff: Option<String>,
+    /// With --diff: directory for mismatch reproducers.
+    #[arg(long, default_value = "target/diff-mismatches")]
+    mismatches: PathBuf,
 }
 
 fn parse_flip(s: &str) -> Result<FlipMode, String> {
@@ -101,6 +114,9 @@ fn main() -> ExitCode {
         verify: args.verify,
         ..Limits::default()
     };
+    if let Some(reference) = &args.diff {
+        return diff_main(&args, reference, &limits);
+    }
     if let Some(seed) = args.print {
         let case = fuzz::generate(seed);
         let _ = std::io::stdout().write_all(&case.bytes);
@@ -118,6 +134,86 @@ fn main() -> ExitCode {
         binary_run(&args, &limits)
     } else {
         in_process_run(&args, &limits)
+    }
+}
+
+fn diff_main(args: &Args, reference: &str, limits: &Limits) -> ExitCode {
+    if let Some(seed) = args.print {
+        let case = fuzz::generate_diff(seed);
+        let _ = std::io::stdout().write_all(&case.bytes);
+        return ExitCode::SUCCESS;
+    }
+    let guile = if reference == "guile" {
+        match diff::find_guile() {
+            Some(g) => g,
+            None => {
+                eprintln!("toyvm-fuzz: no Guile 3 found (apt-get install guile-3.0, or set TOYVM_DIFF_GUILE)");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        PathBuf::from(reference)
+    };
+    if let Some(path) = &args.replay {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("toyvm-fuzz: cannot read {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        let toy = diff::run_toy(&bytes, limits);
+        let reference = match diff::Reference::start(&guile).and_then(|mut r| r.run(&bytes)) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("toyvm-fuzz: cannot run {}: {e}", guile.display());
+                return ExitCode::from(2);
+            }
+        };
+        let compared = diff::compare(&toy, &reference);
+        println!("toy VM:    {} {}", toy.status.name(), toy.detail);
+        println!("{}", toy.output);
+        println!(
+            "reference: {} {}",
+            reference.status.name(),
+            reference.detail
+        );
+        println!("{}", reference.output);
+        println!("normalised toy VM:    {}", diff::normalise(&toy.output));
+        println!(
+            "normalised reference: {}",
+            diff::normalise(&reference.output)
+        );
+        println!("{compared:?}");
+        return if compared == diff::Compared::Mismatch {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let opts = diff::DiffOptions {
+        seed: args.seed,
+        start: args.start,
+        cases: args.cases,
+        jobs: args.jobs,
+        limits: limits.clone(),
+        guile,
+        mismatch_dir: Some(args.mismatches.clone()),
+        progress: args.progress,
+    };
+    match diff::run(&opts) {
+        Ok(report) => {
+            println!("{}", report.summary());
+            if report.mismatches.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("toyvm-fuzz: differential run failed: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

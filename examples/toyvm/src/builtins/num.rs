@@ -26,9 +26,17 @@ fn arith(
     float: fn(f64, f64) -> f64,
 ) -> Result<(), VmError> {
     let (mut acc, start) = match (who, argc) {
-        ("-", 1) => (Num::Int(0), 0),
-        ("-", _) => (vm.num(base, who)?, 1),
-        _ => (Num::Int(unit), 0),
+        // Negation (not 0 - x: that would make (- 0.0) 0.0, not -0.0).
+        ("-", 1) => {
+            return match vm.num(base, who)? {
+                Num::Int(i) => vm.push_int(i.checked_neg().ok_or_else(|| overflow(who))?),
+                Num::Float(f) => vm.push_float(-f),
+            };
+        }
+        (_, 0) => (Num::Int(unit), 0),
+        // From the first argument, not from the unit: (+ -0.0) is -0.0, and
+        // 0 + -0.0 would be 0.0.
+        _ => (vm.num(base, who)?, 1),
     };
     for i in start..argc {
         let x = vm.num(base + i, who)?;
@@ -138,9 +146,11 @@ fn extremum(
 ) -> Result<(), VmError> {
     let mut best = vm.num(base, who)?;
     let mut inexact = matches!(best, Num::Float(_));
+    let mut nan = matches!(best, Num::Float(f) if f.is_nan());
     for i in 1..argc {
         let x = vm.num(base + i, who)?;
         inexact |= matches!(x, Num::Float(_));
+        nan |= matches!(x, Num::Float(f) if f.is_nan());
         let better = if want_max {
             compare(x, best) > 0
         } else {
@@ -150,7 +160,11 @@ fn extremum(
             best = x;
         }
     }
-    if inexact {
+    if nan {
+        // A NaN anywhere makes the result NaN, whatever the order (the
+        // comparisons alone would keep or drop it depending on its place).
+        best = Num::Float(f64::NAN);
+    } else if inexact {
         best = Num::Float(as_f(best));
     }
     vm.push_num(best)

@@ -478,8 +478,50 @@ impl Analyzer<'_> {
         Ok(id)
     }
 
-    /// A body: leading internal defines become a `letrec*`.
-    fn body(&mut self, forms: &[Datum], _at: &Datum) -> Result<Expr, VmError> {
+    /// Whether `f` is a `define`, or a non-empty `begin` of such forms (R7RS
+    /// splices those into the body's definitions).
+    fn is_definition(&self, f: &Datum) -> bool {
+        match f.list() {
+            Some([h, ..]) if self.is_special(h, "define") => true,
+            Some([h, rest @ ..]) if self.is_special(h, "begin") => {
+                !rest.is_empty() && rest.iter().all(|g| self.is_definition(g))
+            }
+            _ => false,
+        }
+    }
+
+    /// `f`'s definitions, with `begin`s spliced, appended to `out`.
+    fn splice_definitions(&self, f: &Datum, out: &mut Vec<Datum>) {
+        match f.list() {
+            Some([h, rest @ ..]) if self.is_special(h, "begin") => {
+                for g in rest {
+                    self.splice_definitions(g, out);
+                }
+            }
+            _ => out.push(f.clone()),
+        }
+    }
+
+    /// A body: leading internal defines (also inside `begin`s) become a
+    /// `letrec*`.
+    fn body(&mut self, forms: &[Datum], at: &Datum) -> Result<Expr, VmError> {
+        let leading = forms.iter().take_while(|f| self.is_definition(f)).count();
+        let spliced = forms[..leading]
+            .iter()
+            .any(|f| f.list().is_some_and(|l| !self.is_special(&l[0], "define")));
+        if spliced {
+            let mut flat = Vec::new();
+            for f in &forms[..leading] {
+                self.splice_definitions(f, &mut flat);
+            }
+            flat.extend_from_slice(&forms[leading..]);
+            return self.body_flat(&flat, at);
+        }
+        self.body_flat(forms, at)
+    }
+
+    /// A body whose definitions are all plain `define`s.
+    fn body_flat(&mut self, forms: &[Datum], _at: &Datum) -> Result<Expr, VmError> {
         let ndefs = forms
             .iter()
             .take_while(|f| {

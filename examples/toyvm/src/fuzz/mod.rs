@@ -11,19 +11,22 @@
 //! Programs also use hashtables, weak pairs and guardians, in scenarios the
 //! generator follows in a model: where the VM disagrees with it, the program
 //! exits with [`MODEL_MISMATCH_EXIT`].
+//! A differential mode ([`generate_diff`], [`diff`]) runs restricted programs
+//! on the toy VM and on a reference Scheme (Guile) and compares their output.
 //! Every case is a pure function of its 64-bit seed, so a failure is replayed from
 //! its seed alone. The VM must end every case cleanly: output, or a [`VmError`];
 //! never a panic, a signal or a hang. The `toyvm-fuzz` binary drives long runs;
 //! `tests/fuzz.rs` runs a short one in CI.
 
+pub mod diff;
 mod program;
 mod run;
 
-pub use program::MODEL_MISMATCH_EXIT;
+pub use program::{DIFF_EXCLUDED, MODEL_MISMATCH_EXIT};
 
 pub use run::{
     install_panic_counter, may_exit, panic_count, run_binary, run_case, run_source,
-    take_panic_message, BinaryVerdict, Limits,
+    run_source_captured, take_panic_message, BinaryVerdict, Limits,
 };
 
 use crate::VmError;
@@ -179,6 +182,19 @@ pub fn generate(seed: u64) -> Case {
         kind,
         feed,
         bytes,
+    }
+}
+
+/// The differential case for `seed`: a [`Kind::Program`] without deliberate
+/// mistakes, restricted to what the toy VM and a standard Scheme agree on (see
+/// [`diff`]), fed as a file.
+pub fn generate_diff(seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    Case {
+        seed,
+        kind: Kind::Program,
+        feed: Feed::File,
+        bytes: program::diff_program(&mut rng).into_bytes(),
     }
 }
 

@@ -446,10 +446,109 @@ struct Gen<'r> {
     /// Whether a builtin was redefined (then model checks, which call builtins,
     /// are left out).
     redefined: bool,
+    /// Differential mode ([`diff_program`]): only programs whose meaning the toy
+    /// VM and a standard Scheme agree on.
+    diff: bool,
 }
 
 /// A program of top-level forms (`sloppy`: percentage of deliberate mistakes).
 pub fn program(rng: &mut Rng, sloppy: u32) -> String {
+    program_with(rng, sloppy, false)
+}
+
+/// A program for differential testing against a standard Scheme (R7RS, as
+/// Guile 3.0 implements it): no deliberate mistakes, and by construction only
+/// forms, builtins and literals whose meaning and printed form the toy VM and
+/// the reference share (see [`DIFF_EXCLUDED`] and the `diff` branches of the
+/// generator). Errors still happen (a `car` of a number); the reference must
+/// then fail too.
+pub fn diff_program(rng: &mut Rng) -> String {
+    program_with(rng, 0, true)
+}
+
+/// Builtins the differential mode never calls, and why.
+pub const DIFF_EXCLUDED: &[&str] = &[
+    // eq? on numbers and characters is unspecified (the toy VM boxes integers,
+    // Guile does not): eqv?, memv and assv are used instead.
+    "eq?",
+    "memq",
+    "assq",
+    // Guile 3.0 has no write-shared or write-simple.
+    "write-shared",
+    "write-simple",
+    // Toy VM only: collections, hashtables (Guile's have another interface and
+    // key order), weak pairs and guardians.
+    "gc",
+    "make-eq-hashtable",
+    "make-eqv-hashtable",
+    "make-weak-eq-hashtable",
+    "make-weak-eqv-hashtable",
+    "hashtable-set!",
+    "hashtable-ref",
+    "hashtable-update!",
+    "hashtable-delete!",
+    "hashtable-contains?",
+    "hashtable-size",
+    "hashtable-keys",
+    "hashtable-values",
+    "hashtable-clear!",
+    "hashtable?",
+    "hashtable-weak?",
+    "weak-cons",
+    "weak-pair?",
+    "bwp-object?",
+    "make-guardian",
+];
+
+/// Characters the differential mode uses: those both sides write alike. Left
+/// out: `#\nul`/`#\null` and `#\escape` (Guile writes `#\nul`, `#\esc`),
+/// `#\x10FFFF` (Guile writes it in octal) and control characters, which the
+/// toy VM writes raw inside strings and Guile as escapes.
+const DIFF_CHARS: &[&str] = &[
+    "#\\a",
+    "#\\Z",
+    "#\\0",
+    "#\\space",
+    "#\\newline",
+    "#\\tab",
+    "#\\x41",
+    "#\\x3bb",
+    "#\\λ",
+    "#\\(",
+    "#\\)",
+    "#\\;",
+    "#\\\"",
+    "#\\\\",
+    "#\\return",
+    "#\\é",
+];
+
+/// String pieces of the differential mode: [`STRING_PIECES`] without `\a`,
+/// `\b` (control characters, written differently) and `\0` (not R7RS).
+const DIFF_STRING_PIECES: &[&str] = &[
+    "a", "hello", " ", "world", "x", "\\n", "\\t", "\\\\", "\\\"", "\\x41;", "\\x3bb;", "\\r", "é",
+    "λ", "😀", "\\\n    ", "(", ")", ";", "#|", "'",
+];
+
+/// Symbols of the differential mode: [`SYMBOLS`] without those the toy VM
+/// writes without the `|bars|` they need (`1+`, `a.b`; a known difference).
+const DIFF_SYMBOLS: &[&str] = &[
+    "a",
+    "b",
+    "foo",
+    "x",
+    "hello-world",
+    "->",
+    "...",
+    "+",
+    "λ",
+    "UPPER",
+    "<=?",
+    "nil",
+    "t",
+];
+
+fn program_with(rng: &mut Rng, sloppy: u32, diff: bool) -> String {
     let budget = rng.size(4, 600);
     let mut g = Gen {
         rng,
@@ -460,6 +559,7 @@ pub fn program(rng: &mut Rng, sloppy: u32) -> String {
         fresh: 0,
         budget,
         redefined: false,
+        diff,
     };
     let mut out = String::new();
     for _ in 0..g.rng.size(1, 14) {
@@ -512,6 +612,7 @@ impl Gen<'_> {
                 format!("(write ({f}{args}))")
             }
             3 => "(newline)".into(),
+            _ if self.diff => self.diff_scenario(),
             _ => self.scenario(),
         }
     }
@@ -568,6 +669,11 @@ impl Gen<'_> {
     }
 
     fn any_ty(&mut self) -> Ty {
+        if self.diff {
+            return *self.rng.pick(&[
+                Any, Int, Idx, Num, Str, Char, List, Chars, Vector, Sym, Bool, Proc1,
+            ]);
+        }
         *self.rng.pick(&[
             Any, Int, Idx, Num, Str, Char, List, Chars, Vector, Sym, Bool, Proc1, Table,
         ])
@@ -584,9 +690,17 @@ impl Gen<'_> {
     }
 
     fn body(&mut self, depth: usize) -> String {
+        self.body_in(depth, true)
+    }
+
+    /// A sequence of expressions, with internal definitions first if
+    /// `defines` (a lambda or `let` body). In differential mode, `when`,
+    /// `unless` and `begin` in expression context get none: R7RS allows
+    /// definitions only at the start of a body, and Guile refuses the rest.
+    fn body_in(&mut self, depth: usize, defines: bool) -> String {
         let mut parts = Vec::new();
         let saved = self.locals.len();
-        if self.rng.chance(15) {
+        if (defines || !self.diff) && self.rng.chance(15) {
             for _ in 0..self.rng.range(1, 3) {
                 if self.rng.chance(50) {
                     let v = self.name("d");
@@ -719,14 +833,30 @@ impl Gen<'_> {
             Chars => s.name == "string->list",
             t => s.ret == t,
         };
+        let diff = self.diff;
         let weights: Vec<u32> = SIGS
             .iter()
-            .map(|s| if want(s) { s.weight } else { 0 })
+            .map(|s| {
+                if want(s) && !(diff && DIFF_EXCLUDED.contains(&s.name)) {
+                    s.weight
+                } else {
+                    0
+                }
+            })
             .collect();
         if weights.iter().all(|&w| w == 0) {
             return self.atom(ty);
         }
         let s = &SIGS[self.rng.weighted(&weights)];
+        if self.diff {
+            if let Some(text) = self.diff_call(s, depth) {
+                return if ty == Idx && s.ret != Idx {
+                    format!("(modulo {text} 4)")
+                } else {
+                    text
+                };
+            }
+        }
         let mut n = s.args.len() - self.rng.below(s.opt + 1);
         if s.rest.is_some() {
             n += self.rng.size(0, 4);
@@ -811,7 +941,7 @@ impl Gen<'_> {
                     "unless"
                 };
                 let c = self.typed(Bool, d);
-                let b = self.body(d);
+                let b = self.body_in(d, false);
                 format!("({op} {c} {b})")
             }
             5 | 6 => self.let_form(ty, d),
@@ -854,7 +984,7 @@ impl Gen<'_> {
                 )
             }
             10 => {
-                let b = self.body(d);
+                let b = self.body_in(d, false);
                 format!("(begin {b})")
             }
             11 => {
@@ -973,7 +1103,7 @@ impl Gen<'_> {
                 }
             }
             Str => self.string(),
-            Char => self.rng.pick(CHARS).to_string(),
+            Char => self.char(),
             List => {
                 if self.rng.chance(20) {
                     "'()".into()
@@ -984,16 +1114,14 @@ impl Gen<'_> {
                 }
             }
             Chars => {
-                let items: Vec<&str> = (0..self.rng.below(5))
-                    .map(|_| *self.rng.pick(CHARS))
-                    .collect();
+                let items: Vec<String> = (0..self.rng.below(5)).map(|_| self.char()).collect();
                 format!("'({})", items.join(" "))
             }
             Vector => {
                 let items: Vec<String> = (0..self.rng.below(5)).map(|_| self.datum(1)).collect();
                 format!("#({})", items.join(" "))
             }
-            Sym => format!("'{}", self.rng.pick(SYMBOLS)),
+            Sym => format!("'{}", self.symbol()),
             Bool => self.rng.pick(&["#t", "#f", "#true", "#false"]).to_string(),
             Proc1 => self
                 .rng
@@ -1023,6 +1151,12 @@ impl Gen<'_> {
                     "(make-weak-eqv-hashtable 100)",
                 ])
                 .to_string(),
+            // Not eq? or equal? in differential mode: `apply` calls these with
+            // any number of arguments, and Guile's take any number.
+            Proc2 if self.diff => self
+                .rng
+                .pick(&["+", "cons", "list", "*", "max", "(lambda (a b) b)"])
+                .to_string(),
             Proc2 => self
                 .rng
                 .pick(&[
@@ -1040,10 +1174,15 @@ impl Gen<'_> {
                 0 => self.int(),
                 1 => self.float(),
                 2 => self.string(),
-                3 => self.rng.pick(CHARS).to_string(),
+                3 => self.char(),
                 4 => format!("'{}", self.datum(2)),
                 5 => self.rng.pick(&["#t", "#f", "'()"]).to_string(),
-                6 => self.rng.pick(SIGS).name.to_string(),
+                6 => loop {
+                    let name = self.rng.pick(SIGS).name;
+                    if !(self.diff && DIFF_EXCLUDED.contains(&name)) {
+                        break name.to_string();
+                    }
+                },
                 _ => match self.var_of(Any) {
                     Some(v) => v,
                     None => self.int(),
@@ -1060,9 +1199,25 @@ impl Gen<'_> {
         }
     }
 
+    fn char(&mut self) -> String {
+        let chars = if self.diff { DIFF_CHARS } else { CHARS };
+        self.rng.pick(chars).to_string()
+    }
+
+    fn symbol(&mut self) -> String {
+        let symbols = if self.diff { DIFF_SYMBOLS } else { SYMBOLS };
+        self.rng.pick(symbols).to_string()
+    }
+
     fn float(&mut self) -> String {
         if self.rng.chance(50) {
-            self.rng.pick(FLOATS).to_string()
+            let f = *self.rng.pick(FLOATS);
+            // An integer literal past 64 bits reads as a float on the toy VM and
+            // as an exact integer on Guile (a known difference).
+            if self.diff && !f.contains(['.', 'e', 'n']) {
+                return "2.0".into();
+            }
+            f.to_string()
         } else {
             let f = (self.rng.next_u64() as i64 as f64) / 1e12;
             format!("{f:?}")
@@ -1076,8 +1231,13 @@ impl Gen<'_> {
             self.rng.below(6)
         };
         let mut s = String::from("\"");
+        let pieces = if self.diff {
+            DIFF_STRING_PIECES
+        } else {
+            STRING_PIECES
+        };
         for _ in 0..n {
-            let piece = self.rng.pick(STRING_PIECES);
+            let piece = self.rng.pick(pieces);
             s.push_str(piece);
         }
         s.push('"');
@@ -1093,9 +1253,9 @@ impl Gen<'_> {
         };
         match kind {
             0 => self.int(),
-            1 => self.rng.pick(SYMBOLS).to_string(),
+            1 => self.symbol(),
             2 => self.string(),
-            3 => self.rng.pick(CHARS).to_string(),
+            3 => self.char(),
             4 => self.float(),
             5 => self.rng.pick(&["#t", "#f", "()"]).to_string(),
             6 | 7 => {
@@ -1426,6 +1586,193 @@ impl Gen<'_> {
             _ => {
                 let e = self.expr(6);
                 format!("(write {e})")
+            }
+        }
+    }
+}
+
+/// The differential mode's special cases.
+impl Gen<'_> {
+    /// A call of `s` built differently in differential mode (`None`: as usual).
+    fn diff_call(&mut self, s: &Sig, depth: usize) -> Option<String> {
+        let d = depth - 1;
+        Some(match s.name {
+            // Always with the fill: the default contents are unspecified.
+            "make-vector" => {
+                let n = self.typed(Idx, d);
+                let fill = self.expr(d);
+                format!("(make-vector {n} {fill})")
+            }
+            "make-string" => {
+                let n = self.typed(Idx, d);
+                let c = self.typed(Char, d);
+                format!("(make-string {n} {c})")
+            }
+            // Float division only: the toy VM has no rationals, and `(/ 1.5 0)`
+            // is an error on Guile but +inf.0 on the toy VM (R7RS leaves it
+            // open).
+            "/" => {
+                let n = 1 + self.rng.size(0, 3);
+                let args: String = (0..n)
+                    .map(|_| format!(" (exact->inexact {})", self.typed(Num, d)))
+                    .collect();
+                format!("(/{args})")
+            }
+            // Of a non-negative number: Guile has complex numbers.
+            "sqrt" => format!("(sqrt (abs {}))", self.typed(Num, d)),
+            // Printable ASCII only: Guile names control characters (#\soh)
+            // where the toy VM writes them raw.
+            "integer->char" => {
+                format!("(integer->char (+ 32 (modulo {} 95)))", self.typed(Int, d))
+            }
+            // Comparisons of exactly two arguments: with one, Guile checks no
+            // types (R7RS asks for two); with more, it stops at the first
+            // false result without checking the rest, where the toy VM
+            // checks every argument (R7RS: it is an error either way).
+            "=" | "<" | ">" | "<=" | ">=" | "string=?" | "string<?" => {
+                let ty = if s.name.starts_with("string") {
+                    Str
+                } else {
+                    Num
+                };
+                let a = self.typed(ty, d);
+                let b = self.typed(ty, d);
+                format!("({} {a} {b})", s.name)
+            }
+            // Symbols both sides write alike (see DIFF_SYMBOLS).
+            "string->symbol" => format!("(string->symbol \"{}\")", self.symbol()),
+            _ => return None,
+        })
+    }
+
+    /// A targeted scenario whose meaning both sides share: the subset of
+    /// [`Gen::scenario`] without cycles (Guile's `write` has no datum labels
+    /// for them), threads, `exit`, endless loops, allocation bombs, nesting
+    /// past the toy VM's caps, and toy-VM-only builtins.
+    fn diff_scenario(&mut self) -> String {
+        let k = self.rng.pick(&[0usize, 1, 2, 3, 10, 100, 1000]).to_string();
+        match self.rng.below(11) {
+            // Deep non-tail recursion (within the toy VM's frame limit).
+            0 => {
+                let n = self.rng.pick(&[10, 1000, 5000]);
+                format!("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1))))) (display (deep {n}))")
+            }
+            // Shared structure (a DAG), printed small and compared.
+            1 => {
+                let op = *self.rng.pick(&[
+                    "(equal? (dag N) (dag N))",
+                    "(write (dag W))",
+                    "(length (dag N))",
+                    "(equal? (dag N) (dag (- N 1)))",
+                ]);
+                let w = self.rng.pick(&[0, 3, 5, 8]);
+                let n = self.rng.pick(&[0, 3, 8, 12]);
+                let op = op.replace('W', &w.to_string()).replace('N', &n.to_string());
+                format!(
+                    "(define (dag n) (if (= n 0) '(x) (let ((d (dag (- n 1)))) (cons d d)))) (write {op})"
+                )
+            }
+            // Deep structure built at run time, printed and compared.
+            2 => {
+                let n = self.rng.pick(&[10, 1000]);
+                let op = *self.rng.pick(&[
+                    "(nest N)",
+                    "(equal? (nest N) (nest N))",
+                    "(length (nest N))",
+                    "(car (nest N))",
+                    "(+ (nest N) 1)",
+                ]);
+                format!(
+                    "(define (nest n) (let loop ((i 0) (x '())) (if (= i n) x (loop (+ i 1) (if (odd? i) (list x) (vector x)))))) (write {})",
+                    op.replace('N', &n.to_string())
+                )
+            }
+            // Strings and characters.
+            3 => self
+                .rng
+                .pick(&[
+                    "(write \"\\x7e;\\x41;\")",
+                    "(write (string->list \"héλ😀\"))",
+                    "(write (string-ref \"😀\" 0))",
+                    "(write (substring \"héllo\" 1 4))",
+                    "(write (string->number \"-\"))",
+                    "(write (string->number \"12\"))",
+                    "(write (string->number \"-2.5\"))",
+                    "(write (make-string 3 #\\λ))",
+                    "(write (make-string 0 #\\a))",
+                    "(write (list->string (list #\\a #\\λ)))",
+                ])
+                .to_string(),
+            // Error irritants of every kind.
+            4 => {
+                let e = self.expr(3);
+                format!("(display \"before\") (error \"failed:\" {e} 'sym \"str\" #\\c 1.5 '(1 . 2) #(1))")
+            }
+            // Procedures as values.
+            5 => {
+                let e = self.expr(3);
+                format!("(write (list car (lambda (x) x) {e})) (write (map (lambda (f) (procedure? f)) (list car cdr +)))")
+            }
+            // Mutual recursion through globals, counted down.
+            6 => format!(
+                "(define (ev? n) (if (= n 0) #t (od? (- n 1)))) (define (od? n) (if (= n 0) #f (ev? (- n 1)))) (write (ev? {k}))"
+            ),
+            // Long flat forms that desugar into nested ones.
+            7 => {
+                let n = *self.rng.pick(&[10usize, 100, 300]);
+                match self.rng.below(5) {
+                    0 => {
+                        let binds: String = (0..n).map(|i| format!("(v{i} {i})")).collect();
+                        format!("(display (let* ({binds}) v{}))", n - 1)
+                    }
+                    1 => {
+                        let arms: String = (0..n).map(|i| format!("(({i}) {i})")).collect();
+                        format!("(display (case 7 {arms}))")
+                    }
+                    2 => {
+                        let arms: String = (0..n).map(|i| format!("((= x {i}) {i})")).collect();
+                        format!("(define x 3) (display (cond {arms}))")
+                    }
+                    3 => format!("(display (and{}))", " #t".repeat(n)),
+                    _ => {
+                        let args = " 1".repeat(n);
+                        format!("(display (+{args})) (display (list{args}))")
+                    }
+                }
+            }
+            // Big literals.
+            8 => {
+                let n = *self.rng.pick(&[10usize, 1000]);
+                match self.rng.below(3) {
+                    0 => format!("(display (string-length \"{}\"))", "ab\\n".repeat(n)),
+                    1 => format!("(display (length '({})))", "1 ".repeat(n)),
+                    _ => format!("(display (vector-length #({})))", "x ".repeat(n)),
+                }
+            }
+            // Local names that shadow special forms and builtins.
+            9 => self
+                .rng
+                .pick(&[
+                    "(write (let ((if car)) (if '(1 2))))",
+                    "(write ((lambda (quote) (quote 1)) -))",
+                    "(write (let ((else #f)) (cond (else 1) (#t 2))))",
+                    "(write (let ((lambda list)) (lambda 1 2)))",
+                    // Not (let loop ((loop 3)) loop): Guile refuses it.
+                    "(write (let ((car cdr) (x '(1 2))) (car x)))",
+                    "(define (g) (set! g 5) g) (write (g)) (write g)",
+                    "(write (do ((do 0 (+ do 1))) ((= do 3) do)))",
+                    // Not a define after an expression: R7RS forbids it (the
+                    // toy VM refuses it), Guile allows it.
+                    "(write ((lambda () (define x 1) (define y (+ x 1)) (set! x y) (list x y))))",
+                    "(write ((lambda () (begin (define x 1)) x)))",
+                    "(write ((lambda () (begin (define x 1) (begin (define y 2))) (list x y))))",
+                ])
+                .to_string(),
+            // Mutation of fresh structure, then printed.
+            _ => {
+                let e = self.expr(3);
+                let f = self.expr(3);
+                format!("(define m (list 1 2 3)) (set-car! (cdr m) {e}) (define w (make-vector 3 0)) (vector-set! w 2 {f}) (vector-fill! w m) (write (list m w))")
             }
         }
     }

@@ -92,11 +92,47 @@ pub fn run_case(case: &Case, limits: &Limits) -> Verdict {
 /// program starts, or threads still running after [`Limits::thread_grace`], is a
 /// failure.
 pub fn run_source(bytes: &[u8], feed: Feed, limits: &Limits) -> Verdict {
+    run_source_to(bytes, feed, limits, Box::new(std::io::sink()))
+}
+
+/// Runs `bytes` as [`run_source`] does, and returns its verdict and everything
+/// it printed (up to the error, if it stopped with one).
+pub fn run_source_captured(bytes: &[u8], feed: Feed, limits: &Limits) -> (Verdict, Vec<u8>) {
+    let buf = SharedBuf::default();
+    let verdict = run_source_to(bytes, feed, limits, Box::new(buf.clone()));
+    let out = std::mem::take(&mut *buf.0.lock().unwrap_or_else(|e| e.into_inner()));
+    (verdict, out)
+}
+
+/// An output sink that keeps what is written (shared with its clones).
+#[derive(Clone, Default)]
+struct SharedBuf(std::sync::Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedBuf {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn run_source_to(
+    bytes: &[u8],
+    feed: Feed,
+    limits: &Limits,
+    out: Box<dyn std::io::Write + Send>,
+) -> Verdict {
     install_panic_counter();
     let before = panic_count();
     IN_CASE.with(|c| c.set(true));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_inner(bytes, feed, limits)
+        run_inner(bytes, feed, limits, out)
     }));
     IN_CASE.with(|c| c.set(false));
     let verdict = match r {
@@ -119,7 +155,12 @@ pub fn run_source(bytes: &[u8], feed: Feed, limits: &Limits) -> Verdict {
     verdict
 }
 
-fn run_inner(bytes: &[u8], feed: Feed, limits: &Limits) -> Result<Result<(), VmError>, String> {
+fn run_inner(
+    bytes: &[u8],
+    feed: Feed,
+    limits: &Limits,
+    out: Box<dyn std::io::Write + Send>,
+) -> Result<Result<(), VmError>, String> {
     let mut registry = TypeRegistry::new();
     let types = register_types(&mut registry).expect("the VM's types register");
     let mut config = HeapConfig::new(limits.heap);
@@ -127,7 +168,7 @@ fn run_inner(bytes: &[u8], feed: Feed, limits: &Limits) -> Result<Result<(), VmE
     config.verify_after_gc = limits.verify;
     config.gc_workers = 1;
     let heap = Heap::new(config, registry).expect("a heap for the case");
-    let result = match Session::new(&heap, &types, Box::new(std::io::sink())) {
+    let result = match Session::new(&heap, &types, out) {
         Err(e) => Err(e),
         Ok(mut session) => {
             session.set_max_steps(Some(limits.max_steps));

@@ -42,16 +42,18 @@ enum Item<'g> {
     Tail(Option<Gc<'g>>),
 }
 
-/// Formats a float the Scheme way (`1.0`, `0.5`, `+inf.0`, `+nan.0`).
+/// Formats a float the Scheme way (`1.0`, `0.5`, `1e20`, `1e-7`, `+inf.0`,
+/// `+nan.0`): the shortest form that reads back as the same float, always with
+/// a `.` or an exponent (so that it does not read back as an exact integer).
 pub fn format_float(f: f64) -> String {
     if f.is_nan() {
         "+nan.0".into()
     } else if f.is_infinite() {
         if f > 0.0 { "+inf.0" } else { "-inf.0" }.into()
-    } else if f.fract() == 0.0 && f.abs() < 1e16 {
-        format!("{f:.1}")
     } else {
-        format!("{f}")
+        // Debug: `1.0`, `0.1`, `1e16`, `1e-7` (Display would write `1e16` as
+        // 10000000000000000, an exact integer when read).
+        format!("{f:?}")
     }
 }
 
