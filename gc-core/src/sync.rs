@@ -13,6 +13,19 @@ pub use std::time::Instant;
 /// Gives up the CPU for a moment (the handshake's polling before it sleeps).
 pub use std::thread::yield_now;
 
+/// The CPU the calling thread runs on (`sched_getcpu`; 0 where unknown). A hint:
+/// the thread may move right after.
+pub fn current_cpu() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: no arguments; returns the CPU or -1.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).unwrap_or(0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    0
+}
+
 /// How many times a side of the safepoint handshake polls, yielding between looks,
 /// before it sleeps on the condition variable (`safepoint.rs`).
 ///

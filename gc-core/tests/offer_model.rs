@@ -106,6 +106,18 @@ mod sync {
         }
     }
 
+    std::thread_local! {
+        /// Readings of the CPU so far in this execution (reset with the clock).
+        pub static CPU_READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The model's CPU: alternately 0 and 1 at each reading, so that the driver
+    /// sees its taker on its own CPU (and sleeps) as well as on another (and
+    /// polls) in every execution that reads it more than once.
+    pub fn current_cpu() -> usize {
+        CPU_READS.with(|c| c.replace(c.get() + 1)) as usize % 2
+    }
+
     /// The model's clock: 700 us pass at each reading.
     #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
     pub struct Instant(u64);
@@ -236,6 +248,7 @@ fn model(mutators: u64, polls: usize) {
     builder.preemption_bound = Some(3);
     builder.check(move || {
         sync::CLOCK_US.with(|c| c.set(0));
+        sync::CPU_READS.with(|c| c.set(0));
         let offer = Arc::new(PauseOffer::default());
         let heap = Arc::new(Mutators {
             running: AtomicUsize::new(mutators as usize),

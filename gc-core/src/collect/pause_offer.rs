@@ -11,7 +11,9 @@
 //! (yielding) for [`SPIN`] before it sleeps: asleep, it left its CPU halted, and
 //! the flip's TLB shootdown, which interrupts that CPU whichever thread moves the
 //! heap, took longer to reach it (docs/architecture.md, the concurrent cycle, has
-//! the figures). It polls while the pause is still only offered too: sleeping
+//! the figures). It does not poll once the taker runs the pause on the driver's
+//! own CPU: the poll would take that CPU from the pause. It polls while the pause
+//! is still only offered too: sleeping
 //! until a mutator took it (woken by `take`) left its CPU free for the mutators
 //! and gave slightly shorter flips at the median, but a halted CPU sometimes woke
 //! milliseconds late, and flips waited for it (figures in the same place).
@@ -34,7 +36,7 @@
 
 use crate::safepoint::DRIVER;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use crate::sync::{yield_now, Condvar, Instant, Mutex, MutexGuard};
+use crate::sync::{current_cpu, yield_now, Condvar, Instant, Mutex, MutexGuard};
 use std::ptr::NonNull;
 use std::time::Duration;
 
@@ -101,6 +103,9 @@ pub struct PauseOffer {
     /// Mutators in `blocking` that take an offer when one comes (waiting for
     /// memory, or throttled: `Mutator::wait_for_flip`, `Mutator::throttle`).
     takers: AtomicUsize,
+    /// The CPU the taker of the current offer was on when it took it (written and
+    /// read under `slot`'s lock).
+    taker_cpu: AtomicUsize,
 }
 
 impl PauseOffer {
@@ -155,7 +160,17 @@ impl PauseOffer {
                 }
                 Slot::Taken => {
                     *slot = Slot::Taken;
-                    if Instant::now() < spin_until {
+                    // Polling on the CPU the taker runs the pause on would take
+                    // that CPU from it: the scheduler often keeps the yielding
+                    // driver running (a yield does not hand over to a thread that
+                    // has had its share) until the next tick, 4 ms here. Seen with
+                    // a CPU-bound neighbour on the other CPU, which left the driver
+                    // and the taker sharing one: a flip pause's `register` phase
+                    // took 3.7 ms, 3.6 ms of it with the taker preempted by the
+                    // polling driver (docs/architecture.md, pause tails). So the
+                    // driver sleeps then (`done` wakes it).
+                    let shares_cpu = self.taker_cpu.load(Ordering::Relaxed) == current_cpu();
+                    if !shares_cpu && Instant::now() < spin_until {
                         MutexGuard::unlocked(&mut slot, yield_now);
                     } else {
                         self.cv.wait(&mut slot);
@@ -196,6 +211,7 @@ impl PauseOffer {
         match std::mem::take(&mut *slot) {
             Slot::Offered(task) => {
                 *slot = Slot::Taken;
+                self.taker_cpu.store(current_cpu(), Ordering::Relaxed);
                 self.offered.store(false, Ordering::Relaxed);
                 Some(task)
             }
