@@ -1,6 +1,7 @@
 //! [`HeapConfig`]: everything a heap is built with, validated at construction.
 
 use crate::error::GcError;
+use crate::host::Requirement;
 use crate::inject::InjectPoint;
 use flipgc_heap::{Geometry, Level};
 
@@ -265,6 +266,11 @@ pub struct HeapConfig {
     /// for an allocation that finds the heap full). Off: every cycle marks from
     /// the roots alone. No effect on the one-pause cycle.
     pub young_cycles: bool,
+    /// What the host must give this heap, or `Heap::new` fails with
+    /// [`GcErrorKind::Unsupported`](crate::GcErrorKind::Unsupported) instead of
+    /// falling back (see [`HeapConfig::require`]). Empty by default: every
+    /// fallback is taken, and said ([`Heap::host_mode`](crate::Heap::host_mode)).
+    pub requirements: Vec<crate::host::Requirement>,
     /// Whether the write barrier logs overwritten references during concurrent
     /// marking: [`SatbBarrier::ON`] (the default). Off makes marking unsound, so
     /// only the `unsafe` [`SatbBarrier::off`] makes that value.
@@ -349,6 +355,25 @@ pub const MIN_CAPACITY: usize = 64 << 10;
 pub const MAX_CAPACITY: usize = 16 << 40;
 
 impl HeapConfig {
+    /// Demands `r` of the host: `Heap::new` then returns
+    /// [`GcErrorKind::Unsupported`](crate::GcErrorKind::Unsupported), saying what is
+    /// missing and how to get it, where it would otherwise fall back (compact
+    /// inside the pause without userfaultfd, or flip at a lower level or by
+    /// copying).
+    ///
+    /// ```
+    /// use flipgc_core::{HeapConfig, Requirement};
+    /// let mut cfg = HeapConfig::new(64 << 20);
+    /// cfg.require(Requirement::ConcurrentCompaction);
+    /// assert_eq!(cfg.requirements, [Requirement::ConcurrentCompaction]);
+    /// ```
+    pub fn require(&mut self, r: Requirement) -> &mut HeapConfig {
+        if !self.requirements.contains(&r) {
+            self.requirements.push(r);
+        }
+        self
+    }
+
     /// Defaults for a heap of `capacity` bytes: 64 KiB large-object threshold, a
     /// large-object space as big as the heap, 32 KiB TLABs (at most a quarter of the
     /// capacity), one GC worker per CPU (a quarter of them, at least one, while
@@ -378,6 +403,7 @@ impl HeapConfig {
             concurrent_marking: true,
             young_cycles: true,
             satb_barrier: SatbBarrier::ON,
+            requirements: Vec::new(),
             sizing: None,
             gc_log: crate::gclog::GcLog::OFF,
             fault_mode: FaultMode::Auto,

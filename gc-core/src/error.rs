@@ -40,6 +40,11 @@ pub enum GcErrorKind {
     /// A type registration or type use was refused.
     #[error("type error: {0}")]
     Type(String),
+    /// The host cannot give what the configuration requires
+    /// ([`HeapConfig::require`](crate::HeapConfig::require)): the text says what is
+    /// missing, why, and how to get it.
+    #[error("unsupported on this host: {0}")]
+    Unsupported(String),
     /// The OS layer failed.
     #[error(transparent)]
     Heap(HeapError),

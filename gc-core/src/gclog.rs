@@ -384,6 +384,20 @@ impl Logger {
         self.write(&[line(self.uptime_ns(), self.heap, "gc,init", &body)]);
     }
 
+    /// The heap's mode on this host, then a line per missing host feature (tags
+    /// `gc,init`; with `gc`).
+    pub fn host_mode(&self, mode: &crate::host::HostMode) {
+        if !self.spec.gc {
+            return;
+        }
+        let now = self.uptime_ns();
+        let mut lines = vec![line(now, self.heap, "gc,init", &mode.to_string())];
+        for m in &mode.missing {
+            lines.push(line(now, self.heap, "gc,init", &format!("missing {m}")));
+        }
+        self.write(&lines);
+    }
+
     /// A pause's lines (its phases first, with `phases`; then the pause, with
     /// `gc`), stamped with the pause's end.
     pub fn pause(&self, r: &PauseRecord, round: Option<usize>, capacity: u64) {

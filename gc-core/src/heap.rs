@@ -88,6 +88,8 @@ pub(crate) struct HeapInner {
     /// Who fills the pages mutators touch during concurrent compaction: `Sigbus` or
     /// `Server` (`HeapConfig::fault_mode` resolved at construction).
     pub fault_mode: FaultMode,
+    /// The mode the host allows, and what it lacks (`host.rs`).
+    pub host_mode: crate::host::HostMode,
     /// SIGBUS mode: this heap's slot in `sigbus.rs`'s table, for its whole life.
     #[cfg(target_os = "linux")]
     pub sigbus_slot: Option<usize>,
@@ -128,6 +130,20 @@ impl Heap {
         let concurrent = concurrent_allowed(&config);
         let (fault_mode, sigbus_slot) =
             resolve_fault_mode(&config, concurrent, (space.base(), space.end()))?;
+        let host_mode = crate::host::decide(
+            caps,
+            &config,
+            (space.base(), from_space.span.addr(), space.heap.len()),
+            concurrent,
+            fault_mode,
+        );
+        if let Some(why) = crate::host::unmet(&host_mode, &config.requirements) {
+            #[cfg(target_os = "linux")]
+            if let Some(slot) = sigbus_slot {
+                crate::sigbus::release_slot(slot);
+            }
+            return Err(crate::GcErrorKind::Unsupported(why).into());
+        }
         #[cfg(not(target_os = "linux"))]
         let _ = sigbus_slot;
         let inner = HeapInner {
@@ -163,12 +179,18 @@ impl Heap {
             intake: Arc::default(),
             concurrent,
             fault_mode,
+            host_mode,
             #[cfg(target_os = "linux")]
             sigbus_slot,
             types,
             config,
         };
         inner.gclog.heap_created(&inner.config, inner.concurrent);
+        inner.gclog.host_mode(&inner.host_mode);
+        tracing::info!(heap = inner.id, "{}", inner.host_mode);
+        for m in &inner.host_mode.missing {
+            tracing::warn!(heap = inner.id, "{m}");
+        }
         Ok(Heap {
             inner: Arc::new(inner),
         })
@@ -257,6 +279,14 @@ impl Heap {
     /// does with concurrent marking off).
     pub fn concurrent_compaction(&self) -> bool {
         self.inner.concurrent && self.inner.config.concurrent_marking
+    }
+
+    /// The mode this heap runs in on this host, and each host feature it does
+    /// without, with why and how to get it (also logged at construction: the GC
+    /// log's `gc,init` lines and `tracing` events). To fail instead of falling
+    /// back, see [`HeapConfig::require`](crate::HeapConfig::require).
+    pub fn host_mode(&self) -> &crate::host::HostMode {
+        &self.inner.host_mode
     }
 
     /// Who fills the pages mutators touch during concurrent compaction: `Sigbus` (the

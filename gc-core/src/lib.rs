@@ -44,6 +44,7 @@ mod finalize;
 pub mod gclog;
 mod hash;
 mod heap;
+mod host;
 mod inject;
 pub mod mem;
 mod mutator;
@@ -73,8 +74,11 @@ pub use config::{
 };
 pub use error::{GcError, GcErrorKind};
 pub use finalize::FinalizerQueue;
+/// Page-table levels, as [`FlipMode::Level`] and [`Requirement::MinFlipLevel`] name them.
+pub use flipgc_heap::Level;
 pub use gclog::GcLog;
 pub use heap::Heap;
+pub use host::{HostMode, Missing, Requirement};
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
