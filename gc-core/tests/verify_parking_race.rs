@@ -31,18 +31,7 @@ fn release(gate: &Gate) {
 }
 
 fn checksum(m: &Mutator) -> (u64, u64) {
-    let (mut n, mut sum) = (0u64, 0u64);
-    for at in 0..m.stack_len() {
-        let mut cur = m.stack_get(at);
-        while let Some(c) = cur {
-            let (id, w) = (m.read_word(c, 1), m.read_word(c, 2));
-            assert_eq!(w, id * 3, "node {id} corrupted");
-            sum = sum.wrapping_mul(31).wrapping_add(id ^ w);
-            n += 1;
-            cur = m.read_ref(c, 0);
-        }
-    }
-    (n, sum)
+    common::lists_checksum(m)
 }
 
 #[test]

@@ -105,6 +105,23 @@ pub fn push_list(
     }
 }
 
+/// Length and checksum of the lists made by [`push_list`] (words 1 and 2, `k` 3)
+/// in every root stack slot; panics on a node whose words disagree.
+pub fn lists_checksum(m: &Mutator) -> (u64, u64) {
+    let (mut n, mut sum) = (0u64, 0u64);
+    for at in 0..m.stack_len() {
+        let mut cur = m.stack_get(at);
+        while let Some(c) = cur {
+            let (id, w) = (m.read_word(c, 1), m.read_word(c, 2));
+            assert_eq!(w, id * 3, "node {id} corrupted");
+            sum = sum.wrapping_mul(31).wrapping_add(id ^ w);
+            n += 1;
+            cur = m.read_ref(c, 0);
+        }
+    }
+    (n, sum)
+}
+
 /// A global for each node of the list at stack slot `at` (linked through field
 /// 0), newest first.
 pub fn list_globals(m: &Mutator, at: usize) -> Vec<Global> {
