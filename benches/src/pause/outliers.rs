@@ -9,7 +9,7 @@
 //! - `phase:<name>`: for a pause, its longest phase took at least half of it;
 //! - `unattributed`: none of these. The outlier was ours or the scheduler's
 //!   without the machine meter seeing it (a thread of ours runnable but not run:
-//!   see docs/architecture.md, "Pause tails under a CPU-bound neighbour").
+//!   see docs/findings.md, "Pause tails under a CPU-bound neighbour").
 //!
 //! Each outlier names the evidence: the overlapping machine stall, the time to
 //! safepoint, or the phase.

@@ -3,7 +3,7 @@
 //! The flip's `mremap` moves the heap one page-table entry at a time at its top
 //! level, and every entry it moves costs a TLB shootdown: an interrupt to every
 //! other CPU, waited for, inside the pause (one per populated GiB at PUD level,
-//! 15-55 us each here; docs/architecture.md, findings). At 4 GiB most flips found
+//! 15-55 us each here; docs/findings.md). At 4 GiB most flips found
 //! live data only in the first GiB (the survivors of the last compaction) and in
 //! the last (the newest objects), and only garbage in the two between.
 //!

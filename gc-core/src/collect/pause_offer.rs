@@ -167,7 +167,7 @@ impl PauseOffer {
                     // a CPU-bound neighbour on the other CPU, which left the driver
                     // and the taker sharing one: a flip pause's `register` phase
                     // took 3.7 ms, 3.6 ms of it with the taker preempted by the
-                    // polling driver (docs/architecture.md, pause tails). So the
+                    // polling driver (docs/findings.md, pause tails). So the
                     // driver sleeps then (`done` wakes it).
                     let shares_cpu = self.taker_cpu.load(Ordering::Relaxed) == current_cpu();
                     if !shares_cpu && Instant::now() < spin_until {
