@@ -200,24 +200,42 @@ pub fn long_pauses_table(runs: &[RunRecord]) -> String {
     render(&LONG_HEADER, &rows)
 }
 
-/// The outliers table: every pause and stall of 1 ms or more, with its cause
-/// (`outliers.rs`), one row each; empty when there is none.
+/// Rows of the outliers table per run at most; the JSON has them all.
+pub const OUTLIER_ROWS: usize = 12;
+
+/// The outliers table: the pauses and stalls of 1 ms or more, with their causes
+/// (`outliers.rs`), one row each, at most [`OUTLIER_ROWS`] per run (then a row
+/// saying how many more the JSON has); empty when there is none.
 pub fn outliers_table(runs: &[RunRecord]) -> String {
     let rows: Vec<Vec<String>> = runs
         .iter()
         .flat_map(|r| {
-            r.outliers.iter().map(move |o| {
-                vec![
-                    r.workload.clone(),
-                    fmt_bytes(r.heap_bytes),
-                    r.mode.clone(),
-                    o.what.clone(),
-                    format!("{:.3}", o.at_ns as f64 / 1e9),
-                    us(o.ns),
-                    o.cause.clone(),
-                    o.evidence.clone(),
-                ]
-            })
+            let more = r.outliers.len().saturating_sub(OUTLIER_ROWS);
+            let tail = (more > 0).then(|| {
+                let mut row = vec![String::new(); 8];
+                row[0] = r.workload.clone();
+                row[1] = fmt_bytes(r.heap_bytes);
+                row[2] = r.mode.clone();
+                row[3] = format!("{more} more");
+                row[7] = "in the JSON (outliers)".to_string();
+                row
+            });
+            r.outliers
+                .iter()
+                .take(OUTLIER_ROWS)
+                .map(move |o| {
+                    vec![
+                        r.workload.clone(),
+                        fmt_bytes(r.heap_bytes),
+                        r.mode.clone(),
+                        o.what.clone(),
+                        format!("{:.3}", o.at_ns as f64 / 1e9),
+                        us(o.ns),
+                        o.cause.clone(),
+                        o.evidence.clone(),
+                    ]
+                })
+                .chain(tail)
         })
         .collect();
     if rows.is_empty() {
