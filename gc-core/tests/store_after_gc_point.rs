@@ -13,32 +13,14 @@
 //! Skipped (with a message) where the host has no userfaultfd: without it the flip
 //! pause forwards large objects itself and nothing is left pending.
 
+mod common;
+
+use common::CycleGate;
 use flipgc_core::{
     CycleHook, CyclePoint, FixedType, Heap, HeapConfig, Mutator, RefField, TypeId, TypeRegistry,
 };
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-
-/// Holds the driver at one cycle point until released: (reached, released).
-type Gate = Arc<(Mutex<(bool, bool)>, Condvar)>;
-
-/// A hook for `gate` at `point`: the first time the driver reaches it, it waits
-/// (at most 10 s) for the release; later cycles run through.
-fn hold(gate: &Gate, point: CyclePoint, p: CyclePoint) {
-    if p != point {
-        return;
-    }
-    let (lock, cv) = &**gate;
-    let mut s = lock.lock().unwrap();
-    if s.1 {
-        return;
-    }
-    s.0 = true;
-    cv.notify_all();
-    let _ = cv
-        .wait_timeout_while(s, Duration::from_secs(10), |s| !s.1)
-        .unwrap();
-}
 
 /// Words of a child: 2,400 bytes, so two children never share a 4 KiB buffer.
 const CHILD_WORDS: u32 = 300;
@@ -49,17 +31,16 @@ struct Setup {
     parent: TypeId,
     child: FixedType,
     fields: [RefField; 2],
-    gate: Gate,
-    compacting: Gate,
+    gate: CycleGate,
+    compacting: CycleGate,
 }
 
 fn setup() -> Option<Setup> {
-    let gate: Gate = Arc::new((Mutex::new((false, false)), Condvar::new()));
-    let compacting: Gate = Arc::new((Mutex::new((false, false)), Condvar::new()));
-    let (g, c) = (Arc::clone(&gate), Arc::clone(&compacting));
+    let (gate, compacting) = (CycleGate::default(), CycleGate::default());
+    let (g, c) = (gate.clone(), compacting.clone());
     let hook = move |p: CyclePoint| {
-        hold(&g, CyclePoint::Flipping, p);
-        hold(&c, CyclePoint::Compacting, p);
+        g.hold(CyclePoint::Flipping, p);
+        c.hold(CyclePoint::Compacting, p);
     };
     let mut r = TypeRegistry::new();
     let node = r.fixed("node", 2, &[]).unwrap();
@@ -90,24 +71,6 @@ fn setup() -> Option<Setup> {
         gate,
         compacting,
     })
-}
-
-fn wait_held(m: &mut Mutator, gate: &Gate) -> bool {
-    let held = m.blocking(|| {
-        let (lock, cv) = &**gate;
-        let s = lock.lock().unwrap();
-        cv.wait_timeout_while(s, Duration::from_secs(20), |s| !s.0)
-            .unwrap()
-            .0
-             .0
-    });
-    held
-}
-
-fn release(gate: &Gate) {
-    let (lock, cv) = &**gate;
-    lock.lock().unwrap().1 = true;
-    cv.notify_all();
 }
 
 /// A node labelled `id` with a garbage node below it (so the collection moves it),
@@ -150,10 +113,10 @@ fn flip_inside_the_allocation(store: impl FnOnce(&mut Mutator, &Setup)) {
         other.collect();
     });
     assert!(
-        wait_held(&mut m, &s.gate),
+        s.gate.wait_held(&mut m),
         "the driver did not reach the flip"
     );
-    release(&s.gate);
+    s.gate.release();
     // The flip pause is requested now (offered, or run by the driver), and needs
     // this mutator at a GC point: the allocation inside `store`.
     let t0 = std::time::Instant::now();
@@ -166,7 +129,7 @@ fn flip_inside_the_allocation(store: impl FnOnce(&mut Mutator, &Setup)) {
     // compaction's own forwarding of the large objects: the parent is still
     // pending, as the stores left it.
     assert!(
-        wait_held(&mut m, &s.compacting),
+        s.compacting.wait_held(&mut m),
         "no flip pause inside the allocation"
     );
 
@@ -186,7 +149,7 @@ fn flip_inside_the_allocation(store: impl FnOnce(&mut Mutator, &Setup)) {
         m.write_word(c, 0, label);
         m.write_word(c, CHILD_WORDS as usize - 1, label * 11);
     }
-    release(&s.compacting);
+    s.compacting.release();
     m.blocking(|| starter.join().unwrap());
     m.blocking(|| s.heap.wait_idle());
     m.collect();

@@ -13,22 +13,14 @@
 
 mod common;
 
+use common::CycleGate;
 use flipgc_core::{CycleHook, CyclePoint, FlipMode, Heap, HeapConfig, Mutator, TypeRegistry};
 use flipgc_heap::Level;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 const MIB: usize = 1 << 20;
-
-/// (reached, released) of the driver's hold at `Planning`.
-type Gate = Arc<(Mutex<(bool, bool)>, Condvar)>;
-
-fn release(gate: &Gate) {
-    let (lock, cv) = &**gate;
-    lock.lock().unwrap().1 = true;
-    cv.notify_all();
-}
 
 fn checksum(m: &Mutator) -> (u64, u64) {
     common::lists_checksum(m)
@@ -36,23 +28,9 @@ fn checksum(m: &Mutator) -> (u64, u64) {
 
 #[test]
 fn verification_never_walks_into_extents_parked_after_its_check() {
-    let gate: Gate = Arc::new((Mutex::new((false, false)), Condvar::new()));
-    let g = Arc::clone(&gate);
-    let hook = move |p: CyclePoint| {
-        if p != CyclePoint::Planning {
-            return;
-        }
-        let (lock, cv) = &*g;
-        let mut s = lock.lock().unwrap();
-        if s.1 {
-            return; // later cycles run through
-        }
-        s.0 = true;
-        cv.notify_all();
-        let _ = cv
-            .wait_timeout_while(s, Duration::from_secs(20), |s| !s.1)
-            .unwrap();
-    };
+    let gate = CycleGate::default();
+    let g = gate.clone();
+    let hook = move |p: CyclePoint| g.hold(CyclePoint::Planning, p);
     let cfg = HeapConfig {
         flip: FlipMode::Level(Level::Pmd),
         cycle_hook: Some(CycleHook(Arc::new(hook))),
@@ -83,23 +61,16 @@ fn verification_never_walks_into_extents_parked_after_its_check() {
         let heap = heap.clone();
         std::thread::spawn(move || heap.bind_mutator().unwrap().collect())
     };
-    let reached = m.blocking(|| {
-        let (lock, cv) = &*gate;
-        let s = lock.lock().unwrap();
-        cv.wait_timeout_while(s, Duration::from_secs(20), |s| !s.0)
-            .unwrap()
-            .0
-             .0
-    });
+    let reached = gate.wait_held(&mut m);
     assert!(reached, "the driver did not reach the plan");
 
     // The verifier's check finds nothing parked; then the driver goes on and
     // parks while the verifier would walk.
     let armed = Arc::new(AtomicBool::new(true));
-    let (a, g) = (Arc::clone(&armed), Arc::clone(&gate));
+    let (a, g) = (Arc::clone(&armed), gate.clone());
     flipgc_core::seams::set_after_parked_check(Some(Box::new(move || {
         if a.swap(false, Ordering::Relaxed) {
-            release(&g);
+            g.release();
             std::thread::sleep(Duration::from_millis(300));
         }
     })));

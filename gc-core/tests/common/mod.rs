@@ -133,3 +133,48 @@ pub fn list_globals(m: &Mutator, at: usize) -> Vec<Global> {
     }
     v
 }
+
+/// Holds the GC driver at one [`CyclePoint`](flipgc_core::CyclePoint) until a test
+/// releases it: the first time the driver reaches the point it waits (at most
+/// 20 s) for [`CycleGate::release`]; once released, later cycles run through.
+#[derive(Clone, Default)]
+pub struct CycleGate(Arc<(Mutex<(bool, bool)>, Condvar)>);
+
+impl CycleGate {
+    /// For the cycle hook: holds the driver if `reached` is `point`.
+    pub fn hold(&self, point: flipgc_core::CyclePoint, reached: flipgc_core::CyclePoint) {
+        if reached != point {
+            return;
+        }
+        let (lock, cv) = &*self.0;
+        let mut s = lock.lock().unwrap();
+        if s.1 {
+            return;
+        }
+        s.0 = true;
+        cv.notify_all();
+        let _ = cv
+            .wait_timeout_while(s, std::time::Duration::from_secs(20), |s| !s.1)
+            .unwrap();
+    }
+
+    /// Waits (in `blocking`, counted as stopped) until the driver is held;
+    /// whether it was, within 20 s.
+    pub fn wait_held(&self, m: &mut Mutator) -> bool {
+        m.blocking(|| {
+            let (lock, cv) = &*self.0;
+            let s = lock.lock().unwrap();
+            cv.wait_timeout_while(s, std::time::Duration::from_secs(20), |s| !s.0)
+                .unwrap()
+                .0
+                 .0
+        })
+    }
+
+    /// Lets the driver go on, now and at every later cycle.
+    pub fn release(&self) {
+        let (lock, cv) = &*self.0;
+        lock.lock().unwrap().1 = true;
+        cv.notify_all();
+    }
+}
