@@ -21,7 +21,7 @@
 use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED};
+use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -40,7 +40,7 @@ impl Mutator {
     /// flag masked off) equals `expect`. Never for a weak [`RefField`] (its
     /// `expect` has a bit the masked header lacks).
     #[inline(always)]
-    fn descriptor_fits(&self, obj: Gc<'_>, expect: u64, registry: u32) -> bool {
+    pub(crate) fn descriptor_fits(&self, obj: Gc<'_>, expect: u64, registry: u32) -> bool {
         // `&&` short-circuits: the header is loaded only for an address of this heap.
         registry == self.registry
             && self.accessible(obj.addr)
@@ -75,7 +75,7 @@ impl Mutator {
     /// The address of reference field `field` of `obj`, after checking that it
     /// exists and is a reference field; and whether it is a weak one.
     #[inline(always)]
-    fn ref_slot(&self, obj: Gc<'_>, field: usize) -> (usize, bool) {
+    pub(crate) fn ref_slot(&self, obj: Gc<'_>, field: usize) -> (usize, bool) {
         let (at, weak_mask) = self.slot_and_weak_mask(obj, field, true);
         (at, field < 64 && weak_mask >> field & 1 != 0)
     }
@@ -119,7 +119,7 @@ impl Mutator {
         // SAFETY: the field lies inside `obj` (its type's layout, checked when `f`
         // was made and by the header compare). Acquire: see the module docs.
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-        (v != 0).then(|| Gc::new(v))
+        Gc::from_slot(v)
     }
 
     /// The cold path of [`Mutator::get_ref`]: a weak field (through the weak-reference
@@ -127,13 +127,21 @@ impl Mutator {
     #[cold]
     #[inline(never)]
     fn get_ref_cold<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
+        Gc::from_slot(self.load_field_cold(obj, f))
+    }
+
+    /// The word in reference field `f` of `obj` on the cold path: a weak field
+    /// (through the weak-reference barrier), or a misuse (a panic).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn load_field_cold(&self, obj: Gc<'_>, f: RefField) -> usize {
         self.check_descriptor(obj, f.type_header(), f.registry);
         // SAFETY: as in `get_ref` (checked just above).
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
         if f.is_weak() {
             self.weak_read(v);
         }
-        (v != 0).then(|| Gc::new(v))
+        v
     }
 
     /// The references in fields `fs` of `obj` (for example a tree node's two
@@ -183,7 +191,7 @@ impl Mutator {
     #[inline(always)]
     pub fn set_ref(&self, obj: Gc<'_>, f: RefField, value: Option<Gc<'_>>) {
         if !self.descriptor_fits(obj, f.expect, f.registry) {
-            return self.set_refs_cold(obj, [f], [value]);
+            return self.store_fields_cold(obj, [f], [self.checked_value(value)]);
         }
         let v = self.checked_value(value);
         // SAFETY: `obj` is of `f`'s type and `f` is strong (checked above); `v` was
@@ -208,7 +216,7 @@ impl Mutator {
             return;
         };
         if !self.descriptor_fits(obj, expect, fs[0].registry) {
-            return self.set_refs_cold(obj, fs, values);
+            return self.store_fields_cold(obj, fs, values.map(|v| self.checked_value(v)));
         }
         // Every value is checked before the first store: a refused call stores
         // nothing.
@@ -283,7 +291,7 @@ impl Mutator {
         // is readiness: a flip pause inside the allocation leaves a large parent's
         // fields pending lazy forwarding, so the parent is made ready again below.
         let parent = match self.stack().get(at) {
-            Some(&v) if v != 0 => Gc::new(v as usize),
+            Some(&v) if is_ref(v as usize) => Gc::new(v as usize),
             _ => bad_parent(at, self.stack_len()),
         };
         let fast = self.descriptor_fits(parent, expect, fs[0].registry);
@@ -308,7 +316,7 @@ impl Mutator {
             stack.extend_from_slice(&values.map(|v| v as u64));
         }
         if !fast {
-            self.set_refs_cold(obj, fs, values.map(|v| Some(Gc::new(v))));
+            self.store_fields_cold(obj, fs, values);
             return Ok(());
         }
         for (f, v) in fs.into_iter().zip(values) {
@@ -320,19 +328,19 @@ impl Mutator {
         Ok(())
     }
 
-    /// The cold path of [`Mutator::set_ref`] and [`Mutator::set_refs`]: weak fields
-    /// among `fs` (their own write barrier), or a misuse (a panic before any
-    /// store).
+    /// The cold path of [`Mutator::set_ref`], [`Mutator::set_refs`] and
+    /// [`Mutator::set_value`]: weak fields among `fs` (their own write barrier), or
+    /// a misuse (a panic before any store). `values` were checked (null, an
+    /// immediate, or an object of this heap).
     #[cold]
     #[inline(never)]
-    fn set_refs_cold<const N: usize>(
+    pub(crate) fn store_fields_cold<const N: usize>(
         &self,
         obj: Gc<'_>,
         fs: [RefField; N],
-        values: [Option<Gc<'_>>; N],
+        values: [usize; N],
     ) {
         self.check_descriptor(obj, fs[0].type_header(), fs[0].registry);
-        let values = values.map(|v| self.checked_value(v));
         for (f, v) in fs.into_iter().zip(values) {
             let slot = obj.addr + f.offset as usize;
             if f.is_weak() {
@@ -341,7 +349,8 @@ impl Mutator {
                 self.pre_write(slot);
             }
             // SAFETY: the field lies inside `obj` (all of `fs` are of `obj`'s type:
-            // `same_type` and the check above); `v` is null or an object of this heap.
+            // `same_type` and the check above); `v` is null, an immediate or an
+            // object of this heap (the caller checked it).
             unsafe { mem::store_release(slot, v as u64) };
         }
     }
@@ -351,13 +360,13 @@ impl Mutator {
     ///
     /// # Safety
     /// `obj` is an object of this heap of `f`'s type, `f` is a strong field, and `v`
-    /// is 0 or an object of this heap.
+    /// is 0, an immediate, or an object of this heap.
     #[inline(always)]
-    unsafe fn store_strong(&self, obj: Gc<'_>, f: RefField, v: usize) {
+    pub(crate) unsafe fn store_strong(&self, obj: Gc<'_>, f: RefField, v: usize) {
         let slot = obj.addr + f.offset as usize;
         self.pre_write(slot);
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
-        // `get_ref`); `v` is null or an object of this heap.
+        // `get_ref`); `v` is null, an immediate or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
     }
 
@@ -380,7 +389,7 @@ impl Mutator {
 
     /// `value`'s address (0 for `None`), after checking it lies in this heap.
     #[inline(always)]
-    fn checked_value(&self, value: Option<Gc<'_>>) -> usize {
+    pub(crate) fn checked_value(&self, value: Option<Gc<'_>>) -> usize {
         match value {
             Some(g) if !self.owns(g.addr) => foreign(g),
             Some(g) => g.addr,
@@ -401,7 +410,7 @@ impl Mutator {
         if weak {
             self.weak_read(v);
         }
-        (v != 0).then(|| Gc::new(v))
+        Gc::from_slot(v)
     }
 
     /// Stores `value` into reference field `field` of `obj`.
@@ -580,7 +589,7 @@ unsafe fn load_refs<'m, const N: usize>(obj: Gc<'m>, fs: [RefField; N]) -> [Opti
     fs.map(|f| {
         // SAFETY: the field lies inside `obj` (the caller's contract).
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-        (v != 0).then(|| Gc::new(v))
+        Gc::from_slot(v)
     })
 }
 

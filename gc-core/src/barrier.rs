@@ -19,6 +19,7 @@
 
 use crate::mem;
 use crate::mutator::Mutator;
+use crate::object::is_ref;
 use std::cell::UnsafeCell;
 
 /// Overwritten references a mutator logs before handing them in.
@@ -43,7 +44,7 @@ impl Mutator {
         // SAFETY: `slot` is a reference field of a live object of this heap (the
         // caller checked it for the store that follows).
         let old = unsafe { mem::load_acquire(slot) } as usize;
-        if old == 0 {
+        if !is_ref(old) {
             return;
         }
         // SAFETY: a `Mutator` is neither `Send` nor `Sync`, so this runs on its own
@@ -63,7 +64,7 @@ impl Mutator {
     /// reachable again (stores it into an object already scanned) cannot lose it.
     #[inline(always)]
     pub(crate) fn weak_read(&self, v: usize) {
-        if self.marking && v != 0 {
+        if self.marking && is_ref(v) {
             self.log_value(v);
         }
     }

@@ -24,7 +24,9 @@
 //! ```
 //!
 //! ## Layout of this crate
-//! - [`object`]: headers, the type registry.
+//! - [`object`]: headers, the type registry, the immediate tag rule.
+//! - [`Value`]: what a reference slot holds (null, a reference, a tagged
+//!   immediate), and the accessors for every slot kind.
 //! - `space`: the moving space (heap + from-space spans, TLABs) and the
 //!   large-object space.
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
@@ -61,6 +63,7 @@ pub mod seams;
 mod sigbus;
 mod space;
 mod sync;
+mod value;
 
 pub use access::RefReader;
 pub use collect::sanity::SanityReport;
@@ -90,3 +93,4 @@ pub use pauselog::{
 };
 pub use ring::{OwnedBytes, Ring};
 pub use roots::{Global, Handle, WeakHandle};
+pub use value::{Value, FIXNUM_MAX, FIXNUM_MIN};

@@ -61,6 +61,26 @@ impl Gc<'_> {
     pub fn addr(self) -> usize {
         self.addr
     }
+
+    /// The reference a reference slot's word `v` holds, or `None` for null. Panics
+    /// if `v` is an immediate: the `Option<Gc>` readers must not forge a reference
+    /// from one (read such slots as a [`crate::Value`]).
+    #[inline(always)]
+    pub(crate) fn from_slot(v: usize) -> Option<Self> {
+        if v as u64 & crate::object::IMMEDIATE_TAG_MASK != 0 {
+            immediate_read_as_ref(v);
+        }
+        (v != 0).then(|| Gc::new(v))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn immediate_read_as_ref(v: usize) -> ! {
+    panic!(
+        "the slot holds the immediate {v:#x}, not a reference: read it as a Value \
+         (Mutator::get_value, read_value, stack_get_value, ...)"
+    )
 }
 
 impl std::fmt::Debug for Gc<'_> {

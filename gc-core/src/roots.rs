@@ -25,6 +25,7 @@
 //! So the pause does not grow with the number of threads or the depth of their stacks.
 
 use crate::mutator::{Gc, Mutator};
+use crate::object::is_ref;
 use std::cell::{Cell, UnsafeCell};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -420,7 +421,7 @@ pub struct GlobalTable {
 impl GlobalTable {
     fn log(&mut self, i: usize) {
         let old = self.slots[i];
-        if self.logging && old != 0 {
+        if self.logging && is_ref(old as usize) {
             self.logged.push(old);
         }
     }
@@ -510,23 +511,43 @@ impl Mutator {
         }
     }
 
-    /// The object `handle` refers to.
+    /// The object `handle` refers to. Panics if it holds null or an immediate
+    /// (possible only through [`Mutator::root_value`] / [`Mutator::set_handle_value`]).
     #[inline]
     pub fn get<'m>(&'m self, handle: &Handle) -> Gc<'m> {
-        self.own(handle);
-        Gc::new(self.table().get(handle.slot) as usize)
+        Gc::from_slot(self.handle_word(handle) as usize).unwrap_or_else(|| null_root("handle"))
     }
 
     /// Points `handle` at `obj`.
     pub fn set(&self, handle: &Handle, obj: Gc<'_>) {
-        self.own(handle);
         let v = self.checked(obj);
-        self.table().set(handle.slot, v);
+        self.set_handle_word(handle, v);
     }
 
     /// A new handle to `obj`.
     pub fn root(&self, obj: Gc<'_>) -> Handle {
         let v = self.checked(obj);
+        self.new_handle(v)
+    }
+
+    /// The word `handle` holds.
+    #[inline(always)]
+    pub(crate) fn handle_word(&self, handle: &Handle) -> u64 {
+        self.own(handle);
+        self.table().get(handle.slot)
+    }
+
+    /// Stores a checked word (null, an immediate, an object of this heap) into
+    /// `handle`.
+    #[inline(always)]
+    pub(crate) fn set_handle_word(&self, handle: &Handle, v: u64) {
+        self.own(handle);
+        self.table().set(handle.slot, v);
+    }
+
+    /// A new handle holding a checked word.
+    #[inline(always)]
+    pub(crate) fn new_handle(&self, v: u64) -> Handle {
         Handle::new(&self.shared, v)
     }
 
@@ -559,21 +580,37 @@ impl Mutator {
     /// Pops the root stack. Panics if it is empty.
     #[inline]
     pub fn pop<'m>(&'m self) -> Option<Gc<'m>> {
-        let v = self.stack().pop().expect("root stack underflow");
-        (v != 0).then(|| Gc::new(v as usize))
+        Gc::from_slot(self.pop_raw() as usize)
+    }
+
+    /// Pops the root stack's top word. Panics if it is empty.
+    #[inline(always)]
+    pub(crate) fn pop_raw(&self) -> u64 {
+        self.stack().pop().expect("root stack underflow")
     }
 
     /// Root stack entry `i` (0 is the bottom).
     #[inline]
     pub fn stack_get<'m>(&'m self, i: usize) -> Option<Gc<'m>> {
-        let v = self.stack()[i];
-        (v != 0).then(|| Gc::new(v as usize))
+        Gc::from_slot(self.stack_word(i) as usize)
+    }
+
+    /// Root stack entry `i`'s word. Panics if out of range.
+    #[inline(always)]
+    pub(crate) fn stack_word(&self, i: usize) -> u64 {
+        self.stack()[i]
     }
 
     /// Overwrites root stack entry `i`.
     #[inline]
     pub fn stack_set(&self, i: usize, obj: Option<Gc<'_>>) {
         let v = self.checked_opt(obj);
+        self.set_stack_word(i, v);
+    }
+
+    /// Overwrites root stack entry `i` with a checked word. Panics if out of range.
+    #[inline(always)]
+    pub(crate) fn set_stack_word(&self, i: usize, v: u64) {
         self.stack()[i] = v;
     }
 
@@ -629,12 +666,17 @@ impl Mutator {
         }
         let v = self.table().weak[weak.slot as usize];
         self.weak_read(v as usize);
-        (v != 0).then(|| Gc::new(v as usize))
+        Gc::from_slot(v as usize)
     }
 
     /// A heap-wide root for `obj`, usable from any thread.
     pub fn global(&self, obj: Gc<'_>) -> Global {
         let v = self.checked(obj);
+        self.new_global(v)
+    }
+
+    /// A new global holding a checked word.
+    pub(crate) fn new_global(&self, v: u64) -> Global {
         let slot = self.heap.inner.globals.lock().add(v);
         Global {
             heap: Arc::clone(&self.heap.inner),
@@ -651,14 +693,24 @@ impl Mutator {
 
     /// The object `global` refers to.
     pub fn get_global<'m>(&'m self, global: &Global) -> Gc<'m> {
-        self.own_global(global);
-        Gc::new(self.heap.inner.globals.lock().slots[global.slot] as usize)
+        Gc::from_slot(self.global_word(global) as usize).unwrap_or_else(|| null_root("global"))
     }
 
     /// Points `global` at `obj`.
     pub fn set_global(&self, global: &Global, obj: Gc<'_>) {
-        self.own_global(global);
         let v = self.checked(obj);
+        self.set_global_word(global, v);
+    }
+
+    /// The word `global` holds.
+    pub(crate) fn global_word(&self, global: &Global) -> u64 {
+        self.own_global(global);
+        self.heap.inner.globals.lock().slots[global.slot]
+    }
+
+    /// Stores a checked word into `global`.
+    pub(crate) fn set_global_word(&self, global: &Global, v: u64) {
+        self.own_global(global);
         self.heap.inner.globals.lock().set(global.slot, v);
     }
 }
@@ -667,4 +719,10 @@ impl Mutator {
 #[inline(never)]
 fn foreign_handle() -> ! {
     panic!("handle belongs to another mutator")
+}
+
+#[cold]
+#[inline(never)]
+fn null_root(what: &str) -> ! {
+    panic!("the {what} holds null or an immediate (stored as a Value): read it as a Value")
 }

@@ -41,6 +41,7 @@ use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::{FaultInjector, InjectPoint};
 use crate::mem::WORD;
+use crate::object::is_ref;
 use crate::roots::MutatorShared;
 use crate::safepoint::DRIVER;
 use crossbeam_deque::{Injector, Stealer, Worker};
@@ -214,7 +215,7 @@ pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
         .lock()
         .slots
         .iter()
-        .filter(|v| **v != 0)
+        .filter(|v| is_ref(**v as usize))
         .map(|v| *v as usize)
         .collect();
     // Finalized objects waiting in queues are roots too (taking one out logs it).

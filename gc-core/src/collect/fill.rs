@@ -38,7 +38,7 @@ use super::plan::Dense;
 use super::release::Tables;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{Header, TypeRegistry};
+use crate::object::{is_ref, Header, TypeRegistry};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where compaction reads and writes (addresses are absolute).
@@ -332,7 +332,7 @@ impl FillCtx<'_> {
                     let slot = out + (at - start);
                     // SAFETY: `slot` is in the caller's buffer, just copied.
                     let v = unsafe { mem::load(slot) } as usize;
-                    if v != 0 {
+                    if is_ref(v) {
                         // Black objects refer mostly to black ones: that case first.
                         let new = if black.contains(&v) {
                             v - self.at.slide
@@ -518,7 +518,7 @@ impl FillCtx<'_> {
                 let slot = at + (k - off) * WORD;
                 // SAFETY: `slot` is one of the caller's `n` words.
                 let v = unsafe { mem::load(slot) } as usize;
-                if v != 0 && !unmoved(v) {
+                if is_ref(v) && !unmoved(v) {
                     let new = self.forward(v);
                     if new != v {
                         // SAFETY: as above.

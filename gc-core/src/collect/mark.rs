@@ -18,7 +18,7 @@
 
 use super::bitmap::Bitmap;
 use crate::mem::{self, WORD};
-use crate::object::{FixedScan, Header, TypeRegistry};
+use crate::object::{is_ref, FixedScan, Header, TypeRegistry};
 use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -175,7 +175,7 @@ impl<'a> MarkCtx<'a> {
         self.types.for_each_strong_ref_field(h, |field| {
             // SAFETY: `field` is within the object (registry shape).
             let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
-            if v != 0 {
+            if is_ref(v) {
                 f(v);
             }
         });
@@ -243,7 +243,7 @@ impl<'a> MarkCtx<'a> {
                     strong &= strong - 1;
                     // SAFETY: `field` is a payload field of the object (its shape).
                     let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
-                    if v != 0 && !(base..old_end).contains(&v) {
+                    if is_ref(v) && !(base..old_end).contains(&v) {
                         young(v);
                     }
                 }

@@ -19,7 +19,7 @@ use super::mark::MarkCtx;
 use crate::finalize::for_each_queue;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::Header;
+use crate::object::{is_ref, Header};
 use crate::safepoint::Stopped;
 
 /// Moves the registered objects marking did not reach to their queues' ready lists;
@@ -67,7 +67,7 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
             let slot = holder + WORD * (1 + f);
             // SAFETY: `slot` is a weak field of the live object (its type's layout).
             let v = unsafe { mem::load(slot) } as usize;
-            if v != 0 && !ctx.is_live(v) {
+            if is_ref(v) && !ctx.is_live(v) {
                 // SAFETY: as above; the world is stopped.
                 unsafe { mem::store(slot, 0) };
             }
@@ -76,7 +76,7 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
     for m in &stopped.mutators {
         // SAFETY: the world is stopped: the collector owns every mutator's roots.
         unsafe { m.roots() }.for_each_weak_mut(|v| {
-            if *v != 0 && !ctx.is_live(*v as usize) {
+            if is_ref(*v as usize) && !ctx.is_live(*v as usize) {
                 *v = 0;
             }
         });

@@ -17,6 +17,7 @@ use super::concurrent_mark::Intake;
 use super::fill::FillCtx;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
+use crate::object::is_ref;
 use crate::roots::{GlobalTable, RootTable, RootTask};
 use crate::safepoint::Stopped;
 use crate::space::los::Los;
@@ -34,7 +35,7 @@ pub fn gather(inner: &HeapInner, stopped: &Stopped<'_>, globals: &GlobalTable) -
     }
     roots.extend(globals.slots.iter().map(|r| *r as usize));
     roots.extend(super::refs::ready_roots(inner));
-    roots.retain(|r| *r != 0);
+    roots.retain(|&r| is_ref(r));
     roots
 }
 
@@ -46,7 +47,7 @@ impl RootTask for RootScan {
     fn apply(&self, roots: &mut RootTable) {
         let mut batch = Vec::new();
         roots.for_each_mut(|r| {
-            if *r != 0 {
+            if is_ref(*r as usize) {
                 batch.push(*r as usize);
             }
         });
@@ -74,7 +75,7 @@ pub fn forward_all(
 /// Rewrites one mutator's roots, and its weak handles.
 pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
     let forward = |r: &mut u64| {
-        if *r != 0 {
+        if is_ref(*r as usize) {
             *r = fill.forward(*r as usize) as u64;
         }
     };
@@ -85,7 +86,7 @@ pub fn forward_table(roots: &mut RootTable, fill: &FillCtx<'_>) {
 /// Rewrites the globals and the finalizer queues. The world must be stopped.
 pub fn forward_globals(inner: &HeapInner, globals: &mut GlobalTable, fill: &FillCtx<'_>) {
     let forward = |r: &mut u64| {
-        if *r != 0 {
+        if is_ref(*r as usize) {
             *r = fill.forward(*r as usize) as u64;
         }
     };
@@ -117,6 +118,10 @@ pub fn forward_large_object(fill: &FillCtx<'_>, addr: usize) {
         let slot = addr + WORD * (1 + f);
         // SAFETY: `slot` is a field of the large object (its type's layout), which
         // the caller has to itself.
-        unsafe { mem::store(slot, fill.forward(mem::load(slot) as usize) as u64) };
+        let v = unsafe { mem::load(slot) } as usize;
+        if is_ref(v) {
+            // SAFETY: as above.
+            unsafe { mem::store(slot, fill.forward(v) as u64) };
+        }
     });
 }

@@ -15,7 +15,7 @@ use super::mark::MarkCtx;
 use super::roots;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::Header;
+use crate::object::{is_ref, Header};
 use crate::safepoint::Stopped;
 use std::collections::HashSet;
 
@@ -73,7 +73,7 @@ pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>
         ctx.types.for_each_strong_ref_field(h, |f| {
             // SAFETY: as above; `f` is a field of the object.
             let v = unsafe { mem::load(addr + WORD * (1 + f)) } as usize;
-            if v != 0 {
+            if is_ref(v) {
                 todo.push(v);
             }
         });

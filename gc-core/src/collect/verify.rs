@@ -10,7 +10,7 @@
 use super::bitmap::Bitmap;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{Header, FILLER};
+use crate::object::{is_ref, Header, FILLER};
 use crate::safepoint::Stopped;
 
 /// What a verification walked.
@@ -146,7 +146,7 @@ fn walk(
 
     let from = inner.from_base..inner.from_base + inner.config.capacity;
     for (holder, v) in fields {
-        if v == 0 {
+        if !is_ref(v) {
             continue;
         }
         report.references += 1;
