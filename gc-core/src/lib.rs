@@ -94,3 +94,8 @@ pub use pauselog::{
 pub use ring::{OwnedBytes, Ring};
 pub use roots::{Global, Handle, WeakHandle};
 pub use value::{Value, FIXNUM_MAX, FIXNUM_MIN};
+
+/// docs/embedding.md, compiled: its Rust examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/embedding.md")]
+pub struct EmbeddingGuide;
