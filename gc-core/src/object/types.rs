@@ -371,6 +371,13 @@ impl TypeRegistry {
         self.add(name, TypeKind::ByteArray)
     }
 
+    /// The registered type with index `index` (what [`TypeId::index`] gives), for
+    /// embedders that pass type indices across a boundary (the C API).
+    pub fn type_id(&self, index: u32) -> Option<TypeId> {
+        let id = TypeId(index);
+        self.get(id).map(|_| id)
+    }
+
     /// The type `id`, if registered (the placeholder index 0 is not).
     pub fn get(&self, id: TypeId) -> Option<&TypeInfo> {
         if id.0 == 0 {

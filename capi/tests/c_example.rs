@@ -1,0 +1,142 @@
+//! Builds `examples/c/bintrees.c` with the system C compiler against the checked-in
+//! header and this crate's static library, and runs it on every flip path and in
+//! both fault modes: four threads build and check binary trees (immediates in the
+//! leaves) through the C API while collections run, and the heap is verified.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The directory holding `libflipgc_capi.a`, built for this test from the
+/// current sources. `cargo test` builds only the rlib of the crate under test,
+/// so the static library is built here, by a nested cargo in a target directory
+/// of its own (the outer cargo holds the lock on the main one while tests run):
+/// `target/capi-c/debug`. Fresh after the first run (cargo skips what is built).
+fn lib_dir() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            // target/<profile>/deps/<test> -> target
+            let target = exe.ancestors().nth(3).unwrap().to_path_buf();
+            let dir = target.join("capi-c");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let st = Command::new(cargo)
+                .args(["build", "--quiet", "--locked", "-p", "flipgc-capi", "--lib"])
+                .arg("--target-dir")
+                .arg(&dir)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("cannot run cargo to build the static library");
+            assert!(st.success(), "building flipgc-capi's static library failed");
+            dir.join("debug")
+        })
+        .clone()
+}
+
+/// The example, compiled once for all the tests of this binary.
+fn build() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(compile).clone()
+}
+
+fn compile() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let lib = lib_dir().join("libflipgc_capi.a");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    let out = lib_dir().join("bintrees-c");
+    eprintln!("linking {} into {}", lib.display(), out.display());
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(root.join("capi/include"))
+        .arg(root.join("examples/c/bintrees.c"))
+        .arg(&lib)
+        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
+    assert!(status.success(), "compiling examples/c/bintrees.c failed");
+    out
+}
+
+#[test]
+fn the_c_example_builds_and_its_graph_check_passes_on_every_path() {
+    let exe = build();
+    let paths: &[&[&str]] = &[
+        &["flip=auto"],
+        &["flip=pmd"],
+        &["flip=pte"],
+        &["flip=copy"],
+        &["concurrent_compaction=false"],
+        &["concurrent_marking=false"],
+        &["inject=uffd-register"],
+        &["inject=flip-mremap"],
+        &["fault_mode=sigbus"],
+        &["fault_mode=server"],
+    ];
+    for args in paths {
+        let out = Command::new(&exe).args(*args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if args == &["fault_mode=sigbus"] && stderr.contains("SIGBUS") && !out.status.success() {
+            eprintln!("{args:?}: skipped (no SIGBUS mode here): {stderr}");
+            continue;
+        }
+        assert!(
+            out.status.success() && stdout.starts_with("ok threads=4"),
+            "{args:?}: {}\nstdout: {stdout}\nstderr: {stderr}",
+            out.status
+        );
+        // Four long-lived trees of depth 12.
+        assert!(stdout.contains("nodes=32764 "), "{args:?}: {stdout}");
+        eprintln!("{args:?}: {}", stdout.trim());
+    }
+}
+
+#[test]
+fn a_bad_option_is_an_error_with_its_reason() {
+    let exe = build();
+    let out = Command::new(&exe).arg("flip=sideways").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("flip mode \"sideways\" is not one of"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_misuse_aborts_with_a_message_instead_of_unwinding_into_c() {
+    let exe = build();
+    let out = Command::new(&exe).arg("gc_workers=0").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad count is an error, not an abort"
+    );
+    // A slot out of range panics in Rust: the boundary aborts with the call's name.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/misuse.c");
+    let bin = lib_dir().join("misuse-c");
+    let st = Command::new("cc")
+        .arg("-I")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("include"))
+        .arg(&src)
+        .arg(lib_dir().join("libflipgc_capi.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = Command::new(&bin).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the misuse went unnoticed");
+    assert!(
+        stderr.contains("flipgc: flipgc_read_word: stack slot 7 is out of range")
+            && stderr.contains("aborting"),
+        "{stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("after"),
+        "C code ran past the misuse"
+    );
+}
