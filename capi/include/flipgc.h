@@ -103,6 +103,13 @@ void flipgc_stack_truncate(flipgc_mutator *m, size_t len);
 // `m` is a live mutator of this thread.
 void flipgc_stack_dup(flipgc_mutator *m, size_t slot);
 
+// Overwrites root-stack entry `to` with a copy of entry `from` (a cursor moving
+// along a list, say).
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_stack_set(flipgc_mutator *m, size_t to, size_t from);
+
 // Pushes null.
 //
 // # Safety
@@ -212,6 +219,14 @@ int32_t flipgc_safepoint_requested(flipgc_mutator *m);
 // # Safety
 // `m` is a live mutator of this thread.
 void flipgc_collect(flipgc_mutator *m);
+
+// Waits until no collection is in progress (a cycle's concurrent compaction
+// included), counted as stopped meanwhile: for example before polling a
+// finalizer queue right after [`flipgc_collect`].
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_wait_idle(flipgc_mutator *m);
 
 // Calls `f(arg)` with this thread counted as stopped, so collections need not
 // wait for it: wrap I/O, locks and long native work in it. `f` must not use

@@ -143,6 +143,27 @@ pub unsafe extern "C" fn flipgc_stack_dup(m: *mut flipgc_mutator, slot: usize) {
     })
 }
 
+/// Overwrites root-stack entry `to` with a copy of entry `from` (a cursor moving
+/// along a list, say).
+///
+/// # Safety
+/// `m` is a live mutator of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_stack_set(m: *mut flipgc_mutator, to: usize, from: usize) {
+    guard("flipgc_stack_set", || {
+        // SAFETY: the caller's contract.
+        let m = unsafe { mutator(m, "flipgc_stack_set") };
+        let len = m.stack_len();
+        for slot in [to, from] {
+            assert!(
+                slot < len,
+                "stack slot {slot} is out of range (the stack holds {len})"
+            );
+        }
+        m.stack_copy(from, to);
+    })
+}
+
 /// Pushes null.
 ///
 /// # Safety
@@ -435,6 +456,22 @@ pub unsafe extern "C" fn flipgc_collect(m: *mut flipgc_mutator) {
     guard("flipgc_collect", || {
         // SAFETY: the caller's contract.
         unsafe { mutator(m, "flipgc_collect") }.collect()
+    })
+}
+
+/// Waits until no collection is in progress (a cycle's concurrent compaction
+/// included), counted as stopped meanwhile: for example before polling a
+/// finalizer queue right after [`flipgc_collect`].
+///
+/// # Safety
+/// `m` is a live mutator of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_wait_idle(m: *mut flipgc_mutator) {
+    guard("flipgc_wait_idle", || {
+        // SAFETY: the caller's contract.
+        let m = unsafe { mutator(m, "flipgc_wait_idle") };
+        let heap = m.heap().clone();
+        m.blocking(move || heap.wait_idle());
     })
 }
 

@@ -140,3 +140,35 @@ fn a_misuse_aborts_with_a_message_instead_of_unwinding_into_c() {
         "C code ran past the misuse"
     );
 }
+
+/// docs/embedding.md's C example (its one ```c block), compiled and run: the
+/// guide's C code is the API as it is.
+#[test]
+fn the_guides_c_example_compiles_and_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let guide = std::fs::read_to_string(root.join("docs/embedding.md")).unwrap();
+    let start = guide
+        .find("```c\n")
+        .expect("a C example in docs/embedding.md")
+        + 5;
+    let code = &guide[start..start + guide[start..].find("```").unwrap()];
+    let src = lib_dir().join("guide-example.c");
+    std::fs::write(&src, code).unwrap();
+    let bin = lib_dir().join("guide-example");
+    let st = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Werror", "-I"])
+        .arg(root.join("capi/include"))
+        .arg(&src)
+        .arg(lib_dir().join("libflipgc_capi.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(st.success(), "the guide's C example does not compile");
+    let out = Command::new(&bin).output().unwrap();
+    assert!(
+        out.status.success(),
+        "the guide's C example failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

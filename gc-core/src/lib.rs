@@ -99,3 +99,8 @@ pub use value::{Value, FIXNUM_MAX, FIXNUM_MIN};
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/embedding.md")]
 pub struct EmbeddingGuide;
+
+/// README.md, compiled: its Rust example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExample;
