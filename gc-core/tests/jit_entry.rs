@@ -147,7 +147,7 @@ fn in_child(test: &str, body: impl FnOnce()) {
     };
     let err = reader.join().unwrap();
     match status {
-        Some(s) if s.success() => {}
+        Some(s) if s.success() => eprint!("{err}"),
         Some(s) => panic!("the child failed ({s}):\n{err}"),
         None => panic!("the child hung (killed after 120 s):\n{err}"),
     }
@@ -552,18 +552,24 @@ fn compare_exchange_ref_under_concurrent_cycles() {
                             rng ^= rng << 13;
                             rng ^= rng >> 7;
                             rng ^= rng << 17;
-                            let pick = (rng >> 32) as usize;
+                            let (kind, pick) = (rng % 20, (rng >> 20) as usize);
                             let hand = m.stack_get(0);
-                            let r = if pick % 5 == 0 {
+                            let r = if kind < 4 {
                                 // A cell, by descriptor.
                                 let cells = m.get_global(&g[ARRAYS]);
-                                let c = m.read_ref(cells, (pick / 5) % CELLS).unwrap();
+                                let c = m.read_ref(cells, pick % CELLS).unwrap();
                                 let cur = m.get_ref(c, t.val);
                                 m.compare_exchange_ref(c, t.val, cur, hand)
                             } else {
-                                // An array element, by index.
-                                let a = m.get_global(&g[pick % ARRAYS]);
-                                let i = (pick / ARRAYS) % SLOTS;
+                                // An array element, by index; one in four among
+                                // the first 8 of array 0, which every thread
+                                // contends for.
+                                let (a, i) = if kind < 9 {
+                                    (0, pick % 8)
+                                } else {
+                                    (pick % ARRAYS, pick / ARRAYS % SLOTS)
+                                };
+                                let a = m.get_global(&g[a]);
                                 let cur = m.read_ref(a, i);
                                 m.compare_exchange_ref_at(a, i, cur, hand)
                             };
