@@ -22,8 +22,9 @@ mod common;
 mod timeout;
 
 use flipgc_core::{
-    flipgc_safepoint_slow, flipgc_write_barrier_slow, CycleHook, CyclePoint, FixedType, Global,
-    Heap, HeapConfig, Mutator, RefField, TypeId, TypeRegistry,
+    flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
+    flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow, CycleHook, CyclePoint, FixedType,
+    Global, Heap, HeapConfig, Mutator, RefField, TypeId, TypeRegistry,
 };
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -345,6 +346,131 @@ fn the_barrier_flag_is_clear_outside_marking() {
     assert_eq!(m.get_ref(a, t.next), Some(b));
     m.collect();
     assert_eq!(chain_sum(&m, m.stack_get(0)).0, 2);
+}
+
+/// The weak-reference barrier's schedule through "generated" code: in the
+/// snapshot, a chain Y is reachable only through Z's weak field. While marking,
+/// the generated code loads Z's weak field (acquire, then the weak-read slow path
+/// since the flag is set) and stores Y strongly into a new, black object A, and
+/// weakly (the weak-store slow path with the holder) into a new weak cell W. Only
+/// the weak read's log keeps Y; without it the sanity re-trace finds Y reachable
+/// through A and unmarked.
+#[test]
+fn generated_weak_loads_and_stores_take_their_slow_paths() {
+    in_child(
+        "generated_weak_loads_and_stores_take_their_slow_paths",
+        || {
+            let (hook, go, done) = hold_marking();
+            let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
+            let mut m = heap.bind_mutator().unwrap();
+            m.alloc_push(t.weakcell, 0).unwrap(); // Z, stack slot 0
+            push_chain(&mut m, &t, 1, 400); // Y, stack slot 1
+            let want = chain_sum(&m, m.stack_get(1));
+            let z = m.stack_get(0).unwrap();
+            m.set_ref(z, t.weak_val, m.stack_get(1));
+            m.stack_truncate(1); // Y is weakly reachable only
+            during_marking(&heap, go, done, &mut m, |m| {
+                m.alloc_push(t.cell, 0).unwrap(); // A (black), slot 1
+                m.alloc_push(t.weakcell, 0).unwrap(); // W (black), slot 2
+                let (z, a, w) = (
+                    m.stack_get(0).unwrap(),
+                    m.stack_get(1).unwrap(),
+                    m.stack_get(2).unwrap(),
+                );
+                let mp: *const Mutator = m;
+                // SAFETY: the flag byte of the live mutator, at its offset.
+                let flag = unsafe { mp.cast::<u8>().add(Mutator::BARRIER_FLAG_OFFSET).read() };
+                assert_eq!(flag, 1);
+                // The weak load.
+                // SAFETY: Z's field 0, an aligned word of a live object.
+                let y = unsafe { AtomicU64::from_ptr((z.addr() + 8) as *mut u64) }
+                    .load(Ordering::Acquire) as usize;
+                assert_ne!(y, 0, "Y is still there");
+                // SAFETY: this thread's mutator; `y` was just loaded from a weak
+                // field of a live object of its heap.
+                unsafe { flipgc_weak_read_barrier_slow(mp, y) };
+                // The strong store into A (the barrier logs A's old null).
+                // SAFETY: A's field 0; `y` is an object of this heap.
+                unsafe { generated_store(mp, a.addr() + 8, y) };
+                // The weak store into W: the holder noted, then the release store.
+                // SAFETY: W is a live object of this heap with a weak field 0.
+                unsafe {
+                    flipgc_weak_write_barrier_slow(mp, w.addr());
+                    AtomicU64::from_ptr((w.addr() + 8) as *mut u64)
+                        .store(y as u64, Ordering::Release);
+                }
+            });
+            let (a, w) = (m.stack_get(1).unwrap(), m.stack_get(2).unwrap());
+            let y = m.get_ref(a, t.val);
+            assert_eq!(chain_sum(&m, y), want, "Y survived whole");
+            assert_eq!(m.get_ref(w, t.weak_val), y, "W's weak field kept Y");
+            m.verify().expect("the heap verifies");
+        },
+    );
+}
+
+/// `flipgc_prepare_object` forwards a large object whose fields still hold the
+/// old addresses after a concurrent flip pause: the driver is held right after
+/// the flip (before the compaction forwards the large objects itself), and the
+/// "generated" code reads a pinned object's reference field through its address
+/// after the call. Without the call it reads the moved node's old address.
+/// Skipped (with a message) where the host has no userfaultfd: the flip pause
+/// then forwards large objects itself.
+#[test]
+fn prepare_object_makes_a_large_object_current_for_generated_code() {
+    timeout::with_timeout("prepare-object", || {
+        let gate = common::CycleGate::default();
+        let g = gate.clone();
+        let (heap, t) = heap_with(move |c| {
+            c.cycle_hook = Some(CycleHook(Arc::new(move |p| {
+                g.hold(CyclePoint::Compacting, p)
+            })));
+        });
+        if !heap.concurrent_compaction() {
+            eprintln!("skipped: no userfaultfd here");
+            return;
+        }
+        let mut m = heap.bind_mutator().unwrap();
+        let p = m.alloc_pinned(t.cell, 0).unwrap();
+        for _ in 0..20_000 {
+            drop(m.alloc_fixed(t.node_fixed).unwrap());
+        }
+        push_node(&mut m, &t, 77);
+        let n = m.root(m.stack_get(0).unwrap());
+        m.set_ref(m.get(&p), t.val, Some(m.get(&n)));
+        let old = m.get(&n).addr();
+
+        let requester = {
+            let heap = heap.clone();
+            std::thread::spawn(move || heap.bind_mutator().unwrap().collect())
+        };
+        assert!(
+            gate.wait_held(&mut m),
+            "the driver did not reach the compaction"
+        );
+        let now = m.get(&n).addr();
+        assert_ne!(now, old, "the node moved");
+        let pa = m.get(&p).addr();
+        assert!(m.large_object_space().contains(&pa));
+        let mp: *const Mutator = &m;
+        // SAFETY: this thread's mutator; `pa` is read from a root since the last
+        // GC point.
+        let ready = unsafe { flipgc_prepare_object(mp, pa) };
+        assert!(ready, "the pinned object is of this heap");
+        // SAFETY: the cell's field 0, an aligned word of a live object.
+        let v = unsafe { AtomicU64::from_ptr((pa + 8) as *mut u64) }.load(Ordering::Acquire);
+        assert_eq!(
+            v as usize, now,
+            "the field holds the node's current address"
+        );
+        // SAFETY: as above; an address of no heap.
+        assert!(!unsafe { flipgc_prepare_object(mp, 8) });
+        gate.release();
+        m.blocking(|| requester.join().unwrap());
+        m.blocking(|| heap.wait_idle());
+        assert_eq!(m.read_word(m.get_ref(m.get(&p), t.val).unwrap(), 1), 77);
+        m.verify().expect("the heap verifies");
+    });
 }
 
 // ---- compare_exchange_ref ----
