@@ -425,7 +425,7 @@ pub unsafe extern "C" fn flipgc_safepoint_slow(m: *mut Mutator) {
 /// is not zero. It is not a GC point: references held in registers stay valid.
 /// The store sequence is exactly:
 /// 1. test the flag byte; if it is not zero, call this with the field's address
-///    (`object + 8 * (1 + field)`, or `object + RefField` offset);
+///    (`object + 8 * (1 + field)`: the header word, then the fields in order);
 /// 2. then store the new reference with a release store (`stlr` on arm64, a plain
 ///    `mov` on x86_64), publishing the new referent's header and fields.
 ///
