@@ -20,7 +20,7 @@
 
 use crate::mem::WORD;
 use crate::mutator::{Gc, Mutator};
-use crate::object::{RefField, ShapeKind};
+use crate::object::{is_ref, RefField, ShapeKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 impl Mutator {
@@ -104,7 +104,8 @@ impl Mutator {
     /// Stores `new` into reference field `f` of `obj` if it holds `current`
     /// (compared by address; `None` is null), as one atomic step. `Ok` with the
     /// value it held (which is `current`) when it stored, `Err` with the value it
-    /// holds when it did not.
+    /// holds when it did not (a panic if that is an immediate, as `get_ref`
+    /// does: an `Option<Gc>` cannot hold one).
     ///
     /// Who and when: any mutator, between GC points, like [`Mutator::set_ref`];
     /// other threads may load, store, swap or compare-exchange the same field at
@@ -165,7 +166,9 @@ impl Mutator {
 
     /// Stores `new` into reference field `f` of `obj` and returns the value it
     /// held, as one atomic step. Who, when, checks and panics: as
-    /// [`Mutator::compare_exchange_ref`].
+    /// [`Mutator::compare_exchange_ref`]; and if the field held an immediate, it
+    /// panics after the swap (an `Option<Gc>` cannot hold one: read such fields
+    /// as a [`Value`](crate::Value)).
     ///
     /// The write barrier: while marking, the returned (overwritten) value is
     /// logged, right after the swap. Logging after the store instead of before is
@@ -212,7 +215,7 @@ impl Mutator {
     /// Acquire then release carries what the element's writer published with it
     /// on to readers of `dst` (happens-before is transitive; a relaxed load would
     /// break the chain on arm64). The copied values need no check: they come
-    /// from an array of this heap. Elements are copied one at a time: a thread
+    /// from an array of this heap (immediates are copied as they are). Elements are copied one at a time: a thread
     /// racing on the same elements sees each element old or new, not the range
     /// as one step.
     pub fn copy_refs(
@@ -288,11 +291,10 @@ impl Mutator {
     }
 
     /// The barrier for a value about to be (or just) overwritten, given the value
-    /// itself: logged while marking, unless null. (Where immediates would be
-    /// skipped.)
+    /// itself: logged while marking, unless null or an immediate (never traced).
     #[inline(always)]
     fn log_old(&self, old: u64) {
-        if self.marking && old != 0 {
+        if self.marking && is_ref(old as usize) {
             self.log_value(old as usize);
         }
     }
@@ -334,11 +336,11 @@ impl Mutator {
     }
 }
 
-/// The reference a stored word holds (`None` for null). (Where immediates would be
-/// decoded.)
+/// The reference a stored word holds (`None` for null); panics on an immediate,
+/// as every `Option<Gc>` reader does (`Gc::from_slot`).
 #[inline(always)]
 fn decode<'m>(v: u64) -> Option<Gc<'m>> {
-    (v != 0).then(|| Gc::new(v as usize))
+    Gc::from_slot(v as usize)
 }
 
 /// An element load of `copy_refs`: acquire, as `read_ref`'s.
@@ -480,7 +482,8 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 /// `value` from a *weak* field while the barrier flag is set, it calls this
 /// before using the value, so that marking keeps the referent (a reference read
 /// from a weak field may be stored into an object the markers have already
-/// scanned); as [`Mutator::read_ref`] does for a weak field. Null is ignored.
+/// scanned); as [`Mutator::read_ref`] does for a weak field. Null and immediates
+/// are ignored.
 ///
 /// Who and when: generated code on `m`'s own thread, right after an acquire load
 /// of a weak field, no GC point in between. Not a GC point.
@@ -491,7 +494,7 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 pub unsafe extern "C" fn flipgc_weak_read_barrier_slow(m: *const Mutator, value: usize) {
     // SAFETY: the caller's contract: `m` is live and on its own thread.
     let m = unsafe { &*m };
-    if value != 0 && !m.owns(value) {
+    if is_ref(value) && !m.owns(value) {
         bad_slot(value);
     }
     m.weak_read(value);

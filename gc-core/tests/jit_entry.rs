@@ -24,7 +24,7 @@ mod timeout;
 use flipgc_core::{
     flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow, CycleHook, CyclePoint, FixedType,
-    Global, Heap, HeapConfig, Mutator, RefField, TypeId, TypeRegistry,
+    Global, Heap, HeapConfig, Mutator, RefField, TypeId, TypeRegistry, Value,
 };
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -1021,4 +1021,65 @@ fn copy_refs_logs_the_elements_it_overwrites() {
         assert_eq!(got, want);
         m.verify().expect("the heap verifies");
     });
+}
+
+// ---- immediates ----
+
+/// Immediates in reference slots while marking: `copy_refs` copies them as they
+/// are, the barrier slow path and `copy_refs` overwrite them without logging them,
+/// and `swap_ref_at` over one swaps, then panics (an `Option<Gc>` cannot hold
+/// one) without having logged it: a logged immediate would reach the markers as
+/// an address and end the process.
+#[test]
+fn immediates_pass_through_and_are_never_logged() {
+    in_child("immediates_pass_through_and_are_never_logged", || {
+        let (hook, go, done) = hold_marking();
+        let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
+        let mut m = heap.bind_mutator().unwrap();
+        let (five, seven) = (Value::fixnum(5).unwrap(), Value::fixnum(7).unwrap());
+        m.alloc_push(t.arr, 6).unwrap(); // S, slot 0
+        push_chain(&mut m, &t, 1, 200); // X, slot 1
+        let want = chain_sum(&m, m.stack_get(1));
+        let s = m.stack_get(0).unwrap();
+        m.write_value(s, 0, five);
+        m.write_ref(s, 1, m.stack_get(1));
+        m.write_value(s, 2, seven);
+        m.write_value(s, 4, seven);
+        m.stack_truncate(1); // X hangs from S alone
+        during_marking(&heap, go, done, &mut m, |m| {
+            m.alloc_push(t.arr, 3).unwrap(); // D (black), slot 1
+            let (s, d) = (m.stack_get(0).unwrap(), m.stack_get(1).unwrap());
+            m.copy_refs(s, 0, d, 0, 3);
+            // The generated store over an immediate: the slow path skips it.
+            // SAFETY: S's element 0, a live object's reference slot.
+            unsafe { generated_store(m, s.addr() + 8, 0) };
+            // `copy_refs` over an immediate (element 2 takes element 3, null).
+            m.copy_refs(s, 3, s, 2, 1);
+            // `swap_ref_at` over an immediate: swapped, then a panic.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                m.swap_ref_at(s, 4, None);
+            }));
+            assert!(r.is_err(), "swap_ref_at over an immediate panics");
+            assert!(m.read_value(s, 4).is_null(), "the swap was made");
+            // X's only edge goes; the swap logs X.
+            assert!(m.swap_ref_at(s, 1, None).is_some());
+        });
+        let (s, d) = (m.stack_get(0).unwrap(), m.stack_get(1).unwrap());
+        assert_eq!(m.read_value(d, 0), five);
+        assert_eq!(m.read_value(d, 2), seven);
+        assert_eq!(chain_sum(&m, m.read_ref(d, 1)), want, "X survived whole");
+        assert!((0..6).all(|i| m.read_value(s, i).is_null()));
+        m.verify().expect("the heap verifies");
+    });
+}
+
+#[test]
+#[should_panic(expected = "the slot holds the immediate 0xb")]
+fn compare_exchange_ref_panics_on_an_immediate_it_finds() {
+    let (heap, t) = heap_with(|_| {});
+    let mut m = heap.bind_mutator().unwrap();
+    m.alloc_push(t.arr, 1).unwrap();
+    let a = m.stack_get(0).unwrap();
+    m.write_value(a, 0, Value::fixnum(5).unwrap());
+    let _ = m.compare_exchange_ref_at(a, 0, None, None);
 }
