@@ -26,7 +26,7 @@ use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, Word
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
     #[inline(always)]
-    fn header_of(&self, obj: Gc<'_>) -> Header {
+    pub(crate) fn header_of(&self, obj: Gc<'_>) -> Header {
         if !self.accessible(obj.addr) {
             foreign(obj);
         }
@@ -53,7 +53,7 @@ impl Mutator {
     /// `obj` to this heap, and `obj`'s header is `header` (a type's header, weak
     /// mark clear). Panics otherwise.
     #[inline(always)]
-    fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
+    pub(crate) fn check_descriptor(&self, obj: Gc<'_>, header: u64, registry: u32) {
         if !self.descriptor_fits(obj, header, registry) {
             self.descriptor_mismatch(obj, header, registry);
         }

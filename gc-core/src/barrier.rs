@@ -40,7 +40,7 @@ impl Mutator {
 
     /// Logs the reference in `slot`, if any.
     #[inline(never)]
-    fn log_overwritten(&self, slot: usize) {
+    pub(crate) fn log_overwritten(&self, slot: usize) {
         // SAFETY: `slot` is a reference field of a live object of this heap (the
         // caller checked it for the store that follows).
         let old = unsafe { mem::load_acquire(slot) } as usize;
@@ -82,7 +82,7 @@ impl Mutator {
     }
 
     #[inline(never)]
-    fn log_value(&self, v: usize) {
+    pub(crate) fn log_value(&self, v: usize) {
         // SAFETY: as in `log_overwritten`.
         let buf = unsafe { &mut *self.satb.0.get() };
         buf.push(v);

@@ -30,6 +30,9 @@
 //! - `space`: the moving space (heap + from-space spans, TLABs) and the
 //!   large-object space.
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
+//! - `jit`: entry points for generated code (the safepoint poll's word and slow
+//!   path, the write barrier's flag and slow paths, atomic reference operations,
+//!   `copy_refs`; docs/architecture.md, "Generated code").
 //! - `collect`: marking, forwarding, compaction, the cycle driver, the verifier.
 //! - [`PauseLog`]: the last pauses (their phases, the flip), cycles and compactions
 //!   in bounded [`Ring`]s, and whole-run statistics of all of them.
@@ -48,6 +51,7 @@ mod hash;
 mod heap;
 mod host;
 mod inject;
+mod jit;
 pub mod mem;
 mod mutator;
 pub mod object;
@@ -83,6 +87,10 @@ pub use gclog::GcLog;
 pub use heap::Heap;
 pub use host::{HostMode, Missing, Requirement};
 pub use inject::InjectPoint;
+pub use jit::{
+    flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
+    flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
+};
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
 pub use pacer::Reason;
