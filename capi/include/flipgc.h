@@ -62,6 +62,83 @@ extern "C" {
 // none did). Valid until the next failing call on this thread.
 const char *flipgc_last_error(void);
 
+// The address of the safepoint-poll byte: generated code loads it (a relaxed
+// byte load, not hoisted out of loops) and calls [`flipgc_poll_slow`] when it
+// is not zero. Valid while the heap lives.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+const uint8_t *flipgc_poll_word(flipgc_mutator *m);
+
+// The poll's slow path: a GC point (objects move; only root-stack slots,
+// handles and globals follow).
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_poll_slow(flipgc_mutator *m);
+
+// The address of the write barrier's flag byte: before a store into a
+// reference field, generated code tests it and, if set, calls
+// [`flipgc_barrier_slow`] with the field's address, then stores with release.
+// Valid while the mutator is not freed; it may change at any GC point.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+const uint8_t *flipgc_barrier_flag(flipgc_mutator *m);
+
+// The write barrier's slow path for a store into the strong reference field at
+// address `slot` (`object + 8 * (1 + field)`), called before the store. Not a
+// GC point.
+//
+// # Safety
+// `m` is a live mutator of this thread; `slot` is a strong reference field of a
+// live object of its heap (an address outside the heap aborts).
+void flipgc_barrier_slow(flipgc_mutator *m, size_t slot);
+
+// The word in root-stack entry `slot`: an object's address, 0, or an immediate.
+// An address is valid until the next GC point; generated code that works on
+// raw addresses must call `flipgc_poll_slow` (or anything that can collect) only
+// with its references back in root-stack slots.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+uint64_t flipgc_stack_word(flipgc_mutator *m, size_t slot);
+
+// Compare-and-swap on reference field (or array element) `field` of the object
+// in slot `obj_slot`: if it holds the value of slot `expected`, stores the value
+// of slot `new` (with the write barrier) and returns 1; else returns 0. The
+// values are objects or null.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+int32_t flipgc_cas_field(flipgc_mutator *m,
+                         size_t obj_slot,
+                         size_t field,
+                         size_t expected,
+                         size_t new_);
+
+// Stores the value of slot `new` (an object or null) into reference field (or
+// array element) `field` of the object in slot `obj_slot`, atomically, with the
+// write barrier, and pushes the value it replaced.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_swap_field(flipgc_mutator *m, size_t obj_slot, size_t field, size_t new_);
+
+// Copies elements `src_index .. src_index + n` of the reference array in slot
+// `src_slot` over elements `dst_index ..` of the one in `dst_slot` (the same
+// array or another; overlapping ranges as `memmove`), with the write barrier on
+// every overwritten element: `System.arraycopy`.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_copy_refs(flipgc_mutator *m,
+                      size_t src_slot,
+                      size_t src_index,
+                      size_t dst_slot,
+                      size_t dst_index,
+                      size_t n);
+
 // Binds a mutator for the calling thread to `heap`; it goes to `*out`.
 // `FLIPGC_BAD_CONFIG` if the binding is refused (two threads each holding
 // mutators of the same two heaps could stop each other for ever).

@@ -25,10 +25,12 @@
 
 #![allow(non_camel_case_types)]
 
+mod jit;
 mod mutator;
 mod roots;
 mod setup;
 
+pub use jit::*;
 pub use mutator::*;
 pub use roots::*;
 pub use setup::*;

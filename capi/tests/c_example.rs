@@ -172,3 +172,27 @@ fn the_guides_c_example_compiles_and_runs() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// capi/tests/jit.c: compare-and-swap, swap and `copy_refs` through the C API,
+/// and a generated store and poll by their documented protocols.
+#[test]
+fn the_atomic_operations_and_generated_code_protocol_work_from_c() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jit.c");
+    let bin = lib_dir().join("jit-c");
+    let st = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Werror", "-I"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("include"))
+        .arg(&src)
+        .arg(lib_dir().join("libflipgc_capi.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(st.success(), "capi/tests/jit.c does not compile");
+    let out = Command::new(&bin).output().unwrap();
+    assert!(
+        out.status.success() && out.stdout.starts_with(b"ok"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
