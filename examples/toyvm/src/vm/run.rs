@@ -52,10 +52,12 @@ impl Vm {
         }
         self.fuel -= 1;
         loop {
-            let Some(g) = self.at(fpos) else {
-                return Err(VmError::runtime(
-                    "attempt to call (), which is not a procedure",
-                ));
+            let v = self.val(fpos);
+            let Some(g) = v.as_ref() else {
+                let shown = self.repr(v, true);
+                return Err(VmError::runtime(format!(
+                    "attempt to call {shown}, which is not a procedure"
+                )));
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
@@ -74,7 +76,7 @@ impl Vm {
                     let from = fpos + 1 + nreq;
                     self.push_list(from, fpos + 1 + argc)?;
                     let top = self.top();
-                    self.m.stack_set(from, self.at(top));
+                    self.m.stack_copy(top, from);
                     self.m.stack_truncate(from + 1);
                 }
                 let have = self.m.stack_len() - fpos - 1;
@@ -86,12 +88,12 @@ impl Vm {
             if ty == self.t.rt.guardian {
                 self.call_guardian(fpos, argc)?;
                 let top = self.top();
-                self.m.stack_set(fpos, self.at(top));
+                self.m.stack_copy(top, fpos);
                 self.m.stack_truncate(fpos + 1);
                 return Ok(None);
             }
             if ty != self.t.prim {
-                let shown = self.repr(Some(g), true);
+                let shown = self.repr(v, true);
                 return Err(VmError::runtime(format!(
                     "attempt to call {shown}, which is not a procedure"
                 )));
@@ -107,7 +109,7 @@ impl Vm {
             }
             (b.f)(self, fpos + 1, argc)?;
             let top = self.top();
-            self.m.stack_set(fpos, self.at(top));
+            self.m.stack_copy(top, fpos);
             self.m.stack_truncate(fpos + 1);
             return Ok(None);
         }
@@ -124,10 +126,10 @@ impl Vm {
             return Err(stack_full());
         }
         for i in fpos..fpos + argc {
-            self.m.stack_set(i, self.at(i + 1));
+            self.m.stack_copy(i + 1, i);
         }
         self.m.stack_truncate(fpos + argc);
-        let list = self.m.pop();
+        let list = self.m.pop_value();
         let n = self.push_list_elements(list);
         Ok(argc - 2 + n)
     }
@@ -147,8 +149,8 @@ impl Vm {
                     if k >= self.consts_len {
                         self.refresh_consts();
                     }
-                    let table = self.at(CONSTS).expect("table");
-                    self.m.push(self.m.read_ref(table, k));
+                    let table = self.obj(CONSTS).expect("table");
+                    self.m.push_value(self.m.read_value(table, k));
                 }
                 Op::Int(i) => self.push_int(i)?,
                 Op::Bool(b) => self.push_bool(b),
@@ -156,42 +158,43 @@ impl Vm {
                 Op::Unspec => self.push_unspec(),
                 Op::Local(s) => self.dup(fp + 1 + s as usize),
                 Op::LocalCell(s) => {
-                    let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
+                    let cell = self.obj(fp + 1 + s as usize).expect("cell");
+                    self.m.push_value(self.m.get_value(cell, self.t.cell_value));
                 }
                 Op::SetLocal(s) => {
-                    let v = self.m.pop();
-                    self.m.stack_set(fp + 1 + s as usize, v);
+                    let top = self.top();
+                    self.m.stack_copy(top, fp + 1 + s as usize);
+                    self.m.stack_truncate(top);
                 }
                 Op::SetLocalCell(s) => {
                     let top = self.top();
-                    let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
+                    let cell = self.obj(fp + 1 + s as usize).expect("cell");
+                    self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
                 Op::BoxLocal(s) => {
                     let slot = fp + 1 + s as usize;
                     self.m.push_fixed(self.t.alloc.cell)?;
                     let top = self.top();
-                    let cell = self.at(top).expect("fresh");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(slot));
+                    let cell = self.obj(top).expect("fresh");
+                    self.m.set_value(cell, self.t.cell_value, self.val(slot));
                     self.m.stack_set(slot, Some(cell));
                     self.m.stack_truncate(top);
                 }
                 Op::Free(i) => {
-                    let clo = self.at(fp).expect("closure");
-                    self.m.push(self.m.read_ref(clo, 1 + i as usize));
+                    let clo = self.obj(fp).expect("closure");
+                    self.m.push_value(self.m.read_value(clo, 1 + i as usize));
                 }
                 Op::FreeCell(i) => {
-                    let clo = self.at(fp).expect("closure");
+                    let clo = self.obj(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
+                    self.m.push_value(self.m.get_value(cell, self.t.cell_value));
                 }
                 Op::SetFreeCell(i) => {
                     let top = self.top();
-                    let clo = self.at(fp).expect("closure");
+                    let clo = self.obj(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
+                    self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
                 Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
@@ -199,7 +202,7 @@ impl Vm {
                     if k >= self.consts_len {
                         self.refresh_consts();
                     }
-                    let table = self.at(CONSTS).expect("table");
+                    let table = self.obj(CONSTS).expect("table");
                     let cell = self.m.read_ref(table, k).expect("global cell");
                     let word = self.m.get_word(cell, self.t.global_word);
                     let bound = word & 1 == 1;
@@ -208,10 +211,10 @@ impl Vm {
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
                     if let Op::Global(_) = op {
-                        self.m.push(self.m.get_ref(cell, self.t.global_value));
+                        self.m.push_value(self.m.get_value(cell, self.t.global_value));
                     } else {
                         let top = self.top();
-                        self.m.set_ref(cell, self.t.global_value, self.at(top));
+                        self.m.set_value(cell, self.t.global_value, self.val(top));
                         if !bound {
                             self.m.set_word(cell, self.t.global_word, word | 1);
                         }
@@ -240,11 +243,11 @@ impl Vm {
                     let n = nfree as usize;
                     self.m.alloc_push(self.t.closure, 1 + n)?;
                     let top = self.top();
-                    let clo = self.at(top).expect("fresh");
-                    let table = self.at(CONSTS).expect("table");
-                    self.m.write_ref(clo, 0, self.m.read_ref(table, k as usize));
+                    let clo = self.obj(top).expect("fresh");
+                    let table = self.obj(CONSTS).expect("table");
+                    self.m.write_value(clo, 0, self.m.read_value(table, k as usize));
                     for i in 0..n {
-                        self.m.write_ref(clo, 1 + i, self.at(top - n + i));
+                        self.m.write_value(clo, 1 + i, self.val(top - n + i));
                     }
                     self.m.stack_set(top - n, Some(clo));
                     self.m.stack_truncate(top - n + 1);
@@ -278,7 +281,7 @@ impl Vm {
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
                     for i in 0..=argc {
-                        self.m.stack_set(fp + i, self.at(fpos + i));
+                        self.m.stack_copy(fpos + i, fp + i);
                     }
                     self.m.stack_truncate(fp + argc + 1);
                     if let Some(npi) = self.enter(fp, argc)? {
@@ -298,7 +301,7 @@ impl Vm {
                 Op::Return => {
                     let top = self.top();
                     if top != fp {
-                        self.m.stack_set(fp, self.at(top));
+                        self.m.stack_copy(top, fp);
                         self.m.stack_truncate(fp + 1);
                     }
                     let f = self.frames.pop().expect("frame");
@@ -314,7 +317,7 @@ impl Vm {
                     (BUILTINS[id as usize].f)(self, base, argc)?;
                     let top = self.top();
                     if top != base {
-                        self.m.stack_set(base, self.at(top));
+                        self.m.stack_copy(top, base);
                         self.m.stack_truncate(base + 1);
                     }
                 }
