@@ -23,7 +23,7 @@ mod types;
 pub mod vm;
 
 pub use error::{ErrorKind, VmError};
-pub use heapsize::{default_heap_config, default_max_heap, heap_summary};
+pub use heapsize::{alloc_summary, default_heap_config, default_max_heap, heap_summary};
 pub use session::Session;
 pub use types::{register_types, FixedTypes, VmTypes};
 

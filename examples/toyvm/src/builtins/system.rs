@@ -163,12 +163,16 @@ pub fn gc(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
 /// `(gc-stats)`: prints the GC log's summary of the run so far (pauses by kind
 /// with count, total, p50, p99 and max; cycles; stalls; throttling; compactions:
 /// `Heap::gc_summary`, the lines the GC log prints at the end; docs/gc-log.md),
-/// then the heap's line (live data, memory in use, soft limit, maximum).
+/// then the heap's line (live data, memory in use, soft limit, maximum), then the
+/// bytes allocated since the heap began (`alloc: N bytes ...`: equal before and
+/// after code that allocates nothing, such as a fixnum loop).
 pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     let summary = vm.shared.heap.gc_summary();
     vm.out.push_str(&summary);
     vm.out.push('\n');
     vm.out.push_str(&crate::heap_summary(&vm.shared.heap));
+    vm.out.push('\n');
+    vm.out.push_str(&crate::alloc_summary(&vm.shared.heap));
     vm.out.push('\n');
     vm.flush();
     vm.push_unspec();
