@@ -58,6 +58,10 @@ pub enum Op {
     Return,
     /// Run builtin `id` on the top `argc` values, replacing them with its result.
     Prim(u16, u16),
+    /// Run builtin `id` (one of `crate::builtins::fixnum_fast`) on the top value
+    /// and the integer `i`, replacing the top with its result: `Int(i)` then
+    /// `Prim(id, 2)` in one instruction (`(+ x 1)`, `(= n 0)`).
+    PrimInt(u16, i64),
 }
 
 /// A compiled function.

@@ -162,8 +162,8 @@ pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 
 /// `char->integer`.
 pub fn char_to_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let c = as_char(vm.val(base))
-        .ok_or_else(|| vm.type_error("char->integer", "a character", base))?;
+    let c =
+        as_char(vm.val(base)).ok_or_else(|| vm.type_error("char->integer", "a character", base))?;
     vm.push_int(i64::from(u32::from(c)))
 }
 

@@ -194,6 +194,13 @@ impl Gen<'_> {
                     .push(if tail { Op::TailCall(n) } else { Op::Call(n) });
             }
             Expr::Prim(id, args) => {
+                if let [a, Expr::Int(i)] = &args[..] {
+                    if crate::builtins::fixnum_fast(*id) {
+                        self.expr(a, false)?;
+                        self.code.push(Op::PrimInt(*id, *i));
+                        return Ok(());
+                    }
+                }
                 for a in args {
                     self.expr(a, false)?;
                 }

@@ -15,11 +15,11 @@
 //! bucket vector, a result vector) it allocates before, lock released, and it
 //! looks again afterwards.
 
+use super::value::{kind, Kind};
 use super::Vm;
 use crate::error::VmError;
 use crate::shared::{lock, TableState};
 use crate::types::EntryDesc;
-use super::value::{kind, Kind};
 use flipgc_core::{Gc, Value};
 
 /// The kind bit of weak tables.

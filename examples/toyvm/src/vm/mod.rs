@@ -20,9 +20,9 @@ use crate::error::{ErrorKind, VmError};
 use crate::shared::{lock, Shared};
 use crate::types::VmTypes;
 use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
-pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 use std::rc::Rc;
 use std::sync::Arc;
+pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 
 /// Stack slot of the constant table.
 pub const CONSTS: usize = 0;
@@ -514,7 +514,8 @@ impl Vm {
         self.m.alloc_push(self.t.closure, 1)?;
         let clo = self.obj(self.top()).expect("fresh");
         let table = self.obj(CONSTS).expect("table");
-        self.m.write_value(clo, 0, self.m.read_value(table, k as usize));
+        self.m
+            .write_value(clo, 0, self.m.read_value(table, k as usize));
         Ok(())
     }
 

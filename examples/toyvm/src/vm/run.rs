@@ -2,10 +2,11 @@
 //! `apply`), proper tail calls and returns. Frames live in a host vector of saved
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
-use super::{stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
-use crate::builtins::{APPLY, BUILTINS};
+use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
+use crate::builtins::{fixnum_fast, ADD, APPLY, BUILTINS, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB};
 use crate::bytecode::Op;
 use crate::error::VmError;
+use flipgc_core::Value;
 
 /// Marks the frame that returns control to [`Vm::call`]'s caller.
 const SENTINEL: u32 = u32::MAX;
@@ -47,10 +48,7 @@ impl Vm {
     /// A closure gets its frame (returns its prototype); a builtin runs at once and
     /// leaves its result at `fpos` (returns `None`).
     fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
-        if self.fuel == 0 {
-            self.refuel()?;
-        }
-        self.fuel -= 1;
+        self.spend_fuel()?;
         loop {
             let v = self.val(fpos);
             let Some(g) = v.as_ref() else {
@@ -61,28 +59,9 @@ impl Vm {
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self.m.read_ref(g, 0).expect("closure code");
+                let code = self.m.read_value(g, 0).as_ref().expect("closure code");
                 let pid = self.m.get_word(code, self.t.code_proto) as u32;
-                let p = self.proto(pid as usize);
-                let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
-                if argc < nreq || (!rest && argc > nreq) {
-                    let name = p.name.clone();
-                    return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
-                }
-                if fpos + argc + nslots >= MAX_STACK {
-                    return Err(stack_full());
-                }
-                if rest {
-                    let from = fpos + 1 + nreq;
-                    self.push_list(from, fpos + 1 + argc)?;
-                    let top = self.top();
-                    self.m.stack_copy(top, from);
-                    self.m.stack_truncate(from + 1);
-                }
-                let have = self.m.stack_len() - fpos - 1;
-                for _ in have..nslots {
-                    self.m.push(None);
-                }
+                self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
             }
             if ty == self.t.rt.guardian {
@@ -115,6 +94,44 @@ impl Vm {
         }
     }
 
+    /// Counts a call against the step budget.
+    #[inline(always)]
+    fn spend_fuel(&mut self) -> Result<(), VmError> {
+        if self.fuel == 0 {
+            self.refuel()?;
+        }
+        self.fuel -= 1;
+        Ok(())
+    }
+
+    /// Lays out the frame of a call of prototype `pid` (the closure at `fpos`,
+    /// `argc` arguments above it): checks the arity, gathers rest arguments,
+    /// pushes the other local slots.
+    #[inline(always)]
+    fn open_frame(&mut self, fpos: usize, argc: usize, pid: u32) -> Result<(), VmError> {
+        let p = self.proto(pid as usize);
+        let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
+        if argc < nreq || (!rest && argc > nreq) {
+            let name = p.name.clone();
+            return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
+        }
+        if fpos + argc + nslots >= MAX_STACK {
+            return Err(stack_full());
+        }
+        if rest {
+            let from = fpos + 1 + nreq;
+            self.push_list(from, fpos + 1 + argc)?;
+            let top = self.top();
+            self.m.stack_copy(top, from);
+            self.m.stack_truncate(from + 1);
+        }
+        let have = self.m.stack_len() - fpos - 1;
+        for _ in have..nslots {
+            self.m.push(None);
+        }
+        Ok(())
+    }
+
     /// Rewrites `apply f a... list` at `fpos` into `f a... elements...`; returns
     /// the new argument count.
     fn spread_apply(&mut self, fpos: usize, argc: usize) -> Result<usize, VmError> {
@@ -132,6 +149,45 @@ impl Vm {
         let list = self.m.pop_value();
         let n = self.push_list_elements(list);
         Ok(argc - 2 + n)
+    }
+
+    /// The fast path of `(+ a b)`, `(- a b)`, `(= a b)`, `(< a b)`, `(> a b)`,
+    /// `(<= a b)` and `(>= a b)` (builtin `id`, one of
+    /// [`crate::builtins::fixnum_fast`]) on two fixnums: the result, without a
+    /// call or an allocation. `None` for a sum or difference outside the fixnum
+    /// range: the builtin boxes it.
+    #[inline(always)]
+    fn fixnum2(id: u16, a: i64, b: i64) -> Option<Value<'static>> {
+        // Two 63-bit values: the sum and difference fit 64 bits.
+        match id {
+            ADD => Value::fixnum(a + b),
+            SUB => Value::fixnum(a - b),
+            NUM_EQ => Some(bool_value(a == b)),
+            NUM_LT => Some(bool_value(a < b)),
+            NUM_GT => Some(bool_value(a > b)),
+            NUM_LE => Some(bool_value(a <= b)),
+            _ => Some(bool_value(a >= b)),
+        }
+    }
+
+    /// `Op::Prim(id, 2)` by [`Vm::fixnum2`] if `id` has a fast path and the top
+    /// two stack entries are fixnums (their result replaces them: true); else
+    /// false, the stack untouched.
+    #[inline(always)]
+    fn prim_fixnum2(&mut self, id: u16) -> bool {
+        if !fixnum_fast(id) {
+            return false;
+        }
+        let top = self.top();
+        let (Some(a), Some(b)) = (self.val(top - 1).as_fixnum(), self.val(top).as_fixnum()) else {
+            return false;
+        };
+        let Some(r) = Self::fixnum2(id, a, b) else {
+            return false;
+        };
+        self.m.stack_set_value(top - 1, r);
+        self.m.stack_truncate(top);
+        true
     }
 
     /// Runs prototype `pid` in the frame at `fp` until it returns to a sentinel.
@@ -203,7 +259,7 @@ impl Vm {
                         self.refresh_consts();
                     }
                     let table = self.obj(CONSTS).expect("table");
-                    let cell = self.m.read_ref(table, k).expect("global cell");
+                    let cell = self.m.read_value(table, k).as_ref().expect("global cell");
                     let word = self.m.get_word(cell, self.t.global_word);
                     let bound = word & 1 == 1;
                     if !bound && !matches!(op, Op::DefGlobal(_)) {
@@ -211,7 +267,8 @@ impl Vm {
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
                     if let Op::Global(_) = op {
-                        self.m.push_value(self.m.get_value(cell, self.t.global_value));
+                        self.m
+                            .push_value(self.m.get_value(cell, self.t.global_value));
                     } else {
                         let top = self.top();
                         self.m.set_value(cell, self.t.global_value, self.val(top));
@@ -245,7 +302,8 @@ impl Vm {
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
                     let table = self.obj(CONSTS).expect("table");
-                    self.m.write_value(clo, 0, self.m.read_value(table, k as usize));
+                    self.m
+                        .write_value(clo, 0, self.m.read_value(table, k as usize));
                     for i in 0..n {
                         self.m.write_value(clo, 1 + i, self.val(top - n + i));
                     }
@@ -264,6 +322,16 @@ impl Vm {
                         pc: pc as u32,
                         fp: fp as u32,
                     });
+                    // A call of the running closure itself (the same object, read
+                    // from the stack now): its prototype is `pi`, without reading
+                    // the closure's code. As `enter` does otherwise.
+                    if self.val(fpos) == self.val(fp) {
+                        self.spend_fuel()?;
+                        self.open_frame(fpos, argc, pi)?;
+                        fp = fpos;
+                        pc = 0;
+                        continue;
+                    }
                     match self.enter(fpos, argc)? {
                         Some(npi) => {
                             pi = npi;
@@ -280,14 +348,24 @@ impl Vm {
                     self.m.safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
+                    // A tail call of the running closure itself: as in `Op::Call`.
+                    let itself = self.val(fpos) == self.val(fp);
                     for i in 0..=argc {
                         self.m.stack_copy(fpos + i, fp + i);
                     }
                     self.m.stack_truncate(fp + argc + 1);
-                    if let Some(npi) = self.enter(fp, argc)? {
-                        pi = npi;
+                    if itself {
+                        self.spend_fuel()?;
+                        self.open_frame(fp, argc, pi)?;
                         pc = 0;
-                        code = self.proto(pi as usize).clone();
+                        continue;
+                    }
+                    if let Some(npi) = self.enter(fp, argc)? {
+                        pc = 0;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         continue;
                     }
                     // A builtin in tail position: its result is at `fp`; return it.
@@ -311,7 +389,31 @@ impl Vm {
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                     code = self.proto(pi as usize).clone();
                 }
+                Op::PrimInt(id, i) => {
+                    let top = self.top();
+                    let r = self
+                        .val(top)
+                        .as_fixnum()
+                        .zip(Value::fixnum(i))
+                        .and_then(|(a, _)| Self::fixnum2(id, a, i));
+                    if let Some(r) = r {
+                        self.m.stack_set_value(top, r);
+                        continue;
+                    }
+                    // Not two fixnums: as `Int(i)` then `Prim(id, 2)`.
+                    self.push_int(i)?;
+                    let base = top;
+                    (BUILTINS[id as usize].f)(self, base, 2)?;
+                    let top = self.top();
+                    if top != base {
+                        self.m.stack_copy(top, base);
+                        self.m.stack_truncate(base + 1);
+                    }
+                }
                 Op::Prim(id, argc) => {
+                    if argc == 2 && self.prim_fixnum2(id) {
+                        continue;
+                    }
                     let argc = argc as usize;
                     let base = self.m.stack_len() - argc;
                     (BUILTINS[id as usize].f)(self, base, argc)?;
