@@ -203,28 +203,6 @@ table! {
     "hashtable-clear!" 1 1 => hashtable::clear;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fast_path_indexes_name_their_builtins() {
-        let name = |i: u16| BUILTINS[i as usize].name;
-        assert_eq!(name(ADD), "+");
-        assert_eq!(name(SUB), "-");
-        let cmp: Vec<_> = [NUM_EQ, NUM_LT, NUM_GT, NUM_LE, NUM_GE]
-            .into_iter()
-            .map(name)
-            .collect();
-        assert_eq!(cmp, ["=", "<", ">", "<=", ">="]);
-        let fast: Vec<_> = (0..BUILTINS.len() as u16)
-            .filter(|&i| fixnum_fast(i))
-            .map(name)
-            .collect();
-        assert_eq!(fast, ["+", "-", "=", "<", ">", "<=", ">="]);
-    }
-}
-
 /// The builtin named `name`.
 pub fn lookup(name: &str) -> Option<BuiltinRef> {
     static INDEX: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
@@ -252,4 +230,26 @@ pub fn install(vm: &mut Vm) -> Result<(), VmError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_indexes_name_their_builtins() {
+        let name = |i: u16| BUILTINS[i as usize].name;
+        assert_eq!(name(ADD), "+");
+        assert_eq!(name(SUB), "-");
+        let cmp: Vec<_> = [NUM_EQ, NUM_LT, NUM_GT, NUM_LE, NUM_GE]
+            .into_iter()
+            .map(name)
+            .collect();
+        assert_eq!(cmp, ["=", "<", ">", "<=", ">="]);
+        let fast: Vec<_> = (0..BUILTINS.len() as u16)
+            .filter(|&i| fixnum_fast(i))
+            .map(name)
+            .collect();
+        assert_eq!(fast, ["+", "-", "=", "<", ">", "<=", ">="]);
+    }
 }
