@@ -157,3 +157,59 @@ fn immediates_survive_collections_in_every_slot() {
         assert!(o.pauses >= 4, "under {flip}: only {} pauses", o.pauses);
     }
 }
+
+/// Exercises the interpreter's fixnum fast paths (`Op::Prim`, `Op::PrimInt`,
+/// `Op::LocalPrimInt`) at and across the fixnum boundary and on non-fixnums: the
+/// same results as the builtins (checked against the VM before immediates).
+const FAST: &str = r#"(define big 4611686018427387903)
+(define small -4611686018427387904)
+(define (f x) (list (+ x 1) (- x 1) (= x 1) (< x 1) (> x 1) (<= x 1) (>= x 1)))
+(define (g x y) (list (+ x y) (- x y) (= x y) (< x y) (> x y) (<= x y) (>= x y)))
+(define (h x) (let ((y x)) (set! y (+ y 0)) (list (+ y 2) (- y 2) (< y 2))))
+(for-each (lambda (x) (write (list (f x) (g x 1) (g 1 x) (h x) (apply + (list x 1)) (eqv? (+ x 1) (apply + (list x 1)))) ) (newline))
+  (list 0 1 -1 big small (+ big 1) (- small 1) 1.5 -0.0 +nan.0))
+(write (list (+ big big) (- small big) (- small 1) (+ big 1) (eqv? (- (+ big 1) 1) big) (+ 9223372036854775806 1)))
+(newline)
+"#;
+
+const FAST_OUT: &str = r#"((1 -1 #f #t #f #t #f) (1 -1 #f #t #f #t #f) (1 1 #f #f #t #f #t) (2 -2 #t) 1 #t)
+((2 0 #t #f #f #t #t) (2 0 #t #f #f #t #t) (2 0 #t #f #f #t #t) (3 -1 #t) 2 #t)
+((0 -2 #f #t #f #t #f) (0 -2 #f #t #f #t #f) (0 2 #f #f #t #f #t) (1 -3 #t) 0 #t)
+((4611686018427387904 4611686018427387902 #f #f #t #f #t) (4611686018427387904 4611686018427387902 #f #f #t #f #t) (4611686018427387904 -4611686018427387902 #f #t #f #t #f) (4611686018427387905 4611686018427387901 #f) 4611686018427387904 #t)
+((-4611686018427387903 -4611686018427387905 #f #t #f #t #f) (-4611686018427387903 -4611686018427387905 #f #t #f #t #f) (-4611686018427387903 4611686018427387905 #f #f #t #f #t) (-4611686018427387902 -4611686018427387906 #t) -4611686018427387903 #t)
+((4611686018427387905 4611686018427387903 #f #f #t #f #t) (4611686018427387905 4611686018427387903 #f #f #t #f #t) (4611686018427387905 -4611686018427387903 #f #t #f #t #f) (4611686018427387906 4611686018427387902 #f) 4611686018427387905 #t)
+((-4611686018427387904 -4611686018427387906 #f #t #f #t #f) (-4611686018427387904 -4611686018427387906 #f #t #f #t #f) (-4611686018427387904 4611686018427387906 #f #f #t #f #t) (-4611686018427387903 -4611686018427387907 #t) -4611686018427387904 #t)
+((2.5 0.5 #f #f #t #f #t) (2.5 0.5 #f #f #t #f #t) (2.5 -0.5 #f #t #f #t #f) (3.5 -0.5 #t) 2.5 #t)
+((1.0 -1.0 #f #t #f #t #f) (1.0 -1.0 #f #t #f #t #f) (1.0 1.0 #f #f #t #f #t) (2.0 -2.0 #t) 1.0 #t)
+((+nan.0 +nan.0 #f #f #f #f #f) (+nan.0 +nan.0 #f #f #f #f #f) (+nan.0 +nan.0 #f #f #f #f #f) (+nan.0 +nan.0 #f) +nan.0 #t)
+(9223372036854775806 -9223372036854775807 -4611686018427387905 4611686018427387904 #t 9223372036854775807)
+"#;
+
+#[test]
+fn fast_paths_match_the_builtins() {
+    assert_eq!(common::output_of(FAST), FAST_OUT);
+    for (src, msg) in [
+        (
+            "(define (f x) (+ x 1)) (f 'a)",
+            "+: expected a number, got a",
+        ),
+        (
+            "(define (f x) (< x 1)) (f \"s\")",
+            "<: expected a number, got \"s\"",
+        ),
+        (
+            "(define (f x y) (- x y)) (f 1 #\\a)",
+            "-: expected a number, got #\\a",
+        ),
+        (
+            "(define (f x) (+ x 1)) (f 9223372036854775807)",
+            "+: integer overflow",
+        ),
+        (
+            "(define (f x y) (- x y)) (f -9223372036854775807 2)",
+            "-: integer overflow",
+        ),
+    ] {
+        assert_eq!(common::error_of(src).message, msg, "{src}");
+    }
+}

@@ -170,6 +170,30 @@ impl Vm {
         }
     }
 
+    /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
+    /// are fixnums.
+    #[inline(always)]
+    fn fixnum_int(id: u16, a: Value<'_>, i: i64) -> Option<Value<'static>> {
+        let a = a.as_fixnum()?;
+        Value::fixnum(i)?;
+        Self::fixnum2(id, a, i)
+    }
+
+    /// `Op::PrimInt(id, i)` when its fast path does not apply: as `Int(i)` then
+    /// `Prim(id, 2)` (the first operand is on top of the stack).
+    #[cold]
+    fn prim_int_slow(&mut self, id: u16, i: i64) -> Result<(), VmError> {
+        let base = self.top();
+        self.push_int(i)?;
+        (BUILTINS[id as usize].f)(self, base, 2)?;
+        let top = self.top();
+        if top != base {
+            self.m.stack_copy(top, base);
+            self.m.stack_truncate(base + 1);
+        }
+        Ok(())
+    }
+
     /// `Op::Prim(id, 2)` by [`Vm::fixnum2`] if `id` has a fast path and the top
     /// two stack entries are fixnums (their result replaces them: true); else
     /// false, the stack untouched.
@@ -391,24 +415,20 @@ impl Vm {
                 }
                 Op::PrimInt(id, i) => {
                     let top = self.top();
-                    let r = self
-                        .val(top)
-                        .as_fixnum()
-                        .zip(Value::fixnum(i))
-                        .and_then(|(a, _)| Self::fixnum2(id, a, i));
-                    if let Some(r) = r {
+                    if let Some(r) = Self::fixnum_int(id, self.val(top), i) {
                         self.m.stack_set_value(top, r);
                         continue;
                     }
-                    // Not two fixnums: as `Int(i)` then `Prim(id, 2)`.
-                    self.push_int(i)?;
-                    let base = top;
-                    (BUILTINS[id as usize].f)(self, base, 2)?;
-                    let top = self.top();
-                    if top != base {
-                        self.m.stack_copy(top, base);
-                        self.m.stack_truncate(base + 1);
+                    self.prim_int_slow(id, i)?;
+                }
+                Op::LocalPrimInt(s, id, i) => {
+                    let slot = fp + 1 + s as usize;
+                    if let Some(r) = Self::fixnum_int(id, self.val(slot), i) {
+                        self.m.push_value(r);
+                        continue;
                     }
+                    self.dup(slot);
+                    self.prim_int_slow(id, i)?;
                 }
                 Op::Prim(id, argc) => {
                     if argc == 2 && self.prim_fixnum2(id) {
