@@ -61,12 +61,13 @@ fn a_fixnum_loop_allocates_nothing() {
 
 #[test]
 fn the_allocation_count_sees_allocation() {
-    // The measurement is not blind: a loop that conses shows.
-    let defs = format!(
-        "(define (conses i acc) (if (= i {LOOP}) (length acc) (conses (+ i 1) (cons i acc))))"
-    );
-    let (bytes, out) = allocated_by(&defs, "(conses 0 '())");
-    assert!(bytes >= LOOP * 16, "{bytes} bytes for {LOOP} pairs:\n{out}");
+    // The measurement is not blind: a loop that conses (a pair of garbage per
+    // iteration) shows.
+    let n = 1_000_000u64;
+    let defs =
+        format!("(define (conses i acc) (if (= i {n}) (car acc) (conses (+ i 1) (cons i '()))))");
+    let (bytes, out) = allocated_by(&defs, "(conses 0 '(0))");
+    assert!(bytes >= n * 16, "{bytes} bytes for {n} pairs:\n{out}");
 }
 
 /// Collections in the middle: allocates about `n` x 250 bytes of garbage, then
