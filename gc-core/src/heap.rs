@@ -264,6 +264,16 @@ impl Heap {
         self.inner.space_published.used()
     }
 
+    /// Bytes the moving space has handed out since the heap began, to allocation
+    /// buffers and to objects allocated outside one (large objects are not
+    /// counted). It only grows, in steps of a buffer: a mutator's small
+    /// allocations show once its buffer is refilled, so two equal reads mean less
+    /// than a buffer was allocated in between. A statistic read with a relaxed
+    /// load (it orders nothing).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.inner.space_published.allocated_total()
+    }
+
     /// Bytes held by large objects.
     pub fn large_object_bytes(&self) -> usize {
         self.inner.los.lock().used()

@@ -1,5 +1,5 @@
 ;;; Live data far above the old fixed 64 MiB default heap: a list of 3 million
-;;; integers (about 115 MiB live). On the default heap (growable up to a quarter
+;;; integers (about 92 MiB live: 3 million pairs; the integers are fixnums). On the default heap (growable up to a quarter
 ;;; of physical memory) it runs unchanged: the heap grows to hold the list, and
 ;;; gives the memory back once the list is dropped (see (gc-stats)).
 

@@ -58,7 +58,17 @@ pub enum Op {
     Return,
     /// Run builtin `id` on the top `argc` values, replacing them with its result.
     Prim(u16, u16),
+    /// Run builtin `id` (one of `crate::builtins::fixnum_fast`) on the top value
+    /// and the integer `i`, replacing the top with its result: `Int(i)` then
+    /// `Prim(id, 2)` in one instruction (`(+ x 1)`, `(= n 0)`).
+    PrimInt(u16, i64),
+    /// `Local(slot)` then `PrimInt(id, i)` in one instruction (`(+ n 1)` with
+    /// `n` an unboxed local of the running function).
+    LocalPrimInt(u32, u16, i64),
 }
+
+// Every instruction is two words (the dispatch loop copies one per step).
+const _: () = assert!(std::mem::size_of::<Op>() == 16);
 
 /// A compiled function.
 #[derive(Clone, Debug, Default)]

@@ -52,6 +52,16 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// One line about allocation: the bytes the heap has handed out since it began
+/// ([`Heap::allocated_bytes`]: in steps of an allocation buffer, large objects
+/// not counted).
+pub fn alloc_summary(heap: &Heap) -> String {
+    format!(
+        "alloc: {} bytes allocated since the heap began",
+        heap.allocated_bytes()
+    )
+}
+
 /// One line about the heap: live data after the last cycle and at most, memory in
 /// use now and at most, the soft limit (the size cycles are paced against), the
 /// maximum, and the process's resident memory.

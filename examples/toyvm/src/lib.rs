@@ -1,8 +1,10 @@
 //! # flipgc-toyvm: a small Scheme on the flipgc heap
 //!
 //! A reader, a bytecode compiler and an interpreter for a subset of R7RS-small
-//! Scheme, with every runtime value in a [`flipgc_core::Heap`] and precise roots:
-//! the interpreter's value stack is the mutator's root stack. Used as a GC
+//! Scheme, with every runtime value a [`flipgc_core::Value`]: a tagged immediate
+//! (fixnum, character, boolean, the unspecified value), `()` (null), or an object
+//! in a [`flipgc_core::Heap`]; roots are precise: the interpreter's value stack is
+//! the mutator's root stack. Used as a GC
 //! workload (see `programs/`) and as an example of embedding the collector.
 //!
 //! Entry points: [`register_types`], then [`run_source`] for a whole program or
@@ -23,7 +25,7 @@ mod types;
 pub mod vm;
 
 pub use error::{ErrorKind, VmError};
-pub use heapsize::{default_heap_config, default_max_heap, heap_summary};
+pub use heapsize::{alloc_summary, default_heap_config, default_max_heap, heap_summary};
 pub use session::Session;
 pub use types::{register_types, FixedTypes, VmTypes};
 

@@ -10,7 +10,8 @@
 use clap::Parser;
 use flipgc_core::{FlipMode, GcLog, Heap, HeapConfig, TypeRegistry};
 use flipgc_toyvm::{
-    default_heap_config, heap_summary, register_types, ErrorKind, Session, VmError, VmTypes,
+    alloc_summary, default_heap_config, heap_summary, register_types, ErrorKind, Session, VmError,
+    VmTypes,
 };
 use std::process::ExitCode;
 
@@ -112,6 +113,7 @@ fn main() -> ExitCode {
     if args.gc_stats {
         eprintln!("{}", heap.gc_summary());
         eprintln!("{}", heap_summary(&heap));
+        eprintln!("{}", alloc_summary(&heap));
     }
     status
 }

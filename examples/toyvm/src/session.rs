@@ -60,7 +60,7 @@ impl Session {
                 return Err(with_source(e));
             }
             let top = self.vm.top();
-            last = (!self.vm.is(top, self.vm.t.unspec)).then(|| self.vm.repr_full(top));
+            last = (self.vm.val(top) != crate::vm::UNSPEC).then(|| self.vm.repr_full(top));
             self.vm.m.stack_truncate(stack);
         }
         self.vm.flush();

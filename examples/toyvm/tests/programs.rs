@@ -68,8 +68,8 @@ program_tests! {
     weak => "weak";
 }
 
-/// `bigheap` keeps a list of 3 million integers live (about 115 MiB, far above
-/// the old fixed 64 MiB default): on a growable heap with a 512 MiB maximum it
+/// `bigheap` keeps a list of 3 million integers live (3 million pairs of 32
+/// bytes holding fixnums: about 92 MiB, far above the old fixed 64 MiB default): on a growable heap with a 512 MiB maximum it
 /// runs unchanged, the heap growing to hold it.
 #[test]
 fn bigheap_on_a_growable_heap() {
@@ -81,7 +81,7 @@ fn bigheap_on_a_growable_heap() {
     assert_eq!(o.output, expected, "bigheap");
     assert!(o.pauses >= 2, "bigheap collected only {} times", o.pauses);
     assert!(
-        o.peak_live > 100 << 20,
+        o.peak_live > 90 << 20,
         "bigheap's live data peaked at {} bytes: the 3-million-element list was not live",
         o.peak_live
     );

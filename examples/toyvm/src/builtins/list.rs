@@ -3,31 +3,31 @@
 
 use crate::error::VmError;
 use crate::vm::{ListShape, Vm};
-use flipgc_core::Gc;
+use flipgc_core::{Gc, Value};
 
 /// Pushes the field of the pair at `base` that `who` (`car`, `cdr`, `cadr`...)
 /// names: the letters between `c` and `r`, applied right to left (`a` the car,
 /// `d` the cdr).
 #[inline]
 fn pair_field(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
-    let mut cur = vm.at(base);
+    let mut cur = vm.val(base);
     for c in who[1..who.len() - 1].bytes().rev() {
-        match cur {
+        match cur.as_ref() {
             Some(p) if vm.m.type_of(p) == vm.t.pair => {
                 let f = if c == b'a' { vm.t.car } else { vm.t.cdr };
-                cur = vm.m.get_ref(p, f);
+                cur = vm.m.get_value(p, f);
             }
             Some(p) if vm.m.type_of(p) == vm.t.rt.weak_pair => {
                 cur = if c == b'a' {
                     vm.weak_car(p)
                 } else {
-                    vm.m.get_ref(p, vm.t.rt.wp_cdr)
+                    vm.m.get_value(p, vm.t.rt.wp_cdr)
                 };
             }
             _ => return Err(vm.type_error(who, "a pair", base)),
         }
     }
-    vm.m.push(cur);
+    vm.m.push_value(cur);
     Ok(())
 }
 
@@ -73,18 +73,18 @@ pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 
 fn set_field(vm: &mut Vm, base: usize, who: &str, cdr: bool) -> Result<(), VmError> {
     if vm.is(base, vm.t.rt.weak_pair) {
-        let p = vm.at(base).expect("checked");
+        let p = vm.obj(base).expect("checked");
         if cdr {
-            vm.m.set_ref(p, vm.t.rt.wp_cdr, vm.at(base + 1));
+            vm.m.set_value(p, vm.t.rt.wp_cdr, vm.val(base + 1));
         } else {
-            vm.set_weak_car(p, vm.at(base + 1));
+            vm.set_weak_car(p, vm.val(base + 1));
         }
         vm.push_unspec();
         return Ok(());
     }
     let p = vm.expect(base, vm.t.pair, "a pair", who)?;
     let f = if cdr { vm.t.cdr } else { vm.t.car };
-    vm.m.set_ref(p, f, vm.at(base + 1));
+    vm.m.set_value(p, f, vm.val(base + 1));
     vm.push_unspec();
     Ok(())
 }
@@ -106,7 +106,7 @@ pub fn list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 
 /// `list?`: true for proper lists (false for improper and circular ones).
 pub fn is_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = matches!(vm.list_shape(vm.at(base)), ListShape::Proper(_));
+    let b = matches!(vm.list_shape(vm.val(base)), ListShape::Proper(_));
     vm.push_bool(b);
     Ok(())
 }
@@ -120,7 +120,7 @@ pub fn length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// Pushes the elements of the proper list at stack entry `i`; returns how many.
 fn push_elements(vm: &mut Vm, i: usize, who: &str) -> Result<usize, VmError> {
     vm.proper_list(i, who)?;
-    Ok(vm.push_list_elements(vm.at(i)))
+    Ok(vm.push_list_elements(vm.val(i)))
 }
 
 /// `append`: every argument but the last is copied.
@@ -137,7 +137,7 @@ pub fn append(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
         for i in (mark..mark + n).rev() {
             vm.push_pair(i, acc)?;
             let top = vm.top();
-            vm.m.stack_set(acc, vm.at(top));
+            vm.m.stack_copy(top, acc);
             vm.m.stack_truncate(top);
         }
         vm.m.stack_truncate(mark);
@@ -152,18 +152,19 @@ pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     vm.dup(base);
     let acc = cursor + 1;
     vm.m.push(None);
-    while let Some(p) = vm.at(cursor) {
-        let Some((car, _)) = vm.pair_parts(p) else {
+    while !vm.val(cursor).is_null() {
+        let Some((car, _)) = vm.obj(cursor).and_then(|p| vm.pair_parts(p)) else {
             return Err(vm.type_error("reverse", "a proper list", base));
         };
-        vm.m.push(car);
+        vm.m.push_value(car);
         let top = vm.top();
         vm.push_pair(top, acc)?;
         let new = vm.top();
-        vm.m.stack_set(acc, vm.at(new));
+        vm.m.stack_copy(new, acc);
         vm.m.stack_truncate(top);
-        let p = vm.at(cursor).expect("pair");
-        vm.m.stack_set(cursor, vm.pair_cdr(p).flatten());
+        let p = vm.obj(cursor).expect("pair");
+        let cdr = vm.pair_cdr(p).expect("pair");
+        vm.m.stack_set_value(cursor, cdr);
     }
     Ok(())
 }
@@ -173,25 +174,25 @@ pub fn reverse(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// `k` takes no longer than the list.
 fn tail(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
     let k = vm.index(base + 1, who)?;
-    let mut cur = vm.at(base);
+    let mut cur = vm.val(base);
     let (mut mark, mut power, mut lap) = (cur, 1usize, 0usize);
     let mut i = 0;
     while i < k {
-        match cur {
-            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.get_ref(p, vm.t.cdr),
-            Some(p) if vm.is_pair_like(p) => cur = vm.pair_cdr(p).flatten(),
+        match cur.as_ref() {
+            Some(p) if vm.m.type_of(p) == vm.t.pair => cur = vm.m.get_value(p, vm.t.cdr),
+            Some(p) if vm.is_pair_like(p) => cur = vm.pair_cdr(p).expect("pair"),
             _ => return Err(VmError::runtime(format!("{who}: index {k} out of range"))),
         }
         i += 1;
         lap += 1;
-        if cur.is_some() && cur == mark {
+        if cur.as_ref().is_some() && cur == mark {
             // A cycle of `lap` pairs: only the remainder of the walk matters.
             i = k - (k - i) % lap;
         } else if lap == power {
             (mark, power, lap) = (cur, power.saturating_mul(2), 0);
         }
     }
-    vm.m.push(cur);
+    vm.m.push_value(cur);
     Ok(())
 }
 
@@ -204,9 +205,9 @@ pub fn list_tail(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     tail(vm, base, "list-ref")?;
     let top = vm.top();
-    match vm.at(top).and_then(|p| vm.pair_parts(p)) {
+    match vm.obj(top).and_then(|p| vm.pair_parts(p)) {
         Some((v, _)) => {
-            vm.m.stack_set(top, v);
+            vm.m.stack_set_value(top, v);
             Ok(())
         }
         _ => {
@@ -219,17 +220,18 @@ pub fn list_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 }
 
 fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Result<(), VmError> {
-    let key = vm.at(base);
-    let mut cur = vm.at(base + 1);
+    let key = vm.val(base);
+    let mut cur = vm.val(base + 1);
     // A second cursor at half speed: meeting it means the list is circular.
     let mut slow = cur;
     let mut half = false;
-    while let Some(p) = cur {
-        let Some((item, next)) = vm.pair_parts(p) else {
+    while !cur.is_null() {
+        let Some((p, (item, next))) = cur.as_ref().and_then(|p| Some((p, vm.pair_parts(p)?)))
+        else {
             return Err(vm.type_error(who, "a proper list", base + 1));
         };
         let candidate = if assoc {
-            match item.and_then(|e| vm.pair_parts(e)) {
+            match item.as_ref().and_then(|e| vm.pair_parts(e)) {
                 Some((k, _)) => k,
                 _ => {
                     return Err(VmError::runtime(format!(
@@ -246,15 +248,18 @@ fn search(vm: &mut Vm, base: usize, who: &str, assoc: bool, equal: bool) -> Resu
             vm.eqv(key, candidate)
         };
         if hit {
-            let found = if assoc { item } else { Some(p) };
-            vm.m.push(found);
+            let found = if assoc { item } else { Value::from(p) };
+            vm.m.push_value(found);
             return Ok(());
         }
         cur = next;
         if half {
             // A pair `cur` has passed (an object's type never changes).
-            slow = slow.and_then(|s| vm.pair_cdr(s).flatten());
-            if cur.is_some() && slow == cur {
+            slow = slow
+                .as_ref()
+                .and_then(|s| vm.pair_cdr(s))
+                .unwrap_or(Value::NULL);
+            if cur.as_ref().is_some() && slow == cur {
                 return Err(vm.type_error(who, "a proper list", base + 1));
             }
         }
@@ -305,23 +310,23 @@ pub fn make_vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError>
 /// Fills the vector below the top with the top; pops the top.
 fn fill_top(vm: &mut Vm) {
     let top = vm.top();
-    fill(vm, vm.at(top - 1).expect("vector"), vm.at(top));
+    fill(vm, vm.obj(top - 1).expect("vector"), vm.val(top));
     vm.m.stack_truncate(top);
 }
 
 /// Stores `x` in every element of vector `v`.
-fn fill(vm: &Vm, v: Gc<'_>, x: Option<Gc<'_>>) {
+fn fill(vm: &Vm, v: Gc<'_>, x: Value<'_>) {
     for i in 0..vm.m.len(v) {
-        vm.m.write_ref(v, i, x);
+        vm.m.write_value(v, i, x);
     }
 }
 
 /// `vector`.
 pub fn vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     vm.m.alloc_push(vm.t.vector, argc)?;
-    let v = vm.at(vm.top()).expect("fresh");
+    let v = vm.obj(vm.top()).expect("fresh");
     for i in 0..argc {
-        vm.m.write_ref(v, i, vm.at(base + i));
+        vm.m.write_value(v, i, vm.val(base + i));
     }
     Ok(())
 }
@@ -349,14 +354,14 @@ fn vector_index<'v>(vm: &'v Vm, base: usize, who: &str) -> Result<(Gc<'v>, usize
 /// `vector-ref`.
 pub fn vector_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let (v, k) = vector_index(vm, base, "vector-ref")?;
-    vm.m.push(vm.m.read_ref(v, k));
+    vm.m.push_value(vm.m.read_value(v, k));
     Ok(())
 }
 
 /// `vector-set!`.
 pub fn vector_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let (v, k) = vector_index(vm, base, "vector-set!")?;
-    vm.m.write_ref(v, k, vm.at(base + 2));
+    vm.m.write_value(v, k, vm.val(base + 2));
     vm.push_unspec();
     Ok(())
 }
@@ -372,7 +377,7 @@ pub fn vector_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
     let v = vector_at(vm, base, "vector->list")?;
     let mark = vm.m.stack_len();
     for i in 0..vm.m.len(v) {
-        vm.m.push(vm.m.read_ref(v, i));
+        vm.m.push_value(vm.m.read_value(v, i));
     }
     let end = vm.m.stack_len();
     vm.push_list(mark, end)
@@ -387,7 +392,7 @@ pub fn list_to_vector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 
 /// `vector-fill!`.
 pub fn vector_fill(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    fill(vm, vector_at(vm, base, "vector-fill!")?, vm.at(base + 1));
+    fill(vm, vector_at(vm, base, "vector-fill!")?, vm.val(base + 1));
     vm.push_unspec();
     Ok(())
 }

@@ -46,6 +46,27 @@ pub struct BuiltinRef {
 
 /// Index of `apply` in [`BUILTINS`] (handled by the interpreter's call path).
 pub const APPLY: usize = 0;
+/// Index of `+` in [`BUILTINS`] (the interpreter adds two fixnums itself).
+pub const ADD: u16 = 1;
+/// Index of `-` in [`BUILTINS`].
+pub const SUB: u16 = 2;
+/// Index of `=` in [`BUILTINS`].
+pub const NUM_EQ: u16 = 11;
+/// Index of `<` in [`BUILTINS`].
+pub const NUM_LT: u16 = 12;
+/// Index of `>` in [`BUILTINS`].
+pub const NUM_GT: u16 = 13;
+/// Index of `<=` in [`BUILTINS`].
+pub const NUM_LE: u16 = 14;
+/// Index of `>=` in [`BUILTINS`].
+pub const NUM_GE: u16 = 15;
+
+/// Whether the interpreter computes builtin `id` on two fixnums itself (`+`,
+/// `-`, `=`, `<`, `>`, `<=`, `>=`; `crate::vm` `Op::Prim` and `Op::PrimInt`).
+#[inline(always)]
+pub fn fixnum_fast(id: u16) -> bool {
+    id == ADD || id == SUB || (NUM_EQ..=NUM_GE).contains(&id)
+}
 
 fn apply_placeholder(_: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     Err(VmError::runtime("apply: called outside the interpreter"))
@@ -209,4 +230,26 @@ pub fn install(vm: &mut Vm) -> Result<(), VmError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_indexes_name_their_builtins() {
+        let name = |i: u16| BUILTINS[i as usize].name;
+        assert_eq!(name(ADD), "+");
+        assert_eq!(name(SUB), "-");
+        let cmp: Vec<_> = [NUM_EQ, NUM_LT, NUM_GT, NUM_LE, NUM_GE]
+            .into_iter()
+            .map(name)
+            .collect();
+        assert_eq!(cmp, ["=", "<", ">", "<=", ">="]);
+        let fast: Vec<_> = (0..BUILTINS.len() as u16)
+            .filter(|&i| fixnum_fast(i))
+            .map(name)
+            .collect();
+        assert_eq!(fast, ["+", "-", "=", "<", ">", "<=", ">="]);
+    }
 }

@@ -48,9 +48,13 @@ fn arith(
     vm.push_num(acc)
 }
 
-/// `+`.
+/// `+`. Two fixnums add without allocating (their sum always fits 64 bits; it
+/// is boxed only outside the 63-bit fixnum range).
 pub fn add(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     if argc == 2 {
+        if let (Some(a), Some(b)) = (vm.val(base).as_fixnum(), vm.val(base + 1).as_fixnum()) {
+            return vm.push_int(a + b);
+        }
         if let (Num::Int(a), Num::Int(b)) = (vm.num(base, "+")?, vm.num(base + 1, "+")?) {
             return vm.push_int(a.checked_add(b).ok_or_else(|| overflow("+"))?);
         }
@@ -58,9 +62,12 @@ pub fn add(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     arith(vm, base, argc, "+", 0, i64::checked_add, |a, b| a + b)
 }
 
-/// `-`.
+/// `-` (two fixnums: as `+`).
 pub fn sub(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     if argc == 2 {
+        if let (Some(a), Some(b)) = (vm.val(base).as_fixnum(), vm.val(base + 1).as_fixnum()) {
+            return vm.push_int(a - b);
+        }
         if let (Num::Int(a), Num::Int(b)) = (vm.num(base, "-")?, vm.num(base + 1, "-")?) {
             return vm.push_int(a.checked_sub(b).ok_or_else(|| overflow("-"))?);
         }
@@ -355,7 +362,7 @@ pub fn string_to_number(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErro
 
 /// `number?`.
 pub fn is_number(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = vm.is(base, vm.t.int) || vm.is(base, vm.t.float);
+    let b = vm.val(base).as_fixnum().is_some() || vm.is(base, vm.t.int) || vm.is(base, vm.t.float);
     vm.push_bool(b);
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! arrays in the heap; indices count characters.
 
 use crate::error::VmError;
-use crate::vm::Vm;
+use crate::vm::{as_char, Vm};
 
 /// `string-length`.
 pub fn string_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
@@ -16,7 +16,10 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let k = vm.int(base + 1, "string-ref")?;
     let c = usize::try_from(k).ok().and_then(|k| s.chars().nth(k));
     match c {
-        Some(c) => vm.push_char(c),
+        Some(c) => {
+            vm.push_char(c);
+            Ok(())
+        }
         None => Err(VmError::runtime(format!(
             "string-ref: index {k} out of range for length {}",
             s.chars().count()
@@ -30,9 +33,8 @@ pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let k = vm.index(base, "make-string")?;
     let c = if argc == 2 {
-        let c = vm.expect(base + 1, vm.t.char, "a character", "make-string")?;
-        let code = vm.m.get_word(c, vm.t.char_code) as u32;
-        char::from_u32(code).unwrap_or('?')
+        as_char(vm.val(base + 1))
+            .ok_or_else(|| vm.type_error("make-string", "a character", base + 1))?
     } else {
         ' '
     };
@@ -45,7 +47,7 @@ pub fn make_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError>
     };
     vm.m.alloc_push(vm.t.string, bytes)?;
     let chunk = unit.repeat((4096 / unit.len()).min(k).max(1));
-    let s = vm.at(vm.top()).expect("fresh");
+    let s = vm.obj(vm.top()).expect("fresh");
     let mut at = 0;
     while at < bytes {
         let n = chunk.len().min(bytes - at);
@@ -134,7 +136,7 @@ pub fn string_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
     let s = vm.string(base, "string->list")?;
     let mark = vm.m.stack_len();
     for c in s.chars() {
-        vm.push_char(c)?;
+        vm.push_char(c);
     }
     let end = vm.m.stack_len();
     vm.push_list(mark, end)
@@ -144,28 +146,25 @@ pub fn string_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 pub fn list_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     vm.proper_list(base, "list->string")?;
     let mut s = String::new();
-    let mut cur = vm.at(base);
-    while let Some(p) = cur {
-        if vm.m.type_of(p) != vm.t.pair {
+    let mut cur = vm.val(base);
+    while !cur.is_null() {
+        let Some(p) = cur.as_ref().filter(|&p| vm.m.type_of(p) == vm.t.pair) else {
             return Err(vm.type_error("list->string", "a list of characters", base));
+        };
+        match as_char(vm.m.get_value(p, vm.t.car)) {
+            Some(c) => s.push(c),
+            None => return Err(vm.type_error("list->string", "a list of characters", base)),
         }
-        match vm.m.get_ref(p, vm.t.car) {
-            Some(c) if vm.m.type_of(c) == vm.t.char => {
-                let code = vm.m.get_word(c, vm.t.char_code) as u32;
-                s.push(char::from_u32(code).unwrap_or('?'));
-            }
-            _ => return Err(vm.type_error("list->string", "a list of characters", base)),
-        }
-        cur = vm.m.get_ref(p, vm.t.cdr);
+        cur = vm.m.get_value(p, vm.t.cdr);
     }
     vm.push_str(&s)
 }
 
 /// `char->integer`.
 pub fn char_to_integer(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let ch = vm.expect(base, vm.t.char, "a character", "char->integer")?;
-    let c = vm.m.get_word(ch, vm.t.char_code);
-    vm.push_int(c as i64)
+    let c =
+        as_char(vm.val(base)).ok_or_else(|| vm.type_error("char->integer", "a character", base))?;
+    vm.push_int(i64::from(u32::from(c)))
 }
 
 /// `integer->char`.
@@ -173,7 +172,10 @@ pub fn integer_to_char(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError
     let i = vm.int(base, "integer->char")?;
     let c = u32::try_from(i).ok().and_then(char::from_u32);
     match c {
-        Some(c) => vm.push_char(c),
+        Some(c) => {
+            vm.push_char(c);
+            Ok(())
+        }
         None => Err(VmError::runtime(format!(
             "integer->char: {i} is not a character code"
         ))),

@@ -4,18 +4,18 @@
 
 use crate::error::{ErrorKind, VmError};
 use crate::vm::print::{Labels, MAX_PRINT};
-use crate::vm::Vm;
+use crate::vm::{as_char, kind, Kind, Vm, TRUE};
 
 /// `eq?` / `eqv?` (the same here: numbers and characters compare by value).
 pub fn is_eqv(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = vm.eqv(vm.at(base), vm.at(base + 1));
+    let b = vm.eqv(vm.val(base), vm.val(base + 1));
     vm.push_bool(b);
     Ok(())
 }
 
 /// `equal?`.
 pub fn is_equal(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = vm.equal(vm.at(base), vm.at(base + 1));
+    let b = vm.equal(vm.val(base), vm.val(base + 1));
     vm.push_bool(b);
     Ok(())
 }
@@ -29,7 +29,7 @@ pub fn not(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 
 /// `null?`.
 pub fn is_null(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = vm.at(base).is_none();
+    let b = vm.val(base).is_null();
     vm.push_bool(b);
     Ok(())
 }
@@ -56,16 +56,26 @@ type_pred! {
     is_vector => vector;
     /// `procedure?` (guardians are procedures).
     is_procedure => closure | prim | rt.guardian;
-    /// `boolean?`.
-    is_boolean => true_ | false_;
-    /// `char?`.
-    is_char => char;
+}
+
+/// `boolean?`.
+pub fn is_boolean(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = matches!(kind(vm.val(base)), Kind::Bool(_));
+    vm.push_bool(b);
+    Ok(())
+}
+
+/// `char?`.
+pub fn is_char(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = as_char(vm.val(base)).is_some();
+    vm.push_bool(b);
+    Ok(())
 }
 
 fn output(vm: &mut Vm, base: usize, write: bool, labels: Labels) -> Result<(), VmError> {
     let mut s = std::mem::take(&mut vm.out);
     let mark = s.len();
-    let r = vm.print_with(vm.at(base), write, labels, &mut s, mark + MAX_PRINT);
+    let r = vm.print_with(vm.val(base), write, labels, &mut s, mark + MAX_PRINT);
     if r.is_err() {
         s.truncate(mark);
     }
@@ -110,10 +120,10 @@ pub fn newline(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
 /// `error`: a runtime error with the message and the irritants written after it.
 pub fn error(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let mut msg = String::new();
-    let _ = vm.print(vm.at(base), false, &mut msg);
+    let _ = vm.print(vm.val(base), false, &mut msg);
     for i in 1..argc {
         msg.push(' ');
-        msg.push_str(&vm.repr(vm.at(base + i), true));
+        msg.push_str(&vm.repr(vm.val(base + i), true));
     }
     Err(VmError::runtime(msg))
 }
@@ -123,7 +133,7 @@ pub fn error(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 /// system keeps them), `#f` or anything else with 1. In a spawned thread it ends
 /// that thread; joining it then exits the program.
 pub fn exit(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    let code = if argc == 0 || vm.is(base, vm.t.true_) {
+    let code = if argc == 0 || vm.val(base) == TRUE {
         0
     } else if let Ok(i) = vm.int(base, "exit") {
         i as u8
@@ -153,12 +163,16 @@ pub fn gc(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
 /// `(gc-stats)`: prints the GC log's summary of the run so far (pauses by kind
 /// with count, total, p50, p99 and max; cycles; stalls; throttling; compactions:
 /// `Heap::gc_summary`, the lines the GC log prints at the end; docs/gc-log.md),
-/// then the heap's line (live data, memory in use, soft limit, maximum).
+/// then the heap's line (live data, memory in use, soft limit, maximum), then the
+/// bytes allocated since the heap began (`alloc: N bytes ...`: equal before and
+/// after code that allocates nothing, such as a fixnum loop).
 pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     let summary = vm.shared.heap.gc_summary();
     vm.out.push_str(&summary);
     vm.out.push('\n');
     vm.out.push_str(&crate::heap_summary(&vm.shared.heap));
+    vm.out.push('\n');
+    vm.out.push_str(&crate::alloc_summary(&vm.shared.heap));
     vm.out.push('\n');
     vm.flush();
     vm.push_unspec();

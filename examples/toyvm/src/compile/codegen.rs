@@ -194,6 +194,21 @@ impl Gen<'_> {
                     .push(if tail { Op::TailCall(n) } else { Op::Call(n) });
             }
             Expr::Prim(id, args) => {
+                if let [a, Expr::Int(i)] = &args[..] {
+                    if crate::builtins::fixnum_fast(*id) {
+                        self.expr(a, false)?;
+                        // A variable read is one instruction, which no jump
+                        // targets: fold a plain local's into this one.
+                        match (a, self.code.last_mut()) {
+                            (Expr::Ref(_), Some(op @ Op::Local(_))) => {
+                                let Op::Local(slot) = *op else { unreachable!() };
+                                *op = Op::LocalPrimInt(slot, *id, *i);
+                            }
+                            _ => self.code.push(Op::PrimInt(*id, *i)),
+                        }
+                        return Ok(());
+                    }
+                }
                 for a in args {
                     self.expr(a, false)?;
                 }

@@ -1,7 +1,11 @@
 //! The VM's heap object types: [`VmTypes`] and [`register_types`].
 //!
-//! Every runtime value is a heap object (the empty list is the null reference);
-//! numbers, characters and booleans are small boxed objects.
+//! A runtime value is a `flipgc_core::Value`: the empty list is the null
+//! reference; fixnums (63-bit integers), characters, `#t`, `#f` and the
+//! unspecified value are immediates (tagged words, never heap objects: see
+//! `crate::vm::value` for the encoding); everything else is a heap object of one
+//! of the types here. Integers outside the fixnum range but inside 64 bits are
+//! boxed (`scm-int`), as are all floats.
 //!
 //! Besides the type ids, [`VmTypes`] holds the checked-once descriptors of the
 //! fixed-size types ([`FixedTypes`], for allocation) and of their fields (for
@@ -24,12 +28,10 @@ use flipgc_core::{FixedType, GcError, RefField, TypeId, TypeRegistry, WordField}
 pub struct VmTypes {
     /// A pair: car and cdr (references).
     pub pair: TypeId,
-    /// A 64-bit integer (one raw word).
+    /// A 64-bit integer outside the 63-bit fixnum range (one raw word).
     pub int: TypeId,
     /// A 64-bit float (one raw word, the bits).
     pub float: TypeId,
-    /// A character (one raw word, the code point).
-    pub char: TypeId,
     /// A string: UTF-8 bytes.
     pub string: TypeId,
     /// A symbol (one raw word: its interned id).
@@ -46,12 +48,6 @@ pub struct VmTypes {
     pub cell: TypeId,
     /// A global variable: value (reference) and raw word `symbol id << 1 | bound`.
     pub global: TypeId,
-    /// `#f` (one unused raw word).
-    pub false_: TypeId,
-    /// `#t` (one unused raw word).
-    pub true_: TypeId,
-    /// The unspecified value (one unused raw word).
-    pub unspec: TypeId,
     /// A thread from `spawn` (one raw word: its index).
     pub thread: TypeId,
     /// Allocation descriptors of the fixed-size types.
@@ -70,8 +66,6 @@ pub struct VmTypes {
     pub int_value: WordField,
     /// A float's bits.
     pub float_bits: WordField,
-    /// A character's code point.
-    pub char_code: WordField,
     /// A symbol's interned id.
     pub symbol_id: WordField,
     /// A code object's prototype index.
@@ -94,8 +88,6 @@ pub struct FixedTypes {
     pub int: FixedType,
     /// Floats.
     pub float: FixedType,
-    /// Characters.
-    pub char: FixedType,
     /// Symbols.
     pub symbol: FixedType,
     /// Code objects.
@@ -106,12 +98,6 @@ pub struct FixedTypes {
     pub cell: FixedType,
     /// Globals.
     pub global: FixedType,
-    /// `#f`.
-    pub false_: FixedType,
-    /// `#t`.
-    pub true_: FixedType,
-    /// The unspecified value.
-    pub unspec: FixedType,
     /// Threads.
     pub thread: FixedType,
 }
@@ -121,7 +107,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let pair = types.fixed("scm-pair", 2, &[0, 1])?;
     let int = types.fixed("scm-int", 1, &[])?;
     let float = types.fixed("scm-float", 1, &[])?;
-    let char = types.fixed("scm-char", 1, &[])?;
     let string = types.byte_array("scm-string")?;
     let symbol = types.fixed("scm-symbol", 1, &[])?;
     let vector = types.ref_array("scm-vector")?;
@@ -130,30 +115,22 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let prim = types.fixed("scm-prim", 1, &[])?;
     let cell = types.fixed("scm-cell", 1, &[0])?;
     let global = types.fixed("scm-global", 2, &[0])?;
-    let false_ = types.fixed("scm-false", 1, &[])?;
-    let true_ = types.fixed("scm-true", 1, &[])?;
-    let unspec = types.fixed("scm-unspecified", 1, &[])?;
     let thread = types.fixed("scm-thread", 1, &[])?;
     let alloc = FixedTypes {
         pair: types.fixed_type(pair)?,
         int: types.fixed_type(int)?,
         float: types.fixed_type(float)?,
-        char: types.fixed_type(char)?,
         symbol: types.fixed_type(symbol)?,
         code: types.fixed_type(code)?,
         prim: types.fixed_type(prim)?,
         cell: types.fixed_type(cell)?,
         global: types.fixed_type(global)?,
-        false_: types.fixed_type(false_)?,
-        true_: types.fixed_type(true_)?,
-        unspec: types.fixed_type(unspec)?,
         thread: types.fixed_type(thread)?,
     };
     Ok(VmTypes {
         pair,
         int,
         float,
-        char,
         string,
         symbol,
         vector,
@@ -162,9 +139,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         prim,
         cell,
         global,
-        false_,
-        true_,
-        unspec,
         thread,
         alloc,
         car: types.ref_field(pair, 0)?,
@@ -174,7 +148,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         global_word: types.word_field(global, 1)?,
         int_value: types.word_field(int, 0)?,
         float_bits: types.word_field(float, 0)?,
-        char_code: types.word_field(char, 0)?,
         symbol_id: types.word_field(symbol, 0)?,
         code_proto: types.word_field(code, 0)?,
         prim_index: types.word_field(prim, 0)?,

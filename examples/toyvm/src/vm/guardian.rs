@@ -40,7 +40,7 @@ impl Vm {
                 }
             }
         };
-        let obj = self.at(self.top()).expect("fresh");
+        let obj = self.obj(self.top()).expect("fresh");
         self.m.set_word(obj, self.t.rt.guardian_index, index as u64);
         self.m
             .register_cleaner(obj, index as u64, &self.shared.reaper);
@@ -50,7 +50,7 @@ impl Vm {
     /// Calls the guardian at stack entry `fpos` with the `argc` arguments above
     /// it; pushes the result.
     pub(crate) fn call_guardian(&mut self, fpos: usize, argc: usize) -> Result<(), VmError> {
-        let g = self.at(fpos).expect("guardian");
+        let g = self.obj(fpos).expect("guardian");
         let index = self.m.get_word(g, self.t.rt.guardian_index) as usize;
         let queue = lock(&self.shared.guardians)
             .queues
@@ -67,7 +67,7 @@ impl Vm {
                 None => self.push_bool(false),
             },
             1 => {
-                if let Some(obj) = self.at(fpos + 1).filter(|&o| !self.by_value(Some(o))) {
+                if let Some(obj) = self.obj(fpos + 1).filter(|&o| !self.by_value(o.into())) {
                     self.m.register_finalizer(obj, &queue);
                 }
                 self.push_unspec();

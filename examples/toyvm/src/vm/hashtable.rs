@@ -1,7 +1,8 @@
 //! Hashtables in the heap (`make-eq-hashtable` and the R6RS / Chez operations): a
 //! record holding a bucket vector (a power of two long) of entry chains, the entry
 //! count and the kind. A key compared by value under `eqv?` (number, character,
-//! symbol, boolean...) hashes by value; any other key by its identity hash
+//! symbol, boolean...) hashes by value (an immediate by its payload, never by an
+//! identity hash: it has none); any other key by its identity hash
 //! ([`flipgc_core::Mutator::identity_hash`], stable across moves), never by its
 //! address. Each entry keeps its key's hash, so growing the table (doubling the
 //! buckets once the entries outnumber them) re-links entries without hashing.
@@ -14,11 +15,12 @@
 //! bucket vector, a result vector) it allocates before, lock released, and it
 //! looks again afterwards.
 
+use super::value::{kind, Kind};
 use super::Vm;
 use crate::error::VmError;
 use crate::shared::{lock, TableState};
 use crate::types::EntryDesc;
-use flipgc_core::Gc;
+use flipgc_core::{Gc, Value};
 
 /// The kind bit of weak tables.
 pub const WEAK: u64 = 2;
@@ -50,6 +52,12 @@ pub enum Part {
     Values,
 }
 
+/// The hash words of `#f`, `#t`, the unspecified value and `#!bwp`: the type
+/// indexes they had when all four were heap objects (one per type), kept so that
+/// every table hashes as before (and `hashtable-keys` lists keys in the same
+/// order).
+const SPECIAL_HASH: [u64; 4] = [14, 15, 16, 19];
+
 /// SplitMix64's finalizer: spreads `x` over 64 bits.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -72,25 +80,30 @@ impl Vm {
     }
 
     /// The hash of `key` (bit 0 clear), and whether it is compared by value.
-    pub fn key_hash(&self, key: Option<Gc<'_>>) -> (u64, bool) {
-        let Some(g) = key else {
-            return (mix(0x006e_696c) & !1, true);
-        };
+    pub fn key_hash(&self, key: Value<'_>) -> (u64, bool) {
         let t = &self.t;
-        let ty = self.m.type_of(g);
-        let (tag, word): (u64, u64) = if ty == t.int {
-            (1, self.m.get_word(g, t.int_value))
-        } else if ty == t.symbol {
-            (2, self.m.get_word(g, t.symbol_id))
-        } else if ty == t.char {
-            (3, self.m.get_word(g, t.char_code))
-        } else if ty == t.float {
-            (4, self.m.get_word(g, t.float_bits))
-        } else if self.by_value(key) {
-            // Booleans, the unspecified value, #!bwp: one per type.
-            (5, u64::from(ty.index()))
-        } else {
-            return (self.m.identity_hash(g) & !1, false);
+        let (tag, word): (u64, u64) = match kind(key) {
+            Kind::Nil => return (mix(0x006e_696c) & !1, true),
+            // As a boxed integer hashed: its value.
+            Kind::Fixnum(i) => (1, i as u64),
+            Kind::Char(c) => (3, u64::from(c)),
+            Kind::Bool(false) => (5, SPECIAL_HASH[0]),
+            Kind::Bool(true) => (5, SPECIAL_HASH[1]),
+            Kind::Unspec => (5, SPECIAL_HASH[2]),
+            Kind::Obj(g) => {
+                let ty = self.m.type_of(g);
+                if ty == t.int {
+                    (1, self.m.get_word(g, t.int_value))
+                } else if ty == t.symbol {
+                    (2, self.m.get_word(g, t.symbol_id))
+                } else if ty == t.float {
+                    (4, self.m.get_word(g, t.float_bits))
+                } else if ty == t.rt.bwp {
+                    (5, SPECIAL_HASH[3])
+                } else {
+                    return (self.m.identity_hash(g) & !1, false);
+                }
+            }
         };
         (
             mix(word ^ tag.wrapping_mul(0x9e37_79b9_7f4a_7c15)) & !1,
@@ -99,11 +112,14 @@ impl Vm {
     }
 
     /// The key of entry `e`: `None` if it was weak and a collection cleared it.
-    fn entry_key<'a>(&'a self, d: &EntryDesc, e: Gc<'a>) -> Option<Option<Gc<'a>>> {
+    fn entry_key<'a>(&'a self, d: &EntryDesc, e: Gc<'a>) -> Option<Value<'a>> {
         match d.key_strong {
-            Some(strong) if self.m.get_word(e, d.hash) & 1 == 0 => Some(self.m.get_ref(e, strong)),
-            Some(_) => self.m.get_ref(e, d.key).map(Some),
-            None => Some(self.m.get_ref(e, d.key)),
+            Some(strong) if self.m.get_word(e, d.hash) & 1 == 0 => {
+                Some(self.m.get_value(e, strong))
+            }
+            // The weak field holds only heap objects: null there means cleared.
+            Some(_) => Some(self.m.get_value(e, d.key)).filter(|k| !k.is_null()),
+            None => Some(self.m.get_value(e, d.key)),
         }
     }
 
@@ -128,7 +144,7 @@ impl Vm {
     }
 
     /// Finds `key` in table `t`.
-    fn find<'a>(&'a self, t: Gc<'a>, key: Option<Gc<'a>>) -> Lookup<'a> {
+    fn find<'a>(&'a self, t: Gc<'a>, key: Value<'a>) -> Lookup<'a> {
         let (hash, _) = self.key_hash(key);
         let d = self.entry_desc(t);
         let b = self.buckets(t);
@@ -161,7 +177,7 @@ impl Vm {
         ti: usize,
         f: impl FnOnce(&Vm, Gc<'_>, &mut TableState) -> R,
     ) -> Result<R, VmError> {
-        let weak = self.table_kind(self.at(ti).expect("table")) & WEAK != 0;
+        let weak = self.table_kind(self.obj(ti).expect("table")) & WEAK != 0;
         if weak {
             self.weak_sync()?;
         }
@@ -169,7 +185,7 @@ impl Vm {
         if weak {
             self.freshen(&mut st);
         }
-        let t = self.at(ti).expect("table");
+        let t = self.obj(ti).expect("table");
         Ok(f(self, t, &mut st))
     }
 
@@ -182,8 +198,8 @@ impl Vm {
         self.m.push_fixed(self.t.rt.hashtable_alloc)?;
         let ti = self.top();
         self.m.alloc_push(self.t.vector, buckets)?;
-        let t = self.at(ti).expect("fresh");
-        self.m.set_ref(t, self.t.rt.ht_buckets, self.at(ti + 1));
+        let t = self.obj(ti).expect("fresh");
+        self.m.set_ref(t, self.t.rt.ht_buckets, self.obj(ti + 1));
         self.m.set_word(t, self.t.rt.ht_kind, kind);
         self.m.stack_truncate(ti + 1);
         if kind & WEAK != 0 {
@@ -195,17 +211,17 @@ impl Vm {
     /// Pushes the value of key `ki` in table `ti`, or stack entry `default`.
     pub fn table_ref(&mut self, ti: usize, ki: usize, default: usize) -> Result<(), VmError> {
         self.with_table(ti, |vm, t, _| {
-            let v = match vm.find(t, vm.at(ki)).entry {
-                Some(e) => vm.m.get_ref(e, vm.entry_desc(t).value),
-                None => vm.at(default),
+            let v = match vm.find(t, vm.val(ki)).entry {
+                Some(e) => vm.m.get_value(e, vm.entry_desc(t).value),
+                None => vm.val(default),
             };
-            vm.m.push(v);
+            vm.m.push_value(v);
         })
     }
 
     /// Whether table `ti` has key `ki`.
     pub fn table_contains(&mut self, ti: usize, ki: usize) -> Result<bool, VmError> {
-        self.with_table(ti, |vm, t, _| vm.find(t, vm.at(ki)).entry.is_some())
+        self.with_table(ti, |vm, t, _| vm.find(t, vm.val(ki)).entry.is_some())
     }
 
     /// The number of entries of table `ti`.
@@ -216,9 +232,9 @@ impl Vm {
     /// Sets key `ki` of table `ti` to value `vi`.
     pub fn table_set(&mut self, ti: usize, ki: usize, vi: usize) -> Result<(), VmError> {
         let set = |vm: &Vm, t: Gc<'_>, e: Gc<'_>| {
-            vm.m.set_ref(e, vm.entry_desc(t).value, vm.at(vi));
+            vm.m.set_value(e, vm.entry_desc(t).value, vm.val(vi));
         };
-        let found = self.with_table(ti, |vm, t, _| match vm.find(t, vm.at(ki)).entry {
+        let found = self.with_table(ti, |vm, t, _| match vm.find(t, vm.val(ki)).entry {
             Some(e) => {
                 set(vm, t, e);
                 true
@@ -228,34 +244,34 @@ impl Vm {
         if found {
             return Ok(());
         }
-        let d = self.entry_desc(self.at(ti).expect("table"));
+        let d = self.entry_desc(self.obj(ti).expect("table"));
         self.m.push_fixed(d.alloc)?;
         let ei = self.top();
         let grow = self.with_table(ti, |vm, t, _| {
-            let key = vm.at(ki);
+            let key = vm.val(ki);
             let l = vm.find(t, key);
             if let Some(e) = l.entry {
                 // Added by another thread meanwhile.
                 set(vm, t, e);
                 return false;
             }
-            let e = vm.at(ei).expect("fresh");
+            let e = vm.obj(ei).expect("fresh");
             let b = vm.buckets(t);
             match d.key_strong {
                 Some(strong) if vm.by_value(key) => {
-                    vm.m.set_ref(e, strong, key);
+                    vm.m.set_value(e, strong, key);
                     vm.m.set_word(e, d.hash, l.hash);
                 }
                 Some(_) => {
-                    vm.m.set_ref(e, d.key, key);
+                    vm.m.set_value(e, d.key, key);
                     vm.m.set_word(e, d.hash, l.hash | 1);
                 }
                 None => {
-                    vm.m.set_ref(e, d.key, key);
+                    vm.m.set_value(e, d.key, key);
                     vm.m.set_word(e, d.hash, l.hash);
                 }
             }
-            vm.m.set_ref(e, d.value, vm.at(vi));
+            vm.m.set_value(e, d.value, vm.val(vi));
             vm.m.set_ref(e, d.next, vm.m.read_ref(b, l.bucket));
             vm.m.write_ref(b, l.bucket, Some(e));
             let n = vm.table_count(t) + 1;
@@ -280,7 +296,7 @@ impl Vm {
         let vi = self.top();
         self.with_table(ti, |vm, t, _| {
             if vm.m.len(vm.buckets(t)) == len {
-                vm.rehash(t, vm.at(vi).expect("fresh"));
+                vm.rehash(t, vm.obj(vi).expect("fresh"));
             }
         })?;
         self.m.stack_truncate(vi);
@@ -308,7 +324,7 @@ impl Vm {
     /// Removes key `ki` from table `ti` (nothing if absent).
     pub fn table_delete(&mut self, ti: usize, ki: usize) -> Result<(), VmError> {
         self.with_table(ti, |vm, t, _| {
-            let l = vm.find(t, vm.at(ki));
+            let l = vm.find(t, vm.val(ki));
             if let Some(e) = l.entry {
                 vm.unlink(t, l.bucket, l.prev, e);
             }
@@ -348,7 +364,7 @@ impl Vm {
         self.m.alloc_push(self.t.vector, MIN_BUCKETS)?;
         let vi = self.top();
         self.with_table(ti, |vm, t, _| {
-            vm.m.set_ref(t, vm.t.rt.ht_buckets, vm.at(vi));
+            vm.m.set_ref(t, vm.t.rt.ht_buckets, vm.obj(vi));
             vm.set_count(t, 0);
         })?;
         self.m.stack_truncate(vi);
@@ -365,17 +381,17 @@ impl Vm {
                 if vm.table_count(t) != n {
                     return false; // changed by a collection or another thread
                 }
-                let (d, b, out) = (vm.entry_desc(t), vm.buckets(t), vm.at(vi).expect("fresh"));
+                let (d, b, out) = (vm.entry_desc(t), vm.buckets(t), vm.obj(vi).expect("fresh"));
                 let mut k = 0;
                 for i in 0..vm.m.len(b) {
                     let mut cur = vm.m.read_ref(b, i);
                     while let Some(e) = cur {
                         let v = match part {
-                            Part::Keys => vm.entry_key(&d, e).flatten(),
-                            Part::Values => vm.m.get_ref(e, d.value),
+                            Part::Keys => vm.entry_key(&d, e).unwrap_or(Value::NULL),
+                            Part::Values => vm.m.get_value(e, d.value),
                         };
                         if k < n {
-                            vm.m.write_ref(out, k, v);
+                            vm.m.write_value(out, k, v);
                         }
                         k += 1;
                         cur = vm.m.get_ref(e, d.next);

@@ -22,7 +22,10 @@ impl Vm {
                 self.push_bool(*b);
                 Ok(())
             }
-            DatumKind::Char(c) => self.push_char(*c),
+            DatumKind::Char(c) => {
+                self.push_char(*c);
+                Ok(())
+            }
             DatumKind::Str(s) => self.push_str(s),
             DatumKind::Sym(s) => self.push_symbol(s),
             DatumKind::List(items, tail) => {
@@ -43,8 +46,8 @@ impl Vm {
                 let v = self.top();
                 for (i, item) in items.iter().enumerate() {
                     self.build_datum(item)?;
-                    let vec = self.at(v).expect("vector");
-                    self.m.write_ref(vec, i, self.at(v + 1));
+                    let vec = self.obj(v).expect("vector");
+                    self.m.write_value(vec, i, self.val(v + 1));
                     self.m.stack_truncate(v + 1);
                 }
                 Ok(())
@@ -56,25 +59,25 @@ impl Vm {
     /// pops it and returns its index.
     fn add_constant(&mut self) -> Result<u32, VmError> {
         let len = lock(&self.shared.consts).len;
-        let cap = self.m.len(self.at(CONSTS).expect("constant table"));
+        let cap = self.m.len(self.obj(CONSTS).expect("constant table"));
         if len == cap {
             self.m.alloc_push(self.t.vector, cap * 2)?;
-            let new = self.at(self.top()).expect("fresh");
-            let old = self.at(CONSTS).expect("constant table");
+            let new = self.obj(self.top()).expect("fresh");
+            let old = self.obj(CONSTS).expect("constant table");
             for i in 0..len {
-                self.m.write_ref(new, i, self.m.read_ref(old, i));
+                self.m.write_value(new, i, self.m.read_value(old, i));
             }
             let mut c = lock(&self.shared.consts);
             self.m.set_global(c.table.as_ref().expect("table"), new);
             c.len = len;
             drop(c);
             self.m.stack_set(CONSTS, Some(new));
-            self.m.pop();
+            self.m.pop_value();
             self.consts_len = cap * 2;
         }
-        let table = self.at(CONSTS).expect("constant table");
-        self.m.write_ref(table, len, self.at(self.top()));
-        self.m.pop();
+        let table = self.obj(CONSTS).expect("constant table");
+        self.m.write_value(table, len, self.val(self.top()));
+        self.m.pop_value();
         lock(&self.shared.consts).len = len + 1;
         Ok(len as u32)
     }
@@ -118,13 +121,13 @@ impl Vm {
     /// Defines global `name` as the value on top of the stack (popping it).
     pub fn define_global(&mut self, name: &str) -> Result<(), VmError> {
         let k = self.global(name)? as usize;
-        let table = self.at(CONSTS).expect("table");
+        let table = self.obj(CONSTS).expect("table");
         let cell = self.m.read_ref(table, k).expect("cell");
         self.m
-            .set_ref(cell, self.t.global_value, self.at(self.top()));
+            .set_value(cell, self.t.global_value, self.val(self.top()));
         let w = self.m.get_word(cell, self.t.global_word) | 1;
         self.m.set_word(cell, self.t.global_word, w);
-        self.m.pop();
+        self.m.pop_value();
         Ok(())
     }
 }

@@ -1,7 +1,8 @@
 //! [`Vm`]: one thread's interpreter. Its value stack is the mutator's root stack,
 //! so every live value is a precise root; no [`flipgc_core::Gc`] is held across an
 //! allocation. This file owns the VM's state, the fixed bottom slots (constant
-//! table, booleans, small integers) and value construction/inspection helpers.
+//! table, `#!bwp`) and value construction/inspection helpers; the value
+//! representation (immediates) is in [`value`].
 
 mod guardian;
 pub mod hashtable;
@@ -9,6 +10,7 @@ mod link;
 pub mod print;
 mod run;
 mod threads;
+pub mod value;
 pub mod weak;
 
 pub use threads::{join, spawn};
@@ -17,28 +19,17 @@ use crate::bytecode::Proto;
 use crate::error::{ErrorKind, VmError};
 use crate::shared::{lock, Shared};
 use crate::types::VmTypes;
-use flipgc_core::{FixedType, Gc, Mutator, WordField};
+use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
 use std::rc::Rc;
 use std::sync::Arc;
+pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 
 /// Stack slot of the constant table.
 pub const CONSTS: usize = 0;
-/// Stack slot of `#f`.
-pub const FALSE: usize = 1;
-/// Stack slot of `#t`.
-pub const TRUE: usize = 2;
-/// Stack slot of the unspecified value.
-pub const UNSPEC: usize = 3;
 /// Stack slot of the broken-weak-pointer object `#!bwp`.
-pub const BWP: usize = 4;
-/// Smallest cached integer.
-pub const INT_CACHE_MIN: i64 = -64;
-/// Largest cached integer.
-pub const INT_CACHE_MAX: i64 = 1024;
-/// Stack slot of the cached integer `INT_CACHE_MIN`.
-pub const INT_CACHE: usize = 5;
+pub const BWP: usize = 1;
 /// First stack slot above the fixed ones.
-pub const FIXED_SLOTS: usize = INT_CACHE + (INT_CACHE_MAX - INT_CACHE_MIN + 1) as usize;
+pub const FIXED_SLOTS: usize = 2;
 /// Most nested (non-tail) calls before "stack overflow".
 pub const MAX_FRAMES: usize = 200_000;
 /// Most values on the value stack (128 MiB) before "stack overflow": deep
@@ -131,22 +122,11 @@ impl Vm {
             self.refresh_consts();
         } else {
             self.m.alloc_push(self.t.vector, CONSTS_INITIAL)?;
-            let g = self.m.global(self.m.stack_get(CONSTS).expect("table"));
+            let g = self.m.global(self.obj(CONSTS).expect("table"));
             lock(&self.shared.consts).table = Some(g);
             self.consts_len = CONSTS_INITIAL;
         }
-        let t = self.t;
-        for ty in [
-            t.alloc.false_,
-            t.alloc.true_,
-            t.alloc.unspec,
-            t.rt.bwp_alloc,
-        ] {
-            self.m.push_fixed(ty)?;
-        }
-        for i in INT_CACHE_MIN..=INT_CACHE_MAX {
-            self.alloc_int(i)?;
-        }
+        self.m.push_fixed(self.t.rt.bwp_alloc)?;
         debug_assert_eq!(self.m.stack_len(), FIXED_SLOTS);
         Ok(())
     }
@@ -212,18 +192,12 @@ impl Vm {
         self.m.stack_len() - 1
     }
 
-    /// The value at stack index `i`.
-    #[inline]
-    pub fn at(&self, i: usize) -> Option<Gc<'_>> {
-        self.m.stack_get(i)
-    }
-
     /// Replaces the `n` values below the top with the top.
     #[inline]
     pub fn collapse(&mut self, n: usize) {
         let top = self.top();
         if n > 0 {
-            self.m.stack_set(top - n, self.m.stack_get(top));
+            self.m.stack_copy(top, top - n);
             self.m.stack_truncate(top - n + 1);
         }
     }
@@ -231,16 +205,13 @@ impl Vm {
     /// Pushes a copy of stack entry `i`.
     #[inline]
     pub fn dup(&mut self, i: usize) {
-        self.m.push(self.m.stack_get(i));
+        self.m.stack_dup(i);
     }
 
     /// Whether stack entry `i` is true (anything but `#f`).
     #[inline]
     pub fn truthy(&self, i: usize) -> bool {
-        match self.m.stack_get(i) {
-            Some(g) => self.m.type_of(g) != self.t.false_,
-            None => true,
-        }
+        self.val(i) != FALSE
     }
 
     // ---- constructors (each pushes the new value) ----
@@ -248,27 +219,29 @@ impl Vm {
     /// Pushes `#t` or `#f`.
     #[inline]
     pub fn push_bool(&mut self, b: bool) {
-        self.dup(if b { TRUE } else { FALSE });
+        self.m.push_value(bool_value(b));
     }
 
     /// Pushes the unspecified value.
     #[inline]
     pub fn push_unspec(&mut self) {
-        self.dup(UNSPEC);
+        self.m.push_value(UNSPEC);
     }
 
     fn alloc_int(&mut self, i: i64) -> Result<(), VmError> {
         self.push_word(self.t.alloc.int, self.t.int_value, i as u64)
     }
 
-    /// Pushes an integer.
+    /// Pushes an integer: a fixnum, or (outside the 63-bit fixnum range) a boxed
+    /// `scm-int`, which only that allocates.
     #[inline]
     pub fn push_int(&mut self, i: i64) -> Result<(), VmError> {
-        if (INT_CACHE_MIN..=INT_CACHE_MAX).contains(&i) {
-            self.dup(INT_CACHE + (i - INT_CACHE_MIN) as usize);
-            Ok(())
-        } else {
-            self.alloc_int(i)
+        match Value::fixnum(i) {
+            Some(v) => {
+                self.m.push_value(v);
+                Ok(())
+            }
+            None => self.alloc_int(i),
         }
     }
 
@@ -277,7 +250,7 @@ impl Vm {
     #[inline]
     pub fn push_word(&mut self, ty: FixedType, f: WordField, w: u64) -> Result<(), VmError> {
         self.m.push_fixed(ty)?;
-        let g = self.m.stack_get(self.top()).expect("fresh");
+        let g = self.obj(self.top()).expect("fresh");
         self.m.set_word(g, f, w);
         Ok(())
     }
@@ -296,14 +269,15 @@ impl Vm {
     }
 
     /// Pushes a character.
-    pub fn push_char(&mut self, c: char) -> Result<(), VmError> {
-        self.push_word(self.t.alloc.char, self.t.char_code, c as u64)
+    #[inline]
+    pub fn push_char(&mut self, c: char) {
+        self.m.push_value(char_value(c));
     }
 
     /// Pushes a string.
     pub fn push_str(&mut self, s: &str) -> Result<(), VmError> {
         self.m.alloc_push(self.t.string, s.len())?;
-        let g = self.m.stack_get(self.top()).expect("fresh");
+        let g = self.obj(self.top()).expect("fresh");
         self.m.write_bytes(g, 0, s.as_bytes());
         Ok(())
     }
@@ -340,11 +314,11 @@ impl Vm {
 
     /// Pushes the cars of the pairs of list `v` up to its first non-pair (all of
     /// them, for a proper list); returns how many.
-    pub fn push_list_elements(&self, v: Option<Gc<'_>>) -> usize {
+    pub fn push_list_elements(&self, v: Value<'_>) -> usize {
         let mut n = 0;
         let mut cur = v;
-        while let Some((car, cdr)) = cur.and_then(|p| self.pair_parts(p)) {
-            self.m.push(car);
+        while let Some((car, cdr)) = cur.as_ref().and_then(|p| self.pair_parts(p)) {
+            self.m.push_value(car);
             n += 1;
             cur = cdr;
         }
@@ -356,7 +330,11 @@ impl Vm {
     /// The number at stack entry `i`, or a type error naming `who`.
     #[inline]
     pub fn num(&self, i: usize, who: &str) -> Result<Num, VmError> {
-        if let Some(g) = self.m.stack_get(i) {
+        let v = self.val(i);
+        if let Some(n) = v.as_fixnum() {
+            return Ok(Num::Int(n));
+        }
+        if let Some(g) = v.as_ref() {
             let ty = self.m.type_of(g);
             if ty == self.t.int {
                 return Ok(Num::Int(self.m.get_word(g, self.t.int_value) as i64));
@@ -373,7 +351,11 @@ impl Vm {
     /// The integer at stack entry `i`, or a type error naming `who`.
     #[inline]
     pub fn int(&self, i: usize, who: &str) -> Result<i64, VmError> {
-        match self.m.stack_get(i) {
+        let v = self.val(i);
+        if let Some(n) = v.as_fixnum() {
+            return Ok(n);
+        }
+        match v.as_ref() {
             Some(g) if self.m.type_of(g) == self.t.int => {
                 Ok(self.m.get_word(g, self.t.int_value) as i64)
             }
@@ -387,10 +369,11 @@ impl Vm {
         usize::try_from(n).map_err(|_| VmError::runtime(format!("{who}: index {n} is negative")))
     }
 
-    /// Whether stack entry `i` has type `ty`.
+    /// Whether stack entry `i` is a heap object of type `ty` (never true of an
+    /// immediate).
     #[inline]
     pub fn is(&self, i: usize, ty: flipgc_core::TypeId) -> bool {
-        self.m.stack_get(i).is_some_and(|g| self.m.type_of(g) == ty)
+        self.obj(i).is_some_and(|g| self.m.type_of(g) == ty)
     }
 
     /// Stack entry `i` if it has type `ty`, else a type error ("`who`: expected
@@ -403,7 +386,7 @@ impl Vm {
         what: &str,
         who: &str,
     ) -> Result<Gc<'_>, VmError> {
-        match self.m.stack_get(i) {
+        match self.obj(i) {
             Some(g) if self.m.type_of(g) == ty => Ok(g),
             _ => Err(self.type_error(who, what, i)),
         }
@@ -427,34 +410,41 @@ impl Vm {
     #[cold]
     #[inline(never)]
     pub fn type_error(&self, who: &str, what: &str, i: usize) -> VmError {
-        let got = self.repr(self.m.stack_get(i), true);
+        let got = self.repr(self.val(i), true);
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
     }
 
     /// The shape of the list `v`: proper (with its length), improper (ending in
     /// something other than `()`), or circular (found with Floyd's two cursors,
     /// so in time linear in the list's length and without allocating).
-    pub fn list_shape(&self, v: Option<Gc<'_>>) -> ListShape {
+    pub fn list_shape(&self, v: Value<'_>) -> ListShape {
         let (mut slow, mut fast) = (v, v);
         let mut n = 0;
         loop {
             for _ in 0..2 {
-                match fast {
-                    None => return ListShape::Proper(n),
+                if fast.is_null() {
+                    return ListShape::Proper(n);
+                }
+                match fast.as_ref() {
                     Some(p) if self.m.type_of(p) == self.t.pair => {
-                        fast = self.m.get_ref(p, self.t.cdr)
+                        fast = self.m.get_value(p, self.t.cdr)
                     }
                     Some(p) => match self.pair_cdr(p) {
                         Some(cdr) => fast = cdr,
                         None => return ListShape::Improper,
                     },
+                    // An immediate ends an improper list.
+                    None => return ListShape::Improper,
                 }
                 n += 1;
             }
             // `slow` is half as far along: a pair `fast` has already passed (and
             // an object's type never changes).
-            slow = slow.and_then(|p| self.pair_cdr(p).flatten());
-            if fast.is_some() && fast == slow {
+            slow = slow
+                .as_ref()
+                .and_then(|p| self.pair_cdr(p))
+                .unwrap_or(Value::NULL);
+            if fast.as_ref().is_some() && fast == slow {
                 return ListShape::Circular;
             }
         }
@@ -463,7 +453,7 @@ impl Vm {
     /// The length of the proper list at stack entry `i`, or a type error naming
     /// `who` (for an improper or circular list).
     pub fn proper_list(&self, i: usize, who: &str) -> Result<usize, VmError> {
-        match self.list_shape(self.at(i)) {
+        match self.list_shape(self.val(i)) {
             ListShape::Proper(n) => Ok(n),
             _ => Err(self.type_error(who, "a proper list", i)),
         }
@@ -475,7 +465,7 @@ impl Vm {
     }
 
     /// The written (or displayed) form of `v`, with long output truncated.
-    pub fn repr(&self, v: Option<Gc<'_>>, write: bool) -> String {
+    pub fn repr(&self, v: Value<'_>, write: bool) -> String {
         let mut s = String::new();
         // Stop early: only the first 200 bytes are kept.
         let _ = self.print_with(v, write, print::Labels::Cycles, &mut s, 200);
@@ -522,16 +512,17 @@ impl Vm {
     /// Pushes a closure without free variables for code constant `k`.
     pub fn push_closure(&mut self, k: u32) -> Result<(), VmError> {
         self.m.alloc_push(self.t.closure, 1)?;
-        let clo = self.at(self.top()).expect("fresh");
-        let table = self.at(CONSTS).expect("table");
-        self.m.write_ref(clo, 0, self.m.read_ref(table, k as usize));
+        let clo = self.obj(self.top()).expect("fresh");
+        let table = self.obj(CONSTS).expect("table");
+        self.m
+            .write_value(clo, 0, self.m.read_value(table, k as usize));
         Ok(())
     }
 
     /// The written form of stack entry `i` (an error message if it cannot print).
     pub fn repr_full(&self, i: usize) -> String {
         let mut s = String::new();
-        match self.print(self.at(i), true, &mut s) {
+        match self.print(self.val(i), true, &mut s) {
             Ok(()) => s,
             Err(e) => e.to_string(),
         }

@@ -5,9 +5,10 @@
 //! (`#0=(1 . #0#)`), and `equal?` terminates on them (and on shared structure,
 //! in time linear in the number of pairs and vectors).
 
+use super::value::{kind, Kind};
 use super::Vm;
 use crate::error::VmError;
-use flipgc_core::Gc;
+use flipgc_core::{Gc, Value};
 use std::collections::HashMap;
 
 /// Most characters one `print` produces (exponentially shared structure, or a
@@ -36,10 +37,10 @@ pub enum Labels {
 pub struct Truncated;
 
 enum Item<'g> {
-    Val(Option<Gc<'g>>),
+    Val(Value<'g>),
     Text(&'static str),
     /// The rest of a list after an element: print " x" or " . x" or ")".
-    Tail(Option<Gc<'g>>),
+    Tail(Value<'g>),
 }
 
 /// Formats a float the Scheme way (`1.0`, `0.5`, `1e20`, `1e-7`, `+inf.0`,
@@ -76,7 +77,7 @@ impl Vm {
     /// Appends the printed form of `v` to `out` (`write` form if `write`), with
     /// datum labels for cycles. Errors past [`MAX_PRINT`] characters (leaving
     /// `out` as it was).
-    pub fn print(&self, v: Option<Gc<'_>>, write: bool, out: &mut String) -> Result<(), VmError> {
+    pub fn print(&self, v: Value<'_>, write: bool, out: &mut String) -> Result<(), VmError> {
         let mark = out.len();
         self.print_with(v, write, Labels::Cycles, out, mark + MAX_PRINT)
             .map_err(|Truncated| {
@@ -96,9 +97,12 @@ impl Vm {
     /// depth-first walk in printing order (car before cdr); a pair or vector met
     /// again while it is still on the walk's stack closes a cycle (every cycle
     /// has one such node, so labelling them ends every cycle when printing).
-    fn find_labels<'g>(&'g self, root: Option<Gc<'g>>, labels: Labels) -> HashMap<Gc<'g>, usize> {
+    fn find_labels<'g>(&'g self, root: Value<'g>, labels: Labels) -> HashMap<Gc<'g>, usize> {
         let mut need = HashMap::new();
-        let Some(root) = root.filter(|&g| labels != Labels::None && self.is_node(g)) else {
+        let Some(root) = root
+            .as_ref()
+            .filter(|&g| labels != Labels::None && self.is_node(g))
+        else {
             return need;
         };
         // false: on the stack; true: finished.
@@ -118,9 +122,9 @@ impl Vm {
             let child = match (pair, i) {
                 (Some((car, _)), 0) => car,
                 (Some((_, cdr)), _) => cdr,
-                (None, _) => self.m.read_ref(g, i),
+                (None, _) => self.m.read_value(g, i),
             };
-            let Some(c) = child.filter(|&c| self.is_node(c)) else {
+            let Some(c) = child.as_ref().filter(|&c| self.is_node(c)) else {
                 continue;
             };
             match state.get(&c) {
@@ -145,7 +149,7 @@ impl Vm {
     /// once `out` is longer than `limit` bytes.
     pub fn print_with(
         &self,
-        v: Option<Gc<'_>>,
+        v: Value<'_>,
         write: bool,
         labels: Labels,
         out: &mut String,
@@ -165,28 +169,57 @@ impl Vm {
                     out.push_str(s);
                     continue;
                 }
-                Item::Tail(None) => {
+                Item::Tail(v) if v.is_null() => {
                     out.push(')');
                     continue;
                 }
-                Item::Tail(Some(g)) => {
-                    if let Some((car, cdr)) = self.pair_parts(g).filter(|_| !label.contains_key(&g))
-                    {
+                Item::Tail(v) => {
+                    let parts = v
+                        .as_ref()
+                        .filter(|g| !label.contains_key(g))
+                        .and_then(|g| self.pair_parts(g));
+                    if let Some((car, cdr)) = parts {
                         out.push(' ');
                         work.push(Item::Tail(cdr));
                         work.push(Item::Val(car));
                     } else {
                         out.push_str(" . ");
                         work.push(Item::Text(")"));
-                        work.push(Item::Val(Some(g)));
+                        work.push(Item::Val(v));
                     }
                     continue;
                 }
-                Item::Val(None) => {
-                    out.push_str("()");
-                    continue;
-                }
-                Item::Val(Some(g)) => g,
+                Item::Val(v) => match kind(v) {
+                    Kind::Obj(g) => g,
+                    Kind::Nil => {
+                        out.push_str("()");
+                        continue;
+                    }
+                    Kind::Fixnum(i) => {
+                        out.push_str(&i.to_string());
+                        continue;
+                    }
+                    Kind::Char(c) => {
+                        if write {
+                            out.push_str("#\\");
+                            match char_name(c) {
+                                Some(n) => out.push_str(n),
+                                None => out.push(c),
+                            }
+                        } else {
+                            out.push(c);
+                        }
+                        continue;
+                    }
+                    Kind::Bool(b) => {
+                        out.push_str(if b { "#t" } else { "#f" });
+                        continue;
+                    }
+                    Kind::Unspec => {
+                        out.push_str("#<unspecified>");
+                        continue;
+                    }
+                },
             };
             if let Some(n) = label.get_mut(&g) {
                 if *n != usize::MAX {
@@ -226,29 +259,14 @@ impl Vm {
                 } else {
                     out.push_str(&s);
                 }
-            } else if ty == t.char {
-                let c = char::from_u32(self.m.get_word(g, t.char_code) as u32).unwrap_or('?');
-                if write {
-                    out.push_str("#\\");
-                    match char_name(c) {
-                        Some(n) => out.push_str(n),
-                        None => out.push(c),
-                    }
-                } else {
-                    out.push(c);
-                }
             } else if ty == t.symbol {
                 out.push_str(&self.shared.symbol_name(self.m.get_word(g, t.symbol_id)));
-            } else if ty == t.true_ {
-                out.push_str("#t");
-            } else if ty == t.false_ {
-                out.push_str("#f");
             } else if ty == t.vector {
                 let n = self.m.len(g);
                 out.push_str("#(");
                 work.push(Item::Text(")"));
                 for i in (0..n).rev() {
-                    work.push(Item::Val(self.m.read_ref(g, i)));
+                    work.push(Item::Val(self.m.read_value(g, i)));
                     if i > 0 {
                         work.push(Item::Text(" "));
                     }
@@ -264,8 +282,6 @@ impl Vm {
                     "#<procedure {}>",
                     crate::builtins::BUILTINS[id].name
                 ));
-            } else if ty == t.unspec {
-                out.push_str("#<unspecified>");
             } else if ty == t.thread {
                 out.push_str(&format!("#<thread {}>", self.m.get_word(g, t.thread_index)));
             } else if ty == t.rt.bwp {
@@ -283,14 +299,17 @@ impl Vm {
     }
 
     /// `eqv?` on two values: identity, or equal numbers of the same exactness,
-    /// characters, symbols, booleans.
-    pub fn eqv(&self, a: Option<Gc<'_>>, b: Option<Gc<'_>>) -> bool {
-        match (a, b) {
-            (None, None) => true,
+    /// characters, symbols, booleans. Two immediates (fixnums, characters,
+    /// booleans, the unspecified value), or `()`, are `eqv?` iff their bits are
+    /// equal; an immediate is never `eqv?` to a heap object (an integer in the
+    /// fixnum range is never boxed).
+    #[inline]
+    pub fn eqv(&self, a: Value<'_>, b: Value<'_>) -> bool {
+        if a == b {
+            return true;
+        }
+        match (a.as_ref(), b.as_ref()) {
             (Some(a), Some(b)) => {
-                if a == b {
-                    return true;
-                }
                 let ty = self.m.type_of(a);
                 if ty != self.m.type_of(b) {
                     return false;
@@ -298,14 +317,12 @@ impl Vm {
                 let t = &self.t;
                 let payload = if ty == t.int {
                     t.int_value
-                } else if ty == t.char {
-                    t.char_code
                 } else if ty == t.symbol {
                     t.symbol_id
                 } else if ty == t.float {
                     t.float_bits
                 } else {
-                    return ty == t.true_ || ty == t.false_ || ty == t.unspec || ty == t.rt.bwp;
+                    return ty == t.rt.bwp;
                 };
                 self.m.get_word(a, payload) == self.m.get_word(b, payload)
             }
@@ -319,7 +336,7 @@ impl Vm {
     /// pairs (or vectors) it has already begun to compare, directly or through
     /// others, as equal (union-find over the pairs compared, as in Adams and
     /// Dybvig's algorithm). Neither can overflow the host stack.
-    pub fn equal(&self, a: Option<Gc<'_>>, b: Option<Gc<'_>>) -> bool {
+    pub fn equal(&self, a: Value<'_>, b: Value<'_>) -> bool {
         match self.equal_walk(a, b, None) {
             Some(eq) => eq,
             None => self
@@ -331,8 +348,8 @@ impl Vm {
     /// The `equal?` walk: without `classes`, `None` past [`EQUAL_FAST_STEPS`].
     fn equal_walk<'g>(
         &'g self,
-        a: Option<Gc<'g>>,
-        b: Option<Gc<'g>>,
+        a: Value<'g>,
+        b: Value<'g>,
         mut classes: Option<&mut Classes<'g>>,
     ) -> Option<bool> {
         let t = &self.t;
@@ -342,7 +359,7 @@ impl Vm {
             if self.eqv(a, b) {
                 continue;
             }
-            let (Some(x), Some(y)) = (a, b) else {
+            let (Some(x), Some(y)) = (a.as_ref(), b.as_ref()) else {
                 return Some(false);
             };
             // Weak pairs compare as pairs.
@@ -378,7 +395,7 @@ impl Vm {
                     return Some(false);
                 }
                 for i in (0..n).rev() {
-                    work.push((self.m.read_ref(x, i), self.m.read_ref(y, i)));
+                    work.push((self.m.read_value(x, i), self.m.read_value(y, i)));
                 }
             } else if ty == t.string {
                 if self.read_string(x) != self.read_string(y) {

@@ -2,10 +2,11 @@
 //! `apply`), proper tail calls and returns. Frames live in a host vector of saved
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
-use super::{stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
-use crate::builtins::{APPLY, BUILTINS};
+use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
+use crate::builtins::{fixnum_fast, ADD, APPLY, BUILTINS, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB};
 use crate::bytecode::Op;
 use crate::error::VmError;
+use flipgc_core::Value;
 
 /// Marks the frame that returns control to [`Vm::call`]'s caller.
 const SENTINEL: u32 = u32::MAX;
@@ -47,51 +48,31 @@ impl Vm {
     /// A closure gets its frame (returns its prototype); a builtin runs at once and
     /// leaves its result at `fpos` (returns `None`).
     fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
-        if self.fuel == 0 {
-            self.refuel()?;
-        }
-        self.fuel -= 1;
+        self.spend_fuel()?;
         loop {
-            let Some(g) = self.at(fpos) else {
-                return Err(VmError::runtime(
-                    "attempt to call (), which is not a procedure",
-                ));
+            let v = self.val(fpos);
+            let Some(g) = v.as_ref() else {
+                let shown = self.repr(v, true);
+                return Err(VmError::runtime(format!(
+                    "attempt to call {shown}, which is not a procedure"
+                )));
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self.m.read_ref(g, 0).expect("closure code");
+                let code = self.m.read_value(g, 0).as_ref().expect("closure code");
                 let pid = self.m.get_word(code, self.t.code_proto) as u32;
-                let p = self.proto(pid as usize);
-                let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
-                if argc < nreq || (!rest && argc > nreq) {
-                    let name = p.name.clone();
-                    return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
-                }
-                if fpos + argc + nslots >= MAX_STACK {
-                    return Err(stack_full());
-                }
-                if rest {
-                    let from = fpos + 1 + nreq;
-                    self.push_list(from, fpos + 1 + argc)?;
-                    let top = self.top();
-                    self.m.stack_set(from, self.at(top));
-                    self.m.stack_truncate(from + 1);
-                }
-                let have = self.m.stack_len() - fpos - 1;
-                for _ in have..nslots {
-                    self.m.push(None);
-                }
+                self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
             }
             if ty == self.t.rt.guardian {
                 self.call_guardian(fpos, argc)?;
                 let top = self.top();
-                self.m.stack_set(fpos, self.at(top));
+                self.m.stack_copy(top, fpos);
                 self.m.stack_truncate(fpos + 1);
                 return Ok(None);
             }
             if ty != self.t.prim {
-                let shown = self.repr(Some(g), true);
+                let shown = self.repr(v, true);
                 return Err(VmError::runtime(format!(
                     "attempt to call {shown}, which is not a procedure"
                 )));
@@ -107,10 +88,48 @@ impl Vm {
             }
             (b.f)(self, fpos + 1, argc)?;
             let top = self.top();
-            self.m.stack_set(fpos, self.at(top));
+            self.m.stack_copy(top, fpos);
             self.m.stack_truncate(fpos + 1);
             return Ok(None);
         }
+    }
+
+    /// Counts a call against the step budget.
+    #[inline(always)]
+    fn spend_fuel(&mut self) -> Result<(), VmError> {
+        if self.fuel == 0 {
+            self.refuel()?;
+        }
+        self.fuel -= 1;
+        Ok(())
+    }
+
+    /// Lays out the frame of a call of prototype `pid` (the closure at `fpos`,
+    /// `argc` arguments above it): checks the arity, gathers rest arguments,
+    /// pushes the other local slots.
+    #[inline(always)]
+    fn open_frame(&mut self, fpos: usize, argc: usize, pid: u32) -> Result<(), VmError> {
+        let p = self.proto(pid as usize);
+        let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
+        if argc < nreq || (!rest && argc > nreq) {
+            let name = p.name.clone();
+            return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
+        }
+        if fpos + argc + nslots >= MAX_STACK {
+            return Err(stack_full());
+        }
+        if rest {
+            let from = fpos + 1 + nreq;
+            self.push_list(from, fpos + 1 + argc)?;
+            let top = self.top();
+            self.m.stack_copy(top, from);
+            self.m.stack_truncate(from + 1);
+        }
+        let have = self.m.stack_len() - fpos - 1;
+        for _ in have..nslots {
+            self.m.push(None);
+        }
+        Ok(())
     }
 
     /// Rewrites `apply f a... list` at `fpos` into `f a... elements...`; returns
@@ -124,12 +143,75 @@ impl Vm {
             return Err(stack_full());
         }
         for i in fpos..fpos + argc {
-            self.m.stack_set(i, self.at(i + 1));
+            self.m.stack_copy(i + 1, i);
         }
         self.m.stack_truncate(fpos + argc);
-        let list = self.m.pop();
+        let list = self.m.pop_value();
         let n = self.push_list_elements(list);
         Ok(argc - 2 + n)
+    }
+
+    /// The fast path of `(+ a b)`, `(- a b)`, `(= a b)`, `(< a b)`, `(> a b)`,
+    /// `(<= a b)` and `(>= a b)` (builtin `id`, one of
+    /// [`crate::builtins::fixnum_fast`]) on two fixnums: the result, without a
+    /// call or an allocation. `None` for a sum or difference outside the fixnum
+    /// range: the builtin boxes it.
+    #[inline(always)]
+    fn fixnum2(id: u16, a: i64, b: i64) -> Option<Value<'static>> {
+        // Two 63-bit values: the sum and difference fit 64 bits.
+        match id {
+            ADD => Value::fixnum(a + b),
+            SUB => Value::fixnum(a - b),
+            NUM_EQ => Some(bool_value(a == b)),
+            NUM_LT => Some(bool_value(a < b)),
+            NUM_GT => Some(bool_value(a > b)),
+            NUM_LE => Some(bool_value(a <= b)),
+            _ => Some(bool_value(a >= b)),
+        }
+    }
+
+    /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
+    /// are fixnums.
+    #[inline(always)]
+    fn fixnum_int(id: u16, a: Value<'_>, i: i64) -> Option<Value<'static>> {
+        let a = a.as_fixnum()?;
+        Value::fixnum(i)?;
+        Self::fixnum2(id, a, i)
+    }
+
+    /// `Op::PrimInt(id, i)` when its fast path does not apply: as `Int(i)` then
+    /// `Prim(id, 2)` (the first operand is on top of the stack).
+    #[cold]
+    fn prim_int_slow(&mut self, id: u16, i: i64) -> Result<(), VmError> {
+        let base = self.top();
+        self.push_int(i)?;
+        (BUILTINS[id as usize].f)(self, base, 2)?;
+        let top = self.top();
+        if top != base {
+            self.m.stack_copy(top, base);
+            self.m.stack_truncate(base + 1);
+        }
+        Ok(())
+    }
+
+    /// `Op::Prim(id, 2)` by [`Vm::fixnum2`] if `id` has a fast path and the top
+    /// two stack entries are fixnums (their result replaces them: true); else
+    /// false, the stack untouched.
+    #[inline(always)]
+    fn prim_fixnum2(&mut self, id: u16) -> bool {
+        if !fixnum_fast(id) {
+            return false;
+        }
+        let top = self.top();
+        let (Some(a), Some(b)) = (self.val(top - 1).as_fixnum(), self.val(top).as_fixnum()) else {
+            return false;
+        };
+        let Some(r) = Self::fixnum2(id, a, b) else {
+            return false;
+        };
+        self.m.stack_set_value(top - 1, r);
+        self.m.stack_truncate(top);
+        true
     }
 
     /// Runs prototype `pid` in the frame at `fp` until it returns to a sentinel.
@@ -147,8 +229,8 @@ impl Vm {
                     if k >= self.consts_len {
                         self.refresh_consts();
                     }
-                    let table = self.at(CONSTS).expect("table");
-                    self.m.push(self.m.read_ref(table, k));
+                    let table = self.obj(CONSTS).expect("table");
+                    self.m.push_value(self.m.read_value(table, k));
                 }
                 Op::Int(i) => self.push_int(i)?,
                 Op::Bool(b) => self.push_bool(b),
@@ -156,42 +238,43 @@ impl Vm {
                 Op::Unspec => self.push_unspec(),
                 Op::Local(s) => self.dup(fp + 1 + s as usize),
                 Op::LocalCell(s) => {
-                    let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
+                    let cell = self.obj(fp + 1 + s as usize).expect("cell");
+                    self.m.push_value(self.m.get_value(cell, self.t.cell_value));
                 }
                 Op::SetLocal(s) => {
-                    let v = self.m.pop();
-                    self.m.stack_set(fp + 1 + s as usize, v);
+                    let top = self.top();
+                    self.m.stack_copy(top, fp + 1 + s as usize);
+                    self.m.stack_truncate(top);
                 }
                 Op::SetLocalCell(s) => {
                     let top = self.top();
-                    let cell = self.at(fp + 1 + s as usize).expect("cell");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
+                    let cell = self.obj(fp + 1 + s as usize).expect("cell");
+                    self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
                 Op::BoxLocal(s) => {
                     let slot = fp + 1 + s as usize;
                     self.m.push_fixed(self.t.alloc.cell)?;
                     let top = self.top();
-                    let cell = self.at(top).expect("fresh");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(slot));
+                    let cell = self.obj(top).expect("fresh");
+                    self.m.set_value(cell, self.t.cell_value, self.val(slot));
                     self.m.stack_set(slot, Some(cell));
                     self.m.stack_truncate(top);
                 }
                 Op::Free(i) => {
-                    let clo = self.at(fp).expect("closure");
-                    self.m.push(self.m.read_ref(clo, 1 + i as usize));
+                    let clo = self.obj(fp).expect("closure");
+                    self.m.push_value(self.m.read_value(clo, 1 + i as usize));
                 }
                 Op::FreeCell(i) => {
-                    let clo = self.at(fp).expect("closure");
+                    let clo = self.obj(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.push(self.m.get_ref(cell, self.t.cell_value));
+                    self.m.push_value(self.m.get_value(cell, self.t.cell_value));
                 }
                 Op::SetFreeCell(i) => {
                     let top = self.top();
-                    let clo = self.at(fp).expect("closure");
+                    let clo = self.obj(fp).expect("closure");
                     let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
-                    self.m.set_ref(cell, self.t.cell_value, self.at(top));
+                    self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
                 Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
@@ -199,8 +282,8 @@ impl Vm {
                     if k >= self.consts_len {
                         self.refresh_consts();
                     }
-                    let table = self.at(CONSTS).expect("table");
-                    let cell = self.m.read_ref(table, k).expect("global cell");
+                    let table = self.obj(CONSTS).expect("table");
+                    let cell = self.m.read_value(table, k).as_ref().expect("global cell");
                     let word = self.m.get_word(cell, self.t.global_word);
                     let bound = word & 1 == 1;
                     if !bound && !matches!(op, Op::DefGlobal(_)) {
@@ -208,10 +291,11 @@ impl Vm {
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
                     if let Op::Global(_) = op {
-                        self.m.push(self.m.get_ref(cell, self.t.global_value));
+                        self.m
+                            .push_value(self.m.get_value(cell, self.t.global_value));
                     } else {
                         let top = self.top();
-                        self.m.set_ref(cell, self.t.global_value, self.at(top));
+                        self.m.set_value(cell, self.t.global_value, self.val(top));
                         if !bound {
                             self.m.set_word(cell, self.t.global_word, word | 1);
                         }
@@ -240,11 +324,12 @@ impl Vm {
                     let n = nfree as usize;
                     self.m.alloc_push(self.t.closure, 1 + n)?;
                     let top = self.top();
-                    let clo = self.at(top).expect("fresh");
-                    let table = self.at(CONSTS).expect("table");
-                    self.m.write_ref(clo, 0, self.m.read_ref(table, k as usize));
+                    let clo = self.obj(top).expect("fresh");
+                    let table = self.obj(CONSTS).expect("table");
+                    self.m
+                        .write_value(clo, 0, self.m.read_value(table, k as usize));
                     for i in 0..n {
-                        self.m.write_ref(clo, 1 + i, self.at(top - n + i));
+                        self.m.write_value(clo, 1 + i, self.val(top - n + i));
                     }
                     self.m.stack_set(top - n, Some(clo));
                     self.m.stack_truncate(top - n + 1);
@@ -261,6 +346,16 @@ impl Vm {
                         pc: pc as u32,
                         fp: fp as u32,
                     });
+                    // A call of the running closure itself (the same object, read
+                    // from the stack now): its prototype is `pi`, without reading
+                    // the closure's code. As `enter` does otherwise.
+                    if self.val(fpos) == self.val(fp) {
+                        self.spend_fuel()?;
+                        self.open_frame(fpos, argc, pi)?;
+                        fp = fpos;
+                        pc = 0;
+                        continue;
+                    }
                     match self.enter(fpos, argc)? {
                         Some(npi) => {
                             pi = npi;
@@ -277,14 +372,24 @@ impl Vm {
                     self.m.safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
+                    // A tail call of the running closure itself: as in `Op::Call`.
+                    let itself = self.val(fpos) == self.val(fp);
                     for i in 0..=argc {
-                        self.m.stack_set(fp + i, self.at(fpos + i));
+                        self.m.stack_copy(fpos + i, fp + i);
                     }
                     self.m.stack_truncate(fp + argc + 1);
-                    if let Some(npi) = self.enter(fp, argc)? {
-                        pi = npi;
+                    if itself {
+                        self.spend_fuel()?;
+                        self.open_frame(fp, argc, pi)?;
                         pc = 0;
-                        code = self.proto(pi as usize).clone();
+                        continue;
+                    }
+                    if let Some(npi) = self.enter(fp, argc)? {
+                        pc = 0;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         continue;
                     }
                     // A builtin in tail position: its result is at `fp`; return it.
@@ -298,7 +403,7 @@ impl Vm {
                 Op::Return => {
                     let top = self.top();
                     if top != fp {
-                        self.m.stack_set(fp, self.at(top));
+                        self.m.stack_copy(top, fp);
                         self.m.stack_truncate(fp + 1);
                     }
                     let f = self.frames.pop().expect("frame");
@@ -308,13 +413,33 @@ impl Vm {
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                     code = self.proto(pi as usize).clone();
                 }
+                Op::PrimInt(id, i) => {
+                    let top = self.top();
+                    if let Some(r) = Self::fixnum_int(id, self.val(top), i) {
+                        self.m.stack_set_value(top, r);
+                        continue;
+                    }
+                    self.prim_int_slow(id, i)?;
+                }
+                Op::LocalPrimInt(s, id, i) => {
+                    let slot = fp + 1 + s as usize;
+                    if let Some(r) = Self::fixnum_int(id, self.val(slot), i) {
+                        self.m.push_value(r);
+                        continue;
+                    }
+                    self.dup(slot);
+                    self.prim_int_slow(id, i)?;
+                }
                 Op::Prim(id, argc) => {
+                    if argc == 2 && self.prim_fixnum2(id) {
+                        continue;
+                    }
                     let argc = argc as usize;
                     let base = self.m.stack_len() - argc;
                     (BUILTINS[id as usize].f)(self, base, argc)?;
                     let top = self.top();
                     if top != base {
-                        self.m.stack_set(base, self.at(top));
+                        self.m.stack_copy(top, base);
                         self.m.stack_truncate(base + 1);
                     }
                 }

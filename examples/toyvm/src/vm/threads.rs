@@ -22,8 +22,8 @@ fn thread_main(shared: Arc<Shared>, thunk: Global, id: usize) -> Result<Option<G
     let r = vm.call(0);
     vm.flush();
     r?;
-    // The empty list is the null reference, which a Global cannot hold.
-    Ok(vm.at(vm.top()).map(|v| vm.m.global(v)))
+    // A Global holds any value: null (the empty list), an immediate or an object.
+    Ok(Some(vm.m.global_value(vm.val(vm.top()))))
 }
 
 /// `spawn`.
@@ -31,7 +31,7 @@ pub fn spawn(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     if !vm.is_procedure(base) {
         return Err(vm.type_error("spawn", "a procedure", base));
     }
-    let thunk = vm.m.global(vm.at(base).expect("checked"));
+    let thunk = vm.m.global(vm.obj(base).expect("checked"));
     let shared = Arc::clone(&vm.shared);
     let child_shared = Arc::clone(&shared);
     let id = {
@@ -124,8 +124,8 @@ fn join_thread(vm: &mut Vm, id: usize) -> Result<(), VmError> {
     };
     match result {
         Ok(Some(g)) => {
-            let v = vm.m.get_global(&g);
-            vm.m.push(Some(v));
+            let v = vm.m.get_global_value(&g);
+            vm.m.push_value(v);
             Ok(())
         }
         Ok(None) => {

@@ -19,7 +19,7 @@
 use super::{Vm, BWP};
 use crate::error::VmError;
 use crate::shared::{lock, TableState};
-use flipgc_core::Gc;
+use flipgc_core::{Gc, Value};
 
 /// The reaper token of the canary (a guardian's token is its index).
 pub const CANARY: u64 = u64::MAX;
@@ -29,29 +29,27 @@ impl Vm {
     /// booleans, `()`, the unspecified value, `#!bwp`): such a value never
     /// becomes inaccessible, as fixnums and characters in Chez Scheme, so weak
     /// pairs and weak tables hold it strongly and guardians never return it.
-    pub fn by_value(&self, v: Option<Gc<'_>>) -> bool {
-        let Some(g) = v else { return true };
+    /// Every immediate (and `()`, null) is one; of the heap objects, boxed
+    /// integers, floats, symbols and `#!bwp`.
+    pub fn by_value(&self, v: Value<'_>) -> bool {
+        let Some(g) = v.as_ref() else { return true };
         let ty = self.m.type_of(g);
         let t = &self.t;
-        ty == t.int
-            || ty == t.symbol
-            || ty == t.char
-            || ty == t.float
-            || ty == t.true_
-            || ty == t.false_
-            || ty == t.unspec
-            || ty == t.rt.bwp
+        ty == t.int || ty == t.symbol || ty == t.float || ty == t.rt.bwp
     }
 
     /// The car and cdr of `g` if it is a pair or a weak pair (a weak car whose
     /// referent died reads as `#!bwp`).
     #[inline]
-    pub fn pair_parts<'a>(&'a self, g: Gc<'a>) -> Option<(Option<Gc<'a>>, Option<Gc<'a>>)> {
+    pub fn pair_parts<'a>(&'a self, g: Gc<'a>) -> Option<(Value<'a>, Value<'a>)> {
         let ty = self.m.type_of(g);
         if ty == self.t.pair {
-            Some((self.m.get_ref(g, self.t.car), self.m.get_ref(g, self.t.cdr)))
+            Some((
+                self.m.get_value(g, self.t.car),
+                self.m.get_value(g, self.t.cdr),
+            ))
         } else if ty == self.t.rt.weak_pair {
-            Some((self.weak_car(g), self.m.get_ref(g, self.t.rt.wp_cdr)))
+            Some((self.weak_car(g), self.m.get_value(g, self.t.rt.wp_cdr)))
         } else {
             None
         }
@@ -59,12 +57,12 @@ impl Vm {
 
     /// The cdr of `g` if it is a pair or a weak pair.
     #[inline]
-    pub fn pair_cdr<'a>(&'a self, g: Gc<'a>) -> Option<Option<Gc<'a>>> {
+    pub fn pair_cdr<'a>(&'a self, g: Gc<'a>) -> Option<Value<'a>> {
         let ty = self.m.type_of(g);
         if ty == self.t.pair {
-            Some(self.m.get_ref(g, self.t.cdr))
+            Some(self.m.get_value(g, self.t.cdr))
         } else if ty == self.t.rt.weak_pair {
-            Some(self.m.get_ref(g, self.t.rt.wp_cdr))
+            Some(self.m.get_value(g, self.t.rt.wp_cdr))
         } else {
             None
         }
@@ -78,23 +76,30 @@ impl Vm {
     }
 
     /// The car of weak pair `g`: `#!bwp` once its referent was found unreachable.
-    pub fn weak_car<'a>(&'a self, g: Gc<'a>) -> Option<Gc<'a>> {
+    pub fn weak_car<'a>(&'a self, g: Gc<'a>) -> Value<'a> {
         let rt = &self.t.rt;
         if self.m.get_word(g, rt.wp_weak) == 0 {
-            return self.m.get_ref(g, rt.wp_car_strong);
+            return self.m.get_value(g, rt.wp_car_strong);
         }
-        self.m.get_ref(g, rt.wp_car_weak).or_else(|| self.at(BWP))
+        // The weak field holds only heap objects (what `by_value` rejects), so
+        // null there means cleared.
+        let v = self.m.get_value(g, rt.wp_car_weak);
+        if v.is_null() {
+            self.val(BWP)
+        } else {
+            v
+        }
     }
 
     /// Sets the car of weak pair `g`: weakly, unless `v` is compared by value.
-    pub fn set_weak_car(&self, g: Gc<'_>, v: Option<Gc<'_>>) {
+    pub fn set_weak_car(&self, g: Gc<'_>, v: Value<'_>) {
         let rt = &self.t.rt;
         if self.by_value(v) {
-            self.m.set_ref(g, rt.wp_car_strong, v);
+            self.m.set_value(g, rt.wp_car_strong, v);
             self.m.set_word(g, rt.wp_weak, 0);
             self.m.set_ref(g, rt.wp_car_weak, None);
         } else {
-            self.m.set_ref(g, rt.wp_car_weak, v);
+            self.m.set_value(g, rt.wp_car_weak, v);
             self.m.set_word(g, rt.wp_weak, 1);
             self.m.set_ref(g, rt.wp_car_strong, None);
         }
@@ -103,9 +108,9 @@ impl Vm {
     /// Pushes a weak pair of stack entries `car` and `cdr`.
     pub fn push_weak_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
         self.m.push_fixed(self.t.rt.weak_pair_alloc)?;
-        let p = self.at(self.top()).expect("fresh");
-        self.set_weak_car(p, self.at(car));
-        self.m.set_ref(p, self.t.rt.wp_cdr, self.at(cdr));
+        let p = self.obj(self.top()).expect("fresh");
+        self.set_weak_car(p, self.val(car));
+        self.m.set_value(p, self.t.rt.wp_cdr, self.val(cdr));
         Ok(())
     }
 
@@ -122,13 +127,13 @@ impl Vm {
             self.m.push_fixed(self.t.alloc.cell)?;
             let mut st = lock(&self.shared.tables);
             if !st.canary {
-                let c = self.at(self.top()).expect("fresh");
+                let c = self.obj(self.top()).expect("fresh");
                 self.m.register_cleaner(c, CANARY, &self.shared.reaper);
                 st.canary = true;
                 st.stale = true;
             }
             drop(st);
-            self.m.pop();
+            self.m.pop_value();
         }
         Ok(())
     }
@@ -203,8 +208,8 @@ impl Vm {
     pub(crate) fn register_weak_table(&mut self, i: usize) -> Result<(), VmError> {
         self.m.push_fixed(self.t.rt.weak_pair_alloc)?;
         let top = self.top();
-        let cell = self.at(top).expect("fresh");
-        self.set_weak_car(cell, self.at(i));
+        let cell = self.obj(top).expect("fresh");
+        self.set_weak_car(cell, self.val(i));
         let mut st = lock(&self.shared.tables);
         match &st.registry {
             Some(g) => {
