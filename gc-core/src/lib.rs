@@ -24,7 +24,8 @@
 //! ```
 //!
 //! ## Layout of this crate
-//! - [`object`]: headers, the type registry.
+//! - [`object`]: headers, the type registry (built before the heap, grown while it
+//!   runs: `heap_types.rs`, [`Heap::register_fixed`]).
 //! - `space`: the moving space (heap + from-space spans, TLABs) and the
 //!   large-object space.
 //! - `safepoint`, [`Mutator`], roots ([`Handle`], [`Global`], the root stack).
@@ -44,6 +45,7 @@ mod finalize;
 pub mod gclog;
 mod hash;
 mod heap;
+mod heap_types;
 mod host;
 mod inject;
 pub mod mem;
@@ -81,7 +83,7 @@ pub use heap::Heap;
 pub use host::{HostMode, Missing, Requirement};
 pub use inject::InjectPoint;
 pub use mutator::{Gc, Mutator};
-pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
+pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
 pub use pacer::Reason;
 pub use pauselog::{
     nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,

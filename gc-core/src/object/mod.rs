@@ -5,8 +5,11 @@
 //! (the address of its header), or 0 for null.
 
 mod header;
+mod table;
 mod types;
 
 pub use header::{Header, HASHED};
-pub(crate) use types::{FixedScan, ShapeKind};
-pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};
+pub(crate) use types::{fixed_kind, FixedScan, ShapeKind};
+pub use types::{
+    FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER, MAX_TYPES,
+};
