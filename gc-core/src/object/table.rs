@@ -1,18 +1,26 @@
-//! The type table's storage: entries that never move, in a growing sequence of
-//! chunks, read without a lock while one writer at a time appends.
+//! The type table's storage: entries that never move, read without a lock while
+//! one writer at a time appends.
 //!
-//! Chunk `k` holds `FIRST << k` entries (32, 64, 128, ...), so the 20 chunk
-//! pointers kept inline cover more than the 2^24 indices a header can name, and
-//! the table costs nothing until it grows. Index `i` lives in chunk
-//! `log2(i + FIRST) - log2(FIRST)`: a lookup is a few register operations, one load
-//! of the chunk pointer and the entry's load, with no lock, no reference count and
-//! no branch. An entry is written once, before the index is published, and then
-//! neither moved nor changed until the table is dropped; a chunk, once allocated,
-//! stays where it is. This file owns only the storage: when an index may be read
-//! (its publication, the memory-ordering argument) is `types.rs`'s business.
+//! - [`Flat`], for the shapes the hot paths read: one reserved virtual range
+//!   (`PROT_NONE`, `MAP_NORESERVE`: address space only) with room for every index
+//!   the registry may hold, committed read-write in doubling steps as the table
+//!   grows. Entry `i` is at `base + i * size`, `base` fixed for the table's life:
+//!   a lookup is one indexed load, as in a `Vec` but without its bounds check,
+//!   and with no lock, reference count or branch.
+//! - [`Chunks`], for the names and kinds (cold): a growing sequence of chunks,
+//!   chunk `k` holding `FIRST << k` entries (32, 64, 128, ...), behind 20 chunk
+//!   pointers kept inline, which cover more than the 2^24 indices a header can
+//!   name; index `i` lives in chunk `log2(i + FIRST) - log2(FIRST)`.
+//!
+//! An entry is written once, before its index is published, and then neither
+//! moved nor changed until the table is dropped. This file owns only the storage:
+//! when an index may be read (its publication, the memory-ordering argument) is
+//! `types.rs`'s business.
 
+use flipgc_heap::{HeapError, Reservation, Span};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Mutex;
 
 /// log2 of the first chunk's size.
 const FIRST_SHIFT: u32 = 5;
@@ -121,6 +129,112 @@ impl<T> Chunks<T> {
     }
 }
 
+/// Entries in one reserved range, committed as they are written; see the module
+/// docs.
+pub(super) struct Flat<T> {
+    /// Entry 0; entry `i` is `base.add(i)`. Fixed for the table's life.
+    base: *mut T,
+    /// Entries the range has room for.
+    cap: usize,
+    /// The writer's side: the range and what of it is committed.
+    grow: Mutex<Grow>,
+}
+
+/// The committed part of a [`Flat`]'s range.
+struct Grow {
+    reservation: Reservation,
+    /// Committed spans, in order from the range's start, and their bytes.
+    spans: Vec<Span>,
+    committed: usize,
+    page: usize,
+}
+
+// SAFETY: a `Flat<T>` owns its entries (as a `Vec<T>` would, so it may go to
+// another thread with them when `T: Send`), and shares them through `&T` from
+// `get` (so `T: Sync` for `&Flat<T>` to cross threads); its raw pointer is to its
+// own reservation, which lives as long as it does.
+unsafe impl<T: Send + Sync> Send for Flat<T> {}
+// SAFETY: as for `Send`; writes through `&self` are serialized by the owner and
+// touch only unpublished entries (`write`'s contract).
+unsafe impl<T: Send + Sync> Sync for Flat<T> {}
+
+impl<T> Flat<T> {
+    /// A table with room for `cap` entries (at least one), nothing committed.
+    pub fn new(cap: usize) -> Result<Flat<T>, HeapError> {
+        const { assert!(std::mem::size_of::<T>() > 0) };
+        let page = flipgc_heap::sys::page_size();
+        let bytes = (cap.max(1) * std::mem::size_of::<T>()).next_multiple_of(page);
+        // Page-aligned: entries are aligned, as `T`'s alignment divides its size
+        // and is below a page.
+        let reservation = Reservation::new(bytes, page)?;
+        Ok(Flat {
+            base: reservation.base() as *mut T,
+            cap: bytes / std::mem::size_of::<T>(),
+            grow: Mutex::new(Grow {
+                reservation,
+                spans: Vec::new(),
+                committed: 0,
+                page,
+            }),
+        })
+    }
+
+    /// Entry `i`.
+    ///
+    /// # Safety
+    /// Entry `i` was written ([`Flat::write`]) and that write happens-before this
+    /// call.
+    #[inline(always)]
+    pub unsafe fn get(&self, i: usize) -> &T {
+        debug_assert!(i < self.cap);
+        // SAFETY: entry `i` lies in a committed span (its write committed it) and
+        // holds a written `T` (the caller's promise); entries are never moved or
+        // changed until the table is dropped, which `&self` rules out.
+        unsafe { &*self.base.add(i) }
+    }
+
+    /// Writes `v` as entry `i`, committing the range up to it if needed. An error
+    /// if the commit fails (`v` is dropped).
+    ///
+    /// # Safety
+    /// One writer at a time; entry `i` was never written; no reader reads entry
+    /// `i` until the owner publishes it after this call.
+    pub unsafe fn write(&self, i: usize, v: T) -> Result<(), HeapError> {
+        assert!(i < self.cap, "type table index {i} beyond its {}", self.cap);
+        let end = (i + 1) * std::mem::size_of::<T>();
+        let mut g = self.grow.lock().unwrap_or_else(|e| e.into_inner());
+        if end > g.committed {
+            // Doubling steps, page-sized, within the range.
+            let to = end
+                .next_multiple_of(g.page)
+                .max(2 * g.committed)
+                .min(g.reservation.len());
+            let span = g.reservation.commit(g.committed, to - g.committed)?;
+            g.spans.push(span);
+            g.committed = to;
+        }
+        drop(g);
+        // SAFETY: entry `i` lies in the committed part of the range (above), is
+        // aligned (see `new`), not yet written, and no one reads it until it is
+        // published (the caller's promise), so this write races with nothing.
+        unsafe { self.base.add(i).write(v) };
+        Ok(())
+    }
+
+    /// Drops entries `0..n` (the range is unmapped when the table is dropped).
+    ///
+    /// # Safety
+    /// Exactly entries `0..n` were written; the table is not used afterwards but
+    /// to be dropped.
+    pub unsafe fn drop_entries(&mut self, n: usize) {
+        for i in 0..n {
+            // SAFETY: entry `i` was written (the caller's promise) and is dropped
+            // once, here; nothing reads it again.
+            unsafe { std::ptr::drop_in_place(self.base.add(i)) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +281,24 @@ mod tests {
         assert_eq!(first, unsafe { c.get(0) } as *const String);
         // SAFETY: entries 0..300 were written; `c` is not used afterwards.
         unsafe { c.drop_entries(300) };
+    }
+
+    #[test]
+    fn a_flat_table_commits_as_it_grows_and_keeps_its_entries() {
+        let mut t = Flat::<String>::new(100_000).unwrap();
+        for i in 0..5000 {
+            // SAFETY: one writer, each index once, in order.
+            unsafe { t.write(i, i.to_string()) }.unwrap();
+        }
+        // SAFETY: entries 0..5000 were written above, on this thread.
+        let first: *const String = unsafe { t.get(0) };
+        for i in 0..5000 {
+            // SAFETY: as above.
+            assert_eq!(unsafe { t.get(i) }, &i.to_string());
+        }
+        // SAFETY: as above.
+        assert_eq!(first, unsafe { t.get(0) } as *const String);
+        // SAFETY: entries 0..5000 were written; `t` is only dropped afterwards.
+        unsafe { t.drop_entries(5000) };
     }
 }

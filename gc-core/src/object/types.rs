@@ -15,16 +15,19 @@
 //! a descriptor is one header compare and one load or store.
 //!
 //! ## Growing while readers read, without a lock
-//! Shapes and infos live in chunks that never move (`table.rs`): an entry, once
-//! written, stays at its address, unchanged, for the registry's life. Writers
-//! (registrations, clones) serialize on the registry's mutex; a registration
-//! writes the new index's shape and info (allocating a chunk if it starts one),
-//! then publishes the index with a *release* store of the count `len`. Readers
-//! take no lock:
+//! Entries never move (`table.rs`): the shapes live in one reserved virtual range
+//! with room for every index the registry may hold (`PROT_NONE` address space,
+//! committed read-write in doubling steps as types are added), so shape `i` is
+//! at a fixed base plus `i` entries; names and kinds live in chunks that are
+//! never reallocated. An entry, once written, stays at its address, unchanged,
+//! for the registry's life. Writers (registrations, clones) serialize on the
+//! registry's mutex; a registration writes the new index's shape and info
+//! (committing or allocating memory for them if needed), then publishes the
+//! index with a *release* store of the count `len`. Readers take no lock:
 //! - **By header** (`shape`, and so `is_ref_field`, `for_each_ref_field`,
 //!   `weak_mask`, the mutator's index-based field access, marking, compaction,
-//!   the SIGBUS handler's page filling): the chunk pointer's relaxed load and the
-//!   entry's load, no count check and no branch. This is sound because a header
+//!   the SIGBUS handler's page filling): one indexed load from the fixed base,
+//!   no count check, no branch. This is sound because a header
 //!   naming type `t` is written only after `t` was registered, by a thread that
 //!   knew `t`'s index, so the registration's release store is sequenced before
 //!   (or happens-before) that header store; and every reader reaches a header
@@ -40,8 +43,9 @@
 //!   (item 9 of the memory model); a copy of a header the collector made is
 //!   read through the same edges. Chaining them: registration (release of `len`)
 //!   -> header store -> the edge -> the reader's header load -> its shape load. By
-//!   transitivity the entry's write happens-before the read, and write-read
-//!   coherence gives the reader the chunk pointer and the entry's contents.
+//!   transitivity the entry's write happens-before the read, so the reader sees
+//!   the entry's contents (and the commit that mapped them, made before the
+//!   write on the registering thread).
 //! - **By index or unchecked header** (`get`, `layout`, `fixed_type`,
 //!   `ref_field`, `word_field`, `len`, and `object_words`, `fixed_scan`,
 //!   `fixed_ref_mask`, which the verifier and the fill paths use on headers they
@@ -60,12 +64,11 @@
 //! running heap's registry refuses to register while a clone of it lives.
 
 use super::header::{Header, HASHED, MAX_LEN};
-use super::table::Chunks;
+use super::table::{Chunks, Flat};
 use crate::error::GcError;
 use crate::mem::WORD;
-use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Source of registry identities (descriptors name the registry they came from).
 static NEXT_REGISTRY: AtomicU32 = AtomicU32::new(1);
@@ -290,12 +293,13 @@ pub struct WordField {
 /// Built before the heap with the `&mut self` methods ([`TypeRegistry::fixed`],
 /// ...), and grown afterwards, while the heap runs, through
 /// [`Heap::register_fixed`](crate::Heap::register_fixed) and its siblings. Its
-/// entries live in chunks that never move (`table.rs`), so lookups take no lock
+/// entries never move (`table.rs`), so lookups take no lock
 /// and a `&TypeInfo` stays valid while the registry does; see the module docs for
 /// why a reader always finds the shape of a type whose objects it meets.
 pub struct TypeRegistry {
-    /// The shapes, index 0 the placeholder: entries `0..len` are written.
-    shapes: Chunks<Shape>,
+    /// The shapes, index 0 the placeholder: entries `0..len` are written. One
+    /// reserved range with room for `max_types + 1`: a lookup is an indexed load.
+    shapes: Flat<Shape>,
     /// Names and kinds, parallel to `shapes`.
     infos: Chunks<TypeInfo>,
     /// Entries published (the placeholder included). Stored with release by the
@@ -303,7 +307,7 @@ pub struct TypeRegistry {
     /// with acquire by every lookup that checks an index against it.
     len: AtomicU32,
     /// Serializes writers (registrations and clones; the latter read a stable
-    /// count).
+    /// count). std's, which keeps the registry `RefUnwindSafe` as it was.
     writer: Mutex<()>,
     /// The most types this registry accepts (filler included).
     max_types: u32,
@@ -313,7 +317,7 @@ pub struct TypeRegistry {
     /// Shared by the registries with this identity (clones): while another one
     /// lives, registering a type would give two registries of one identity
     /// different types at one index, so a builder takes a fresh identity first and
-    /// a running heap's registry refuses (see [`TypeRegistry::fork_if_shared`]).
+    /// a running heap's registry refuses (`fork_if_shared`, `register`).
     lineage: Arc<()>,
 }
 
@@ -330,9 +334,10 @@ impl Clone for TypeRegistry {
     /// identity, so descriptors it made before no longer fit it; a heap's registry
     /// refuses run-time registrations while a clone of it lives.
     fn clone(&self) -> Self {
-        let _w = self.writer.lock();
-        // Relaxed: under `writer`, which every registration holds while it stores
-        // `len`, so the last one's entries and count happen-before this read.
+        let _w = self.write_lock();
+        // Relaxed: under `writer`, which every run-time registration holds while it
+        // stores `len` (a builder's has `&mut self`, which happens-before this
+        // `&self`), so the last one's entries and count happen-before this read.
         let len = self.len.load(Ordering::Relaxed) as usize;
         let copy = TypeRegistry::empty(self.max_types, self.id, Arc::clone(&self.lineage));
         for i in 0..len {
@@ -340,7 +345,9 @@ impl Clone for TypeRegistry {
             // (the lock, above); `copy` has one writer (this thread), no readers, and
             // gets indices `0..len` once each, in order.
             unsafe {
-                copy.shapes.write(i, self.shapes.get(i).clone());
+                copy.shapes
+                    .write(i, self.shapes.get(i).clone())
+                    .unwrap_or_else(|e| panic!("copying the type table: {e}"));
                 copy.infos.write(i, self.infos.get(i).clone());
             }
         }
@@ -409,19 +416,25 @@ impl TypeRegistry {
         // SAFETY: a new registry: one writer (this thread), no readers, indices 0
         // and 1 written once each, then published.
         unsafe {
-            r.shapes.write(0, Shape::invalid());
+            r.shapes
+                .write(0, Shape::invalid())
+                .and_then(|()| r.shapes.write(1, Shape::of(&filler.kind)))
+                .unwrap_or_else(|e| panic!("committing the type table: {e}"));
             r.infos.write(0, placeholder);
-            r.shapes.write(1, Shape::of(&filler.kind));
             r.infos.write(1, filler);
         }
         r.len.store(2, Ordering::Release);
         r
     }
 
-    /// A registry with no entries at all (not even the placeholder).
+    /// A registry with no entries at all (not even the placeholder). Panics if
+    /// the shape table's address space cannot be reserved (no memory is used
+    /// until types are registered).
     fn empty(max_types: u32, id: u32, lineage: Arc<()>) -> TypeRegistry {
+        let shapes = Flat::new(max_types as usize + 1)
+            .unwrap_or_else(|e| panic!("reserving the type table: {e}"));
         TypeRegistry {
-            shapes: Chunks::new(),
+            shapes,
             infos: Chunks::new(),
             len: AtomicU32::new(0),
             writer: Mutex::new(()),
@@ -429,6 +442,13 @@ impl TypeRegistry {
             id,
             lineage,
         }
+    }
+
+    /// The writers' lock, poisoning ignored: a panic while it was held left at
+    /// most an unpublished entry behind, which the next registration of that index
+    /// overwrites without reading (leaking what it held).
+    fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// This registry's identity (descriptors carry it).
@@ -444,9 +464,8 @@ impl TypeRegistry {
     pub(crate) fn shape(&self, header: Header) -> &Shape {
         let i = header.type_id().0 as usize;
         debug_assert!(i < self.len.load(Ordering::Relaxed) as usize);
-        // SAFETY: `i` is below 2^24 < CAPACITY (24 bits), and names a published
-        // type whose publication happens-before this read (the caller's promise:
-        // the module docs' argument).
+        // SAFETY: `i` names a published type whose publication happens-before
+        // this read (the caller's promise: the module docs' argument).
         unsafe { self.shapes.get(i) }
     }
 
@@ -457,8 +476,8 @@ impl TypeRegistry {
         // Acquire: pairs with the release store of the count in `add`, so entries
         // below the count read here are visible, whoever registered them.
         if i < self.len.load(Ordering::Acquire) {
-            // SAFETY: `i < CAPACITY` (below the count) and published; the acquire
-            // above makes its writes happen-before this read.
+            // SAFETY: `i` is below the count, so published; the acquire above
+            // makes its writes happen-before this read.
             Some(unsafe { self.shapes.get(i as usize) })
         } else {
             None
@@ -496,7 +515,7 @@ impl TypeRegistry {
     /// registry that may be in use: a running heap's. Refused if another registry
     /// shares this one's identity (it cannot change: the heap's mutators hold it).
     pub(crate) fn register(&self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
-        let _w = self.writer.lock();
+        let _w = self.write_lock();
         // Under `writer`, which clones take too: none can be made meanwhile, so a
         // count of 1 stays 1 until the type is published.
         if Arc::strong_count(&self.lineage) > 1 {
@@ -521,10 +540,11 @@ impl TypeRegistry {
             )));
         }
         // SAFETY: one writer (the caller's exclusion); index `n` is the next one,
-        // below `max_types + 1 <= 2^24 <= CAPACITY`, never written; readers read it
-        // only once the count below covers it.
+        // at most `max_types` (room in the shapes' range, and below 2^24 <=
+        // the chunks' CAPACITY), never written; readers read it only once the
+        // count below covers it. If the shape's commit fails, nothing is written.
         unsafe {
-            self.shapes.write(n as usize, Shape::of(&kind));
+            self.shapes.write(n as usize, Shape::of(&kind))?;
             self.infos.write(
                 n as usize,
                 TypeInfo {
@@ -533,7 +553,7 @@ impl TypeRegistry {
                 },
             );
         }
-        // Release: publishes both entries (and their chunks) to every thread that
+        // Release: publishes both entries (and their memory) to every thread that
         // acquires a count above `n`, and to every thread that later learns the
         // type through a happens-before edge starting after this store (the module
         // docs: the thread that reads a header naming it).
