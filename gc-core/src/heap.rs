@@ -228,7 +228,8 @@ impl Heap {
         &self.inner.config
     }
 
-    /// The type registry.
+    /// The type registry: the types the heap was built with and those registered
+    /// since ([`Heap::register_fixed`] and its siblings), looked up without a lock.
     pub fn types(&self) -> &TypeRegistry {
         &self.inner.types
     }

@@ -24,7 +24,8 @@
 //! ```
 //!
 //! ## Layout of this crate
-//! - [`object`]: headers, the type registry, the immediate tag rule.
+//! - [`object`]: headers, the type registry (built before the heap, grown while it
+//!   runs: `heap_types.rs`, [`Heap::register_fixed`]).
 //! - [`Value`]: what a reference slot holds (null, a reference, a tagged
 //!   immediate), and the accessors for every slot kind.
 //! - `space`: the moving space (heap + from-space spans, TLABs) and the
@@ -49,6 +50,7 @@ mod finalize;
 pub mod gclog;
 mod hash;
 mod heap;
+mod heap_types;
 mod host;
 mod inject;
 mod jit;
@@ -92,7 +94,7 @@ pub use jit::{
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
 pub use mutator::{Gc, Mutator};
-pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField};
+pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
 pub use pacer::Reason;
 pub use pauselog::{
     nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,

@@ -8,11 +8,14 @@
 //! with [`is_ref`] and never traces, forwards or logs an immediate.
 
 mod header;
+mod table;
 mod types;
 
 pub use header::{Header, HASHED};
-pub(crate) use types::{FixedScan, ShapeKind};
-pub use types::{FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER};
+pub(crate) use types::{fixed_kind, FixedScan, ShapeKind};
+pub use types::{
+    FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER, MAX_TYPES,
+};
 
 /// The low bits that mark a word in a reference slot as an immediate: a word `w`
 /// is a reference iff `w != 0 && w & IMMEDIATE_TAG_MASK == 0` ([`is_ref`]).

@@ -2,7 +2,10 @@
 //!
 //! Three kinds: fixed-size objects with reference fields at given field indices, a
 //! variable-length array of references, a variable-length array of bytes. The
-//! registry is built before the heap and immutable afterwards.
+//! registry is built before the heap (`&mut self` builders) and grows while the
+//! heap runs: [`Heap::register_fixed`](crate::Heap::register_fixed) and its
+//! siblings add types from any thread (class loading) while others allocate,
+//! access fields and collect. Registered types never change or go away.
 //!
 //! Every registered type also gets a flat [`Shape`] (kind, payload words, a bit mask
 //! of its reference fields), so the hot paths (field access, marking, compaction)
@@ -10,11 +13,62 @@
 //! Descriptors checked once when they are made ([`FixedType`], [`RefField`],
 //! [`WordField`]) let allocation and field access skip even that: an access through
 //! a descriptor is one header compare and one load or store.
+//!
+//! ## Growing while readers read, without a lock
+//! Entries never move (`table.rs`): the shapes live in one reserved virtual range
+//! with room for every index the registry may hold (`PROT_NONE` address space,
+//! committed read-write in doubling steps as types are added), so shape `i` is
+//! at a fixed base plus `i` entries; names and kinds live in chunks that are
+//! never reallocated. An entry, once written, stays at its address, unchanged,
+//! for the registry's life. Writers (registrations, clones) serialize on the
+//! registry's mutex; a registration writes the new index's shape and info
+//! (committing or allocating memory for them if needed), then publishes the
+//! index with a *release* store of the count `len`. Readers take no lock:
+//! - **By header** (`shape`, and so `is_ref_field`, `for_each_ref_field`,
+//!   `weak_mask`, the mutator's index-based field access, marking, compaction,
+//!   the SIGBUS handler's page filling): one indexed load from the fixed base,
+//!   no count check, no branch. This is sound because a header
+//!   naming type `t` is written only after `t` was registered, by a thread that
+//!   knew `t`'s index, so the registration's release store is sequenced before
+//!   (or happens-before) that header store; and every reader reaches a header
+//!   through a happens-before edge that starts after the header store (the
+//!   architecture doc's memory model): a mutator reading a reference field
+//!   (acquire load of the release-stored reference, or a global under its lock);
+//!   the collector in a pause, or a concurrent marker handed a root or a logged
+//!   reference, through the safepoint lock and the intake's lock, or an acquire
+//!   load of a reference field; a compaction's fill of a page (a worker, the fault
+//!   server, or the SIGBUS handler on a faulting thread), which reads from-space
+//!   objects that all existed before the flip pause, through the safepoint lock
+//!   the pause was entered with and the SeqCst load of the published compaction
+//!   (item 9 of the memory model); a copy of a header the collector made is
+//!   read through the same edges. Chaining them: registration (release of `len`)
+//!   -> header store -> the edge -> the reader's header load -> its shape load. By
+//!   transitivity the entry's write happens-before the read, so the reader sees
+//!   the entry's contents (and the commit that mapped them, made before the
+//!   write on the registering thread).
+//! - **By index or unchecked header** (`get`, `layout`, `fixed_type`,
+//!   `ref_field`, `word_field`, `len`, and `object_words`, `fixed_scan`,
+//!   `fixed_ref_mask`, which the verifier and the fill paths use on headers they
+//!   check): an *acquire* load of `len`, a compare, then the loads. The acquire
+//!   synchronizes with the registration's release, so a `TypeId` handed over by
+//!   any means, or a header read without an edge, either finds its entry
+//!   complete or is refused as unknown.
+//!
+//! The count is the only publication: a thread that holds a `&TypeInfo` or
+//! `&Shape` keeps it valid as long as the registry, since entries never move.
+//!
+//! Identity: descriptors carry their registry's identity, and a mutator trusts
+//! a descriptor whose identity is its heap's. Clones share it, so no two
+//! registries of one identity may have different types at one index: a builder
+//! registering while a clone of its lives takes a fresh identity first, and a
+//! running heap's registry refuses to register while a clone of it lives.
 
 use super::header::{Header, HASHED, MAX_LEN};
+use super::table::{Chunks, Flat};
 use crate::error::GcError;
 use crate::mem::WORD;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Source of registry identities (descriptors name the registry they came from).
 static NEXT_REGISTRY: AtomicU32 = AtomicU32::new(1);
@@ -235,13 +289,36 @@ pub struct WordField {
 }
 
 /// All types a heap knows. Type 1 is [`FILLER`].
-#[derive(Clone, Debug)]
+///
+/// Built before the heap with the `&mut self` methods ([`TypeRegistry::fixed`],
+/// ...), and grown afterwards, while the heap runs, through
+/// [`Heap::register_fixed`](crate::Heap::register_fixed) and its siblings. Its
+/// entries never move (`table.rs`), so lookups take no lock
+/// and a `&TypeInfo` stays valid while the registry does; see the module docs for
+/// why a reader always finds the shape of a type whose objects it meets.
 pub struct TypeRegistry {
-    types: Vec<TypeInfo>, // index 0 is a placeholder, never a valid type
-    shapes: Vec<Shape>,   // parallel to `types`
+    /// The shapes, index 0 the placeholder: entries `0..len` are written. One
+    /// reserved range with room for `max_types + 1`: a lookup is an indexed load.
+    shapes: Flat<Shape>,
+    /// Names and kinds, parallel to `shapes`.
+    infos: Chunks<TypeInfo>,
+    /// Entries published (the placeholder included). Stored with release by the
+    /// writer, under `writer`, after it wrote both entries of the new index; loaded
+    /// with acquire by every lookup that checks an index against it.
+    len: AtomicU32,
+    /// Serializes writers (registrations and clones; the latter read a stable
+    /// count). std's, which keeps the registry `RefUnwindSafe` as it was.
+    writer: Mutex<()>,
+    /// The most types this registry accepts (filler included).
+    max_types: u32,
     /// This registry's identity, carried by its descriptors (clones share it: their
     /// layouts are the same).
     id: u32,
+    /// Shared by the registries with this identity (clones): while another one
+    /// lives, registering a type would give two registries of one identity
+    /// different types at one index, so a builder takes a fresh identity first and
+    /// a running heap's registry refuses (`fork_if_shared`, `register`).
+    lineage: Arc<()>,
 }
 
 impl Default for TypeRegistry {
@@ -250,12 +327,84 @@ impl Default for TypeRegistry {
     }
 }
 
+impl Clone for TypeRegistry {
+    /// A copy with the same types and the same identity: descriptors made from
+    /// either work with a heap built from the other. The first of the two (or of
+    /// any further clones) to register a type while another lives takes a fresh
+    /// identity, so descriptors it made before no longer fit it; a heap's registry
+    /// refuses run-time registrations while a clone of it lives.
+    fn clone(&self) -> Self {
+        let _w = self.write_lock();
+        // Relaxed: under `writer`, which every run-time registration holds while it
+        // stores `len` (a builder's has `&mut self`, which happens-before this
+        // `&self`), so the last one's entries and count happen-before this read.
+        let len = self.len.load(Ordering::Relaxed) as usize;
+        let copy = TypeRegistry::empty(self.max_types, self.id, Arc::clone(&self.lineage));
+        for i in 0..len {
+            // SAFETY: entries `0..len` are written, and their writes happen-before
+            // (the lock, above); `copy` has one writer (this thread), no readers, and
+            // gets indices `0..len` once each, in order.
+            unsafe {
+                copy.shapes
+                    .write(i, self.shapes.get(i).clone())
+                    .unwrap_or_else(|e| panic!("copying the type table: {e}"));
+                copy.infos.write(i, self.infos.get(i).clone());
+            }
+        }
+        copy.len.store(len as u32, Ordering::Release);
+        copy
+    }
+}
+
+impl Drop for TypeRegistry {
+    fn drop(&mut self) {
+        let len = *self.len.get_mut() as usize;
+        // SAFETY: exactly entries `0..len` of both tables are written (a writer
+        // publishes an index only after writing both, and `&mut self` rules out
+        // one in progress); the registry is not used after its drop.
+        unsafe {
+            self.shapes.drop_entries(len);
+            self.infos.drop_entries(len);
+        }
+    }
+}
+
+impl std::fmt::Debug for TypeRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = (1..=self.len() as u32)
+            .filter_map(|i| self.get(TypeId(i)).map(|t| t.name.as_str()))
+            .collect();
+        f.debug_struct("TypeRegistry")
+            .field("id", &self.id)
+            .field("types", &names)
+            .finish()
+    }
+}
+
 /// The most payload words a fixed-size type may have.
 pub const MAX_FIXED_FIELDS: u32 = 1 << 16;
+
+/// The most types a registry can hold, the filler included: a header's type index
+/// has 24 bits, and index 0 is never a type.
+pub const MAX_TYPES: u32 = (1 << 24) - 1;
 
 impl TypeRegistry {
     /// A registry holding only the filler type.
     pub fn new() -> TypeRegistry {
+        TypeRegistry::with_max_types(MAX_TYPES)
+    }
+
+    /// A registry holding only the filler type that accepts at most `max` types,
+    /// the filler included (at least 1, at most [`MAX_TYPES`]): a registration
+    /// beyond them, before the heap or while it runs, fails with a
+    /// [`GcErrorKind::Type`](crate::GcErrorKind::Type) error saying the type table
+    /// is full.
+    pub fn with_max_types(max: u32) -> TypeRegistry {
+        let r = TypeRegistry::empty(
+            max.clamp(1, MAX_TYPES),
+            NEXT_REGISTRY.fetch_add(1, Ordering::Relaxed),
+            Arc::new(()),
+        );
         let placeholder = TypeInfo {
             name: "<invalid>".into(),
             kind: TypeKind::ByteArray,
@@ -264,11 +413,42 @@ impl TypeRegistry {
             name: "<filler>".into(),
             kind: TypeKind::ByteArray,
         };
-        TypeRegistry {
-            shapes: vec![Shape::invalid(), Shape::of(&filler.kind)],
-            types: vec![placeholder, filler],
-            id: NEXT_REGISTRY.fetch_add(1, Ordering::Relaxed),
+        // SAFETY: a new registry: one writer (this thread), no readers, indices 0
+        // and 1 written once each, then published.
+        unsafe {
+            r.shapes
+                .write(0, Shape::invalid())
+                .and_then(|()| r.shapes.write(1, Shape::of(&filler.kind)))
+                .unwrap_or_else(|e| panic!("committing the type table: {e}"));
+            r.infos.write(0, placeholder);
+            r.infos.write(1, filler);
         }
+        r.len.store(2, Ordering::Release);
+        r
+    }
+
+    /// A registry with no entries at all (not even the placeholder). Panics if
+    /// the shape table's address space cannot be reserved (no memory is used
+    /// until types are registered).
+    fn empty(max_types: u32, id: u32, lineage: Arc<()>) -> TypeRegistry {
+        let shapes = Flat::new(max_types as usize + 1)
+            .unwrap_or_else(|e| panic!("reserving the type table: {e}"));
+        TypeRegistry {
+            shapes,
+            infos: Chunks::new(),
+            len: AtomicU32::new(0),
+            writer: Mutex::new(()),
+            max_types,
+            id,
+            lineage,
+        }
+    }
+
+    /// The writers' lock, poisoning ignored: a panic while it was held left at
+    /// most an unpublished entry behind, which the next registration of that index
+    /// overwrites without reading (leaking what it held).
+    fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// This registry's identity (descriptors carry it).
@@ -277,24 +457,114 @@ impl TypeRegistry {
     }
 
     /// The shape of the type an object with `header` has. `header` must name a
-    /// registered type (every object's header does).
+    /// registered type (every object's header does), and must have reached this
+    /// thread through one of the hand-offs of the module docs, after the type's
+    /// publication: no lock, no count check, no branch.
     #[inline(always)]
     pub(crate) fn shape(&self, header: Header) -> &Shape {
-        &self.shapes[header.type_id().0 as usize]
+        let i = header.type_id().0 as usize;
+        debug_assert!(i < self.len.load(Ordering::Relaxed) as usize);
+        // SAFETY: `i` names a published type whose publication happens-before
+        // this read (the caller's promise: the module docs' argument).
+        unsafe { self.shapes.get(i) }
     }
 
+    /// The shape of type index `i`, if registered (the placeholder's, `Invalid`,
+    /// for 0). For indices from anywhere: checked against the published count.
+    #[inline(always)]
+    fn checked_shape(&self, i: u32) -> Option<&Shape> {
+        // Acquire: pairs with the release store of the count in `add`, so entries
+        // below the count read here are visible, whoever registered them.
+        if i < self.len.load(Ordering::Acquire) {
+            // SAFETY: `i` is below the count, so published; the acquire above
+            // makes its writes happen-before this read.
+            Some(unsafe { self.shapes.get(i as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// The info of type index `i`, if registered (the placeholder's for 0).
+    fn checked_info(&self, i: u32) -> Option<&TypeInfo> {
+        // Acquire: as in `checked_shape`.
+        if i < self.len.load(Ordering::Acquire) {
+            // SAFETY: as in `checked_shape`.
+            Some(unsafe { self.infos.get(i as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// The name of registered type `id` (for error messages).
+    fn name(&self, id: TypeId) -> &str {
+        self.checked_info(id.0).map_or("?", |t| &t.name)
+    }
+
+    /// Before a builder's registration: if another registry shares this one's
+    /// identity (a clone of it, or it of one), takes a fresh identity, so that no
+    /// identity ever names two different types at one index. `&mut self`: no clone
+    /// of this one can be made meanwhile.
+    fn fork_if_shared(&mut self) {
+        if Arc::strong_count(&self.lineage) > 1 {
+            self.lineage = Arc::new(());
+            self.id = NEXT_REGISTRY.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Appends a type, published to every thread (see the module docs), for a
+    /// registry that may be in use: a running heap's. Refused if another registry
+    /// shares this one's identity (it cannot change: the heap's mutators hold it).
+    pub(crate) fn register(&self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
+        let _w = self.write_lock();
+        // Under `writer`, which clones take too: none can be made meanwhile, so a
+        // count of 1 stays 1 until the type is published.
+        if Arc::strong_count(&self.lineage) > 1 {
+            return Err(GcError::type_error(format!(
+                "cannot register {name:?} while the heap runs: its type registry has a \
+                 live clone sharing its identity (descriptors of one would pass on the \
+                 other), drop the clone first"
+            )));
+        }
+        self.add_locked(name, kind)
+    }
+
+    /// Appends a type; the caller holds `writer` (or `&mut self`).
+    fn add_locked(&self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
+        // Relaxed: only writers store the count, and the caller excludes the others.
+        let n = self.len.load(Ordering::Relaxed);
+        if n > self.max_types {
+            return Err(GcError::type_error(format!(
+                "type table full registering {name:?}: the registry holds its limit of {} \
+                 types, the filler included (type indices are 24 bits)",
+                self.max_types
+            )));
+        }
+        // SAFETY: one writer (the caller's exclusion); index `n` is the next one,
+        // at most `max_types` (room in the shapes' range, and below 2^24 <=
+        // the chunks' CAPACITY), never written; readers read it only once the
+        // count below covers it. If the shape's commit fails, nothing is written.
+        unsafe {
+            self.shapes.write(n as usize, Shape::of(&kind))?;
+            self.infos.write(
+                n as usize,
+                TypeInfo {
+                    name: name.to_string(),
+                    kind,
+                },
+            );
+        }
+        // Release: publishes both entries (and their memory) to every thread that
+        // acquires a count above `n`, and to every thread that later learns the
+        // type through a happens-before edge starting after this store (the module
+        // docs: the thread that reads a header naming it).
+        self.len.store(n + 1, Ordering::Release);
+        Ok(TypeId(n))
+    }
+
+    /// A builder's registration (`&mut self`).
     fn add(&mut self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
-        let id = u32::try_from(self.types.len())
-            .ok()
-            .filter(|i| *i < (1 << 24));
-        let id =
-            id.ok_or_else(|| GcError::type_error(format!("too many types registering {name:?}")))?;
-        self.shapes.push(Shape::of(&kind));
-        self.types.push(TypeInfo {
-            name: name.to_string(),
-            kind,
-        });
-        Ok(TypeId(id))
+        self.fork_if_shared();
+        self.add_locked(name, kind)
     }
 
     /// Registers a fixed-size type of `fields` payload words, of which the fields at
@@ -314,51 +584,8 @@ impl TypeRegistry {
         refs: &[u32],
         weak: &[u32],
     ) -> Result<TypeId, GcError> {
-        let mut weak_sorted = weak.to_vec();
-        weak_sorted.sort_unstable();
-        weak_sorted.dedup();
-        if weak_sorted.len() != weak.len() {
-            return Err(GcError::type_error(format!(
-                "{name:?}: duplicate weak field in {weak:?}"
-            )));
-        }
-        if let Some(bad) = weak_sorted.iter().find(|&&w| w >= fields.min(64)) {
-            return Err(GcError::type_error(format!(
-                "{name:?}: weak field {bad} is not below {} (weak fields are below 64)",
-                fields.min(64)
-            )));
-        }
-        if let Some(both) = weak_sorted.iter().find(|w| refs.contains(w)) {
-            return Err(GcError::type_error(format!(
-                "{name:?}: field {both} is both a reference and a weak field"
-            )));
-        }
-        if fields > MAX_FIXED_FIELDS {
-            return Err(GcError::type_error(format!(
-                "{name:?}: {fields} fields exceeds {MAX_FIXED_FIELDS}"
-            )));
-        }
-        let mut sorted = refs.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        if sorted.len() != refs.len() {
-            return Err(GcError::type_error(format!(
-                "{name:?}: duplicate reference field in {refs:?}"
-            )));
-        }
-        if let Some(bad) = sorted.iter().find(|&&r| r >= fields) {
-            return Err(GcError::type_error(format!(
-                "{name:?}: reference field {bad} is not below {fields}"
-            )));
-        }
-        self.add(
-            name,
-            TypeKind::Fixed {
-                fields,
-                refs: sorted.into(),
-                weak: weak_sorted.into(),
-            },
-        )
+        let kind = fixed_kind(name, fields, refs, weak)?;
+        self.add(name, kind)
     }
 
     /// Registers a variable-length array of references.
@@ -383,13 +610,27 @@ impl TypeRegistry {
         if id.0 == 0 {
             None
         } else {
-            self.types.get(id.0 as usize)
+            self.checked_info(id.0)
         }
     }
 
-    /// Number of registered types, filler included.
+    /// Every registered type but the filler, in index order: those published when
+    /// the call is made (a type registered meanwhile may be left out).
+    pub fn iter(&self) -> impl Iterator<Item = (TypeId, &TypeInfo)> + '_ {
+        // Acquire: as in `checked_shape`; entries below this count are complete.
+        let n = self.len.load(Ordering::Acquire);
+        (2..n).map(move |i| {
+            // SAFETY: `i` is below the count acquired above: published, its writes
+            // happen-before this read.
+            (TypeId(i), unsafe { self.infos.get(i as usize) })
+        })
+    }
+
+    /// Number of registered types, filler included (those registered while the
+    /// heap runs included, as far as this thread has seen them).
     pub fn len(&self) -> usize {
-        self.types.len() - 1
+        // Acquire: as in `checked_shape`.
+        self.len.load(Ordering::Acquire) as usize - 1
     }
 
     /// Always false: the filler is always registered.
@@ -402,8 +643,7 @@ impl TypeRegistry {
     /// and lengths a header cannot hold.
     pub fn layout(&self, id: TypeId, len: usize) -> Result<(Header, usize), GcError> {
         let shape = self
-            .shapes
-            .get(id.0 as usize)
+            .checked_shape(id.0)
             .filter(|s| s.kind != ShapeKind::Invalid && id != FILLER);
         let Some(shape) = shape else {
             return Err(GcError::type_error(format!("unknown type index {}", id.0)));
@@ -414,7 +654,7 @@ impl TypeRegistry {
             _ if len64 > MAX_LEN => {
                 return Err(GcError::type_error(format!(
                     "{}: length {len} exceeds {MAX_LEN}",
-                    self.types[id.0 as usize].name
+                    self.name(id)
                 )))
             }
             _ => Header::new(id, len64),
@@ -426,7 +666,7 @@ impl TypeRegistry {
     /// are all among its first 64: what a scan of it needs ([`FixedScan`]).
     /// `None` for other types (arrays, wide types, the filler, unknown ones).
     pub(crate) fn fixed_scan(&self, header: Header) -> Option<FixedScan> {
-        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        let shape = self.checked_shape(header.type_id().0)?;
         (shape.kind == ShapeKind::Fixed && shape.wide_refs.is_empty()).then(|| FixedScan {
             words: 1 + shape.fields as usize,
             strong: shape.ref_mask & !shape.weak_mask,
@@ -438,7 +678,7 @@ impl TypeRegistry {
     /// header names no registered type.
     #[inline]
     pub fn object_words(&self, header: Header) -> Option<usize> {
-        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        let shape = self.checked_shape(header.type_id().0)?;
         (shape.kind != ShapeKind::Invalid).then(|| 1 + shape.payload_words(header.len()))
     }
 
@@ -466,7 +706,7 @@ impl TypeRegistry {
     /// the mask of a type it meets again and again. `None` for other types.
     #[inline]
     pub fn fixed_ref_mask(&self, header: Header) -> Option<u64> {
-        let shape = self.shapes.get(header.type_id().0 as usize)?;
+        let shape = self.checked_shape(header.type_id().0)?;
         (shape.kind == ShapeKind::Fixed && shape.wide_refs.is_empty()).then_some(shape.ref_mask)
     }
 
@@ -518,9 +758,10 @@ impl TypeRegistry {
     /// size needs a length), the filler and unknown types.
     pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
         let (header, words) = self.layout(id, 0)?;
-        match self.shapes[id.0 as usize].kind {
+        // `layout` found the type registered, so its shape is published here.
+        let shape = self.shape(header);
+        match shape.kind {
             ShapeKind::Fixed => {
-                let shape = &self.shapes[id.0 as usize];
                 let lead_refs = (0..shape.fields as usize)
                     .take_while(|&f| {
                         shape.is_ref(0, f) && (f >= 64 || shape.weak_mask >> f & 1 == 0)
@@ -535,7 +776,7 @@ impl TypeRegistry {
             }
             _ => Err(GcError::type_error(format!(
                 "{} is an array type: allocate it with a length",
-                self.types[id.0 as usize].name
+                self.name(id)
             ))),
         }
     }
@@ -544,7 +785,7 @@ impl TypeRegistry {
     /// weak: refused unless that field exists and holds a reference.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         let (header, offset) = self.field_of(id, field, true)?;
-        let weak = field < 64 && self.shapes[id.0 as usize].weak_mask >> field & 1 != 0;
+        let weak = field < 64 && self.shape(Header(header)).weak_mask >> field & 1 != 0;
         Ok(RefField {
             expect: if weak { header | WEAK_FIELD } else { header },
             offset,
@@ -565,8 +806,9 @@ impl TypeRegistry {
 
     fn field_of(&self, id: TypeId, field: u32, want_ref: bool) -> Result<(u64, u32), GcError> {
         let t = self.fixed_type(id)?;
-        let shape = &self.shapes[id.0 as usize];
-        let name = &self.types[id.0 as usize].name;
+        // `fixed_type` found the type registered, so its shape is published here.
+        let shape = self.shape(Header(t.header));
+        let name = self.name(id);
         if field >= shape.fields {
             return Err(GcError::type_error(format!(
                 "{name}: field {field} out of range ({} fields)",
@@ -581,6 +823,58 @@ impl TypeRegistry {
         }
         Ok((t.header, (field + 1) * WORD as u32))
     }
+}
+
+/// The kind of fixed-size type `name` (`TypeRegistry::fixed_weak`'s checks: the
+/// builders' and the run-time registrations' alike).
+pub(crate) fn fixed_kind(
+    name: &str,
+    fields: u32,
+    refs: &[u32],
+    weak: &[u32],
+) -> Result<TypeKind, GcError> {
+    let mut weak_sorted = weak.to_vec();
+    weak_sorted.sort_unstable();
+    weak_sorted.dedup();
+    if weak_sorted.len() != weak.len() {
+        return Err(GcError::type_error(format!(
+            "{name:?}: duplicate weak field in {weak:?}"
+        )));
+    }
+    if let Some(bad) = weak_sorted.iter().find(|&&w| w >= fields.min(64)) {
+        return Err(GcError::type_error(format!(
+            "{name:?}: weak field {bad} is not below {} (weak fields are below 64)",
+            fields.min(64)
+        )));
+    }
+    if let Some(both) = weak_sorted.iter().find(|w| refs.contains(w)) {
+        return Err(GcError::type_error(format!(
+            "{name:?}: field {both} is both a reference and a weak field"
+        )));
+    }
+    if fields > MAX_FIXED_FIELDS {
+        return Err(GcError::type_error(format!(
+            "{name:?}: {fields} fields exceeds {MAX_FIXED_FIELDS}"
+        )));
+    }
+    let mut sorted = refs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.len() != refs.len() {
+        return Err(GcError::type_error(format!(
+            "{name:?}: duplicate reference field in {refs:?}"
+        )));
+    }
+    if let Some(bad) = sorted.iter().find(|&&r| r >= fields) {
+        return Err(GcError::type_error(format!(
+            "{name:?}: reference field {bad} is not below {fields}"
+        )));
+    }
+    Ok(TypeKind::Fixed {
+        fields,
+        refs: sorted.into(),
+        weak: weak_sorted.into(),
+    })
 }
 
 #[cfg(test)]
