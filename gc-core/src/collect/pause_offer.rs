@@ -10,7 +10,7 @@
 //! mutator that runs the pause does neither. The driver polls for the outcome
 //! (yielding) for [`SPIN`] before it sleeps: asleep, it left its CPU halted, and
 //! the flip's TLB shootdown, which interrupts that CPU whichever thread moves the
-//! heap, took longer to reach it (docs/architecture.md, the concurrent cycle, has
+//! heap, took longer to reach it (docs/findings.md, design history, the concurrent cycle, has
 //! the figures). It does not poll once the taker runs the pause on the driver's
 //! own CPU: the poll would take that CPU from the pause. It polls while the pause
 //! is still only offered too: sleeping
