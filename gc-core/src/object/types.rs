@@ -539,9 +539,9 @@ impl TypeRegistry {
                 self.max_types
             )));
         }
-        // SAFETY: one writer (the caller's exclusion); index `n` is the next one,
-        // at most `max_types` (room in the shapes' range, and below 2^24 <=
-        // the chunks' CAPACITY), never written; readers read it only once the
+        // One writer (the caller's exclusion); index `n` is the next one, at most
+        // `max_types` (room in the shapes' range, below 2^24 <= the chunks' CAPACITY).
+        // SAFETY: entry `n` was never written, and readers read it only once the
         // count below covers it. If the shape's commit fails, nothing is written.
         unsafe {
             self.shapes.write(n as usize, Shape::of(&kind))?;
