@@ -443,7 +443,13 @@ fn many_threads_register_and_use_types(cfg: HeapConfig, mode: &str) {
          {passes} lister passes",
         started.elapsed()
     );
-    assert!(cycles > 20, "{mode}: only {cycles} cycles");
+    // Each mutator's explicit collections wait for one cycle each, in turn; other
+    // mutators' requests may share those cycles, so that is the floor.
+    // (at least 10 each: one per 150 of their 1,500 or more rounds).
+    assert!(
+        cycles >= 10,
+        "{mode}: only {cycles} cycles for at least 10 collections per mutator"
+    );
 }
 
 fn config() -> HeapConfig {
