@@ -14,7 +14,7 @@
 //! (`scm-int`); an integer in the fixnum range is always a fixnum, so `eqv?` on
 //! two fixnums is a compare of their bits. Floats, strings, symbols, `#!bwp`
 //! and everything else are heap objects. This file owns the encoding, the
-//! classifier [`Vm::kind`] and the stack readers [`Vm::val`] and [`Vm::obj`].
+//! classifier [`kind`] ([`Vm::kind_at`]) and the stack readers [`Vm::val`] and [`Vm::obj`].
 
 use super::Vm;
 use flipgc_core::{Gc, Value};
