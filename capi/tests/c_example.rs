@@ -41,21 +41,26 @@ fn build() -> PathBuf {
 
 fn compile() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    cc(&root.join("examples/c/bintrees.c"), "bintrees-c")
+}
+
+/// Compiles the C program `src` against the header and the static library into
+/// `lib_dir()/out`, warnings as errors.
+fn cc(src: &Path, out: &str) -> PathBuf {
     let lib = lib_dir().join("libflipgc_capi.a");
     assert!(lib.exists(), "{} was not built", lib.display());
-    let out = lib_dir().join("bintrees-c");
-    eprintln!("linking {} into {}", lib.display(), out.display());
+    let out = lib_dir().join(out);
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
-        .arg(root.join("capi/include"))
-        .arg(root.join("examples/c/bintrees.c"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("include"))
+        .arg(src)
         .arg(&lib)
         .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
         .arg(&out)
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler {cc:?}: {e}"));
-    assert!(status.success(), "compiling examples/c/bintrees.c failed");
+    assert!(status.success(), "compiling {} failed", src.display());
     out
 }
 
@@ -116,17 +121,7 @@ fn a_misuse_aborts_with_a_message_instead_of_unwinding_into_c() {
     );
     // A slot out of range panics in Rust: the boundary aborts with the call's name.
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/misuse.c");
-    let bin = lib_dir().join("misuse-c");
-    let st = Command::new("cc")
-        .arg("-I")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("include"))
-        .arg(&src)
-        .arg(lib_dir().join("libflipgc_capi.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
-        .arg(&bin)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let bin = cc(&src, "misuse-c");
     let out = Command::new(&bin).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the misuse went unnoticed");
@@ -154,17 +149,7 @@ fn the_guides_c_example_compiles_and_runs() {
     let code = &guide[start..start + guide[start..].find("```").unwrap()];
     let src = lib_dir().join("guide-example.c");
     std::fs::write(&src, code).unwrap();
-    let bin = lib_dir().join("guide-example");
-    let st = Command::new("cc")
-        .args(["-std=c11", "-Wall", "-Werror", "-I"])
-        .arg(root.join("capi/include"))
-        .arg(&src)
-        .arg(lib_dir().join("libflipgc_capi.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
-        .arg(&bin)
-        .status()
-        .unwrap();
-    assert!(st.success(), "the guide's C example does not compile");
+    let bin = cc(&src, "guide-example");
     let out = Command::new(&bin).output().unwrap();
     assert!(
         out.status.success(),
@@ -178,17 +163,7 @@ fn the_guides_c_example_compiles_and_runs() {
 #[test]
 fn the_atomic_operations_and_generated_code_protocol_work_from_c() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jit.c");
-    let bin = lib_dir().join("jit-c");
-    let st = Command::new("cc")
-        .args(["-std=c11", "-Wall", "-Werror", "-I"])
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("include"))
-        .arg(&src)
-        .arg(lib_dir().join("libflipgc_capi.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-o"])
-        .arg(&bin)
-        .status()
-        .unwrap();
-    assert!(st.success(), "capi/tests/jit.c does not compile");
+    let bin = cc(&src, "jit-c");
     let out = Command::new(&bin).output().unwrap();
     assert!(
         out.status.success() && out.stdout.starts_with(b"ok"),

@@ -416,15 +416,30 @@ impl Mutator {
     /// Stores `value` into reference field `field` of `obj`.
     #[inline]
     pub fn write_ref(&self, obj: Gc<'_>, field: usize, value: Option<Gc<'_>>) {
+        self.store_by_index(obj, field, || self.checked_value(value));
+    }
+
+    /// The store of [`Mutator::write_ref`] and [`Mutator::write_value`]: checks that
+    /// `field` is a reference field of `obj`, then the word `checked()` gives (it
+    /// checks the value: null, an immediate, or an object of this heap), then the
+    /// field's write barrier and a release store.
+    #[inline(always)]
+    pub(crate) fn store_by_index(
+        &self,
+        obj: Gc<'_>,
+        field: usize,
+        checked: impl FnOnce() -> usize,
+    ) {
         let (at, weak) = self.ref_slot(obj, field);
-        let v = self.checked_value(value);
+        let v = checked();
         if weak {
             self.pre_write_weak(obj.addr);
         } else {
             self.pre_write(at);
         }
-        // SAFETY: `at` is a field of a live object of this heap; `v` is null or an
-        // object of this heap. Release: publishes `v`'s header and fields to readers.
+        // SAFETY: `at` is a field of a live object of this heap; `v` is null, an
+        // immediate or an object of this heap (`checked`). Release: publishes `v`'s
+        // header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };
     }
 

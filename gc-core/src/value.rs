@@ -203,16 +203,7 @@ impl Mutator {
     /// reference in `value` is not of this heap.
     #[inline]
     pub fn write_value(&self, obj: Gc<'_>, field: usize, value: Value<'_>) {
-        let (at, weak) = self.ref_slot(obj, field);
-        let v = self.checked_word(value);
-        if weak {
-            self.pre_write_weak(obj.addr);
-        } else {
-            self.pre_write(at);
-        }
-        // SAFETY: `at` is a field of a live object of this heap; `v` is null, an
-        // immediate, or an object of this heap. Release, as in `write_ref`.
-        unsafe { mem::store_release(at, v as u64) };
+        self.store_by_index(obj, field, || self.checked_word(value));
     }
 
     /// Pushes `value` on the root stack.
