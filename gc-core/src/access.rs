@@ -21,7 +21,9 @@
 use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED};
+use crate::object::{
+    is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED, IMMEDIATE_TAG_MASK,
+};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -114,19 +116,36 @@ impl Mutator {
     #[inline]
     pub fn get_ref<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
         if !self.descriptor_fits(obj, f.expect, f.registry) {
-            return self.get_ref_cold(obj, f);
+            return self.get_ref_cold(obj, f.expect, f.offset, f.registry);
         }
         // SAFETY: the field lies inside `obj` (its type's layout, checked when `f`
         // was made and by the header compare). Acquire: see the module docs.
         let v = unsafe { mem::load_acquire(obj.addr + f.offset as usize) } as usize;
-        Gc::from_slot(v)
+        if v as u64 & IMMEDIATE_TAG_MASK != 0 {
+            // An immediate: the cold path reads the slot again and panics.
+            return self.get_ref_cold(obj, f.expect, f.offset, f.registry);
+        }
+        (v != 0).then(|| Gc::new(v))
     }
 
     /// The cold path of [`Mutator::get_ref`]: a weak field (through the weak-reference
-    /// barrier), or a misuse (a panic).
+    /// barrier), an immediate or a misuse (a panic). It takes the descriptor's parts
+    /// as scalars: a `RefField` argument is passed through memory, and the caller's
+    /// loop would then copy its descriptor to the stack on every call of `get_ref`.
     #[cold]
     #[inline(never)]
-    fn get_ref_cold<'m>(&'m self, obj: Gc<'m>, f: RefField) -> Option<Gc<'m>> {
+    fn get_ref_cold<'m>(
+        &'m self,
+        obj: Gc<'m>,
+        expect: u64,
+        offset: u32,
+        registry: u32,
+    ) -> Option<Gc<'m>> {
+        let f = RefField {
+            expect,
+            offset,
+            registry,
+        };
         Gc::from_slot(self.load_field_cold(obj, f))
     }
 
@@ -157,7 +176,7 @@ impl Mutator {
             return [None; N];
         };
         if !self.descriptor_fits(obj, expect, fs[0].registry) {
-            return fs.map(|f| self.get_ref_cold(obj, f));
+            return fs.map(|f| self.get_ref_cold(obj, f.expect, f.offset, f.registry));
         }
         // SAFETY: every descriptor is of `obj`'s type and strong (checked above).
         unsafe { load_refs(obj, fs) }
