@@ -49,7 +49,10 @@ fn registry() -> (TypeRegistry, Types) {
     (r, t)
 }
 
+/// Every path, or those whose name contains `EPHEMERON_PATH` if it is set (to
+/// rerun one path).
 fn paths() -> Vec<(String, HeapConfig)> {
+    let only = std::env::var("EPHEMERON_PATH").ok();
     let mut out = Vec::new();
     for fault in [FaultMode::Sigbus, FaultMode::Server] {
         let base = move || {
@@ -84,6 +87,8 @@ fn paths() -> Vec<(String, HeapConfig)> {
                 .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
         );
     }
+    out.retain(|(n, _)| only.as_ref().is_none_or(|o| n.contains(o.as_str())));
+    assert!(!out.is_empty(), "no path matches EPHEMERON_PATH={only:?}");
     out
 }
 
