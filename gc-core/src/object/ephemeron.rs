@@ -47,6 +47,29 @@ impl TypeRegistry {
     /// Marking traces the value only once it found the key reachable other than
     /// through the ephemeron; when the key is found unreachable, both fields read
     /// as null. Both are reference fields read through the weak-reference barrier.
+    ///
+    /// ```
+    /// # use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+    /// let mut types = TypeRegistry::new();
+    /// let eph = types.ephemeron("entry")?;
+    /// let node = types.fixed("node", 1, &[0])?; // refers to its key
+    /// let heap = Heap::new(HeapConfig::new(8 << 20), types)?;
+    /// let mut m = heap.bind_mutator()?;
+    /// let e = m.alloc(eph, 0)?;
+    /// {
+    ///     let key = m.alloc(node, 0)?;
+    ///     let value = m.alloc(node, 0)?;
+    ///     m.write_ref(m.get(&value), 0, Some(m.get(&key)));
+    ///     m.write_ref(m.get(&e), 0, Some(m.get(&key)));
+    ///     m.write_ref(m.get(&e), 1, Some(m.get(&value)));
+    ///     m.collect();
+    ///     assert!(m.read_ref(m.get(&e), 1).is_some()); // the key is rooted
+    /// } // key and value unrooted: the value refers to the key, which is not enough
+    /// m.collect();
+    /// assert_eq!(m.read_ref(m.get(&e), 0), None);
+    /// assert_eq!(m.read_ref(m.get(&e), 1), None);
+    /// # Ok::<(), flipgc_core::GcError>(())
+    /// ```
     pub fn ephemeron(&mut self, name: &str) -> Result<TypeId, GcError> {
         self.ephemeron_with(name, 2, &[])
     }

@@ -1924,12 +1924,24 @@ impl Gen<'_> {
                 6 => {
                     let what = format!("size {step}");
                     let expr = format!("(hashtable-size {h})");
-                    out.push_str(&size_check(self, &what, &expr, model.len() + stuck, dropped));
+                    out.push_str(&size_check(
+                        self,
+                        &what,
+                        &expr,
+                        model.len() + stuck,
+                        dropped,
+                    ));
                 }
                 7 => {
                     let what = format!("keys {step}");
                     let expr = format!("(vector-length (hashtable-keys {h}))");
-                    out.push_str(&size_check(self, &what, &expr, model.len() + stuck, dropped));
+                    out.push_str(&size_check(
+                        self,
+                        &what,
+                        &expr,
+                        model.len() + stuck,
+                        dropped,
+                    ));
                 }
                 8 => {
                     out.push_str(" (gc)");
