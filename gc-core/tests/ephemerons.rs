@@ -7,7 +7,9 @@
 //! ephemeron is the key of the next, reachable only through it) needs a marking
 //! round a link, and must survive whole while its first key lives. On the young
 //! path, fresh entries with young keys are decided by young cycles. Every
-//! collection verifies the heap (and, concurrent, re-traces the marking).
+//! collection verifies the heap (and, concurrent, re-traces the marking). A
+//! second test plays a schedule of mutator reads and stores on ephemerons while
+//! concurrent marking runs (the weak-read barrier's part).
 
 mod common;
 
@@ -313,4 +315,110 @@ fn ephemeron_entries_are_freed_with_their_keys_on_every_path() {
             young_cycles(&heap)
         );
     }
+}
+
+/// A hook that, at the first cycle's `Marking` point, tells the test to mutate
+/// and waits until it has (as in `refs.rs`).
+fn hold_marking() -> (
+    flipgc_core::CycleHook,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    use std::sync::{mpsc, Arc, Mutex};
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let once = Mutex::new(Some((go_tx, done_rx)));
+    let hook = move |p: flipgc_core::CyclePoint| {
+        if p == flipgc_core::CyclePoint::Marking {
+            if let Some((go, done)) = once.lock().unwrap().take() {
+                go.send(()).unwrap();
+                done.recv_timeout(std::time::Duration::from_secs(60))
+                    .unwrap();
+            }
+        }
+    };
+    (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
+}
+
+/// Mutators and ephemerons during concurrent marking. In the snapshot, E1's key
+/// and E2's key are unreachable but through them, E1's value too. While marking,
+/// the mutator reads E1's value and E2's key and stores each into a new (black,
+/// never scanned) object, and makes a black ephemeron E3 with a black key it
+/// drops at once. The weak-read barrier marks what was read: E1 (key dead) is
+/// cleared while its value lives on in A; E2 keeps key and value (its key was
+/// read, so it is live). E3 and its black key float through this cycle and are
+/// cleared by the next. Without the barrier's log, the end of marking would free
+/// an object a black one holds (the sanity re-trace aborts on that).
+#[test]
+fn ephemeron_fields_read_while_marking_keep_what_they_return() {
+    let (r, t) = registry();
+    let (hook, go, done) = hold_marking();
+    let mut cfg = paths().remove(0).1;
+    cfg.cycle_hook = Some(hook);
+    let heap = Heap::new(cfg, r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let tagged = |m: &mut Mutator, ty: TypeId, id: u64| {
+        let h = m.alloc(ty, 0).unwrap();
+        m.write_word(m.get(&h), if ty == t.key { 0 } else { 1 }, id);
+        h
+    };
+    let e1 = m.alloc(t.eph, 0).unwrap();
+    let e2 = m.alloc(t.eph, 0).unwrap();
+    {
+        let (k1, v1) = (tagged(&mut m, t.key, 1), tagged(&mut m, t.val, 11));
+        let (k2, v2) = (tagged(&mut m, t.key, 2), tagged(&mut m, t.val, 22));
+        for (e, k, v) in [(&e1, &k1, &v1), (&e2, &k2, &v2)] {
+            m.write_ref(m.get(e), 0, Some(m.get(k)));
+            m.write_ref(m.get(e), 1, Some(m.get(v)));
+        }
+    } // only the ephemerons hold them now
+    let requester = {
+        let heap = heap.clone();
+        std::thread::spawn(move || heap.bind_mutator().unwrap().collect())
+    };
+    m.blocking(move || go.recv().unwrap());
+    assert!(m.barrier_active(), "marking is on");
+    let a = m.alloc(t.val, 0).unwrap(); // black
+    let b = m.alloc(t.val, 0).unwrap(); // black
+    let v1 = m
+        .read_ref(m.get(&e1), 1)
+        .expect("not cleared before the end");
+    m.write_ref(m.get(&a), 0, Some(v1));
+    let k2 = m
+        .read_ref(m.get(&e2), 0)
+        .expect("not cleared before the end");
+    m.write_ref(m.get(&b), 0, Some(k2));
+    let e3 = m.alloc(t.eph, 0).unwrap(); // black, noted by the weak-store barrier
+    {
+        let (k3, v3) = (tagged(&mut m, t.key, 3), tagged(&mut m, t.val, 33));
+        m.write_ref(m.get(&e3), 0, Some(m.get(&k3)));
+        m.write_ref(m.get(&e3), 1, Some(m.get(&v3)));
+    }
+    done.send(()).unwrap();
+    m.blocking(move || requester.join().unwrap());
+    m.blocking(|| heap.wait_idle());
+
+    let held = m.read_ref(m.get(&a), 0).expect("A holds E1's value");
+    assert_eq!(m.read_word(held, 1), 11);
+    assert_eq!(m.read_ref(m.get(&e1), 0), None, "E1's key died");
+    assert_eq!(m.read_ref(m.get(&e1), 1), None, "E1 is cleared whole");
+    let k2 = m.read_ref(m.get(&b), 0).expect("B holds E2's key");
+    assert_eq!(m.read_word(k2, 0), 2);
+    assert_eq!(
+        m.read_ref(m.get(&e2), 0),
+        Some(k2),
+        "E2's key was read: live"
+    );
+    let v2 = m.read_ref(m.get(&e2), 1).expect("E2's value is kept");
+    assert_eq!(m.read_word(v2, 1), 22);
+    let k3 = m.read_ref(m.get(&e3), 0).expect("E3's black key floats");
+    assert_eq!(m.read_word(k3, 0), 3);
+    m.collect();
+    assert_eq!(m.read_ref(m.get(&e3), 0), None, "E3's key died");
+    assert_eq!(m.read_ref(m.get(&e3), 1), None);
+    let v2 = m
+        .read_ref(m.get(&e2), 1)
+        .expect("E2's key is still held by B");
+    assert_eq!(m.read_word(v2, 1), 22);
+    m.verify().unwrap();
 }
