@@ -422,3 +422,55 @@ fn ephemeron_fields_read_while_marking_keep_what_they_return() {
     assert_eq!(m.read_word(v2, 1), 22);
     m.verify().unwrap();
 }
+
+/// A young cycle takes every old object as live, so it keeps a young
+/// ephemeron whose key is old even when nothing else holds the key; the next
+/// full cycle clears it.
+#[test]
+fn young_cycles_keep_ephemerons_whose_key_is_old() {
+    let (r, t) = registry();
+    let mut cfg = HeapConfig::new(96 << 20);
+    cfg.concurrent_workers = 2;
+    cfg.verify_after_gc = true;
+    cfg.young_cycles = true;
+    cfg.trigger = GcTrigger::AfterBytes(1 << 20);
+    let heap = Heap::new(cfg, r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    let key = m.alloc(t.key, 0).unwrap();
+    m.write_word(m.get(&key), 0, 5);
+    m.collect(); // full: the key is old from now on
+    m.blocking(|| heap.wait_idle());
+    let cycles_before = heap.pause_log().cycles().len();
+    let e = m.alloc(t.eph, 0).unwrap();
+    let v = m.alloc(t.val, 0).unwrap();
+    m.write_word(m.get(&v), 1, 55);
+    m.write_ref(m.get(&e), 0, Some(m.get(&key)));
+    m.write_ref(m.get(&e), 1, Some(m.get(&v)));
+    drop((key, v)); // only the ephemeron holds them
+    garbage(&mut m, t, 150_000);
+    m.blocking(|| heap.wait_idle());
+    let log = heap.pause_log();
+    let since: Vec<bool> = log
+        .cycles()
+        .iter()
+        .skip(cycles_before)
+        .map(|c| c.young)
+        .collect();
+    assert!(
+        !since.is_empty() && since.iter().all(|&y| y),
+        "young cycles only since the key became old: {since:?}"
+    );
+    let k = m
+        .read_ref(m.get(&e), 0)
+        .expect("an old key is live to a young cycle");
+    assert_eq!(m.read_word(k, 0), 5);
+    let v = m.read_ref(m.get(&e), 1).expect("so its value is kept");
+    assert_eq!(m.read_word(v, 1), 55);
+    m.collect();
+    assert_eq!(
+        m.read_ref(m.get(&e), 0),
+        None,
+        "a full cycle finds the key dead"
+    );
+    assert_eq!(m.read_ref(m.get(&e), 1), None);
+}
