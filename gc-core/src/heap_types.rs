@@ -10,7 +10,7 @@
 
 use crate::error::GcError;
 use crate::heap::Heap;
-use crate::object::{fixed_kind, FixedType, RefField, TypeId, TypeKind, WordField};
+use crate::object::{ephemeron_kind, fixed_kind, FixedType, RefField, TypeId, TypeKind, WordField};
 
 impl Heap {
     /// Registers a fixed-size type of `fields` payload words, of which the fields
@@ -52,6 +52,26 @@ impl Heap {
         weak: &[u32],
     ) -> Result<TypeId, GcError> {
         let kind = fixed_kind(name, fields, refs, weak)?;
+        self.inner.types.register(name, kind)
+    }
+
+    /// As [`Heap::register_fixed`], for an ephemeron type of two fields, key and
+    /// value, as [`TypeRegistry::ephemeron`](crate::TypeRegistry::ephemeron) has
+    /// it.
+    pub fn register_ephemeron(&self, name: &str) -> Result<TypeId, GcError> {
+        self.register_ephemeron_with(name, 2, &[])
+    }
+
+    /// As [`Heap::register_fixed`], for an ephemeron type with extra fields, as
+    /// [`TypeRegistry::ephemeron_with`](crate::TypeRegistry::ephemeron_with) has
+    /// it.
+    pub fn register_ephemeron_with(
+        &self,
+        name: &str,
+        fields: u32,
+        refs: &[u32],
+    ) -> Result<TypeId, GcError> {
+        let kind = ephemeron_kind(name, fields, refs)?;
         self.inner.types.register(name, kind)
     }
 

@@ -94,7 +94,10 @@ pub use jit::{
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
 pub use mutator::{Gc, Mutator};
-pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
+pub use object::{
+    FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, EPHEMERON_KEY, EPHEMERON_VALUE,
+    MAX_TYPES,
+};
 pub use pacer::Reason;
 pub use pauselog::{
     nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,

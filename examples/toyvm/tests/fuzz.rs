@@ -13,10 +13,10 @@ use std::time::Duration;
 const SEED: u64 = 0x70_79_76_6d;
 /// Cases run in process.
 const CASES: u64 = 2000;
-/// Whether `case` uses hashtables, weak pairs or guardians.
+/// Whether `case` uses hashtables, weak or ephemeron pairs, or guardians.
 fn uses_weak_features(case: &Case) -> bool {
     let text = String::from_utf8_lossy(&case.bytes);
-    ["hashtable", "weak-", "guardian"]
+    ["hashtable", "weak-", "ephemeron", "guardian"]
         .iter()
         .any(|w| text.contains(w))
 }

@@ -66,6 +66,7 @@ program_tests! {
     guardians => "guardians";
     hashtables => "hashtables";
     weak => "weak";
+    ephemerons => "ephemerons";
 }
 
 /// `bigheap` keeps a list of 3 million integers live (3 million pairs of 32

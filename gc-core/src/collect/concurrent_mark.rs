@@ -33,6 +33,7 @@
 //!    null), and are never scanned: whatever they come to reference was reachable in
 //!    the snapshot (so marked by 1-2) or allocated later (black).
 
+use super::ephemeron;
 use super::mark::{Deferred, MarkCtx};
 use super::pause::{Details, Pause};
 use super::roots::RootScan;
@@ -155,6 +156,19 @@ impl Intake {
     pub fn take_weak_holders(&self) -> Vec<usize> {
         std::mem::take(&mut self.weak_holders.lock())
     }
+
+    /// The values of the noted ephemerons that must be traced next
+    /// ([`ephemeron::ready_values`]). The list is taken out of the mutex for the
+    /// look and put back after, so that mutators noting a weak store meanwhile
+    /// wait only for the two swaps. Ordering: the markers' and mutators' hand-ins
+    /// were made under the mutex, whose release happens-before this acquire; what
+    /// the look reads in the holders is argued in `ephemeron.rs`.
+    pub fn ephemeron_values(&self, ctx: &MarkCtx<'_>) -> Vec<usize> {
+        let holders = self.take_weak_holders();
+        let values = ephemeron::ready_values(ctx, &holders);
+        self.weak_holders.lock().extend(holders);
+        values
+    }
 }
 
 /// The mark-start pause of cycle `n`, run by the driver ([`start_pause`]), then
@@ -236,7 +250,31 @@ pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
 /// waited for the mutators to stop, gave the CPU to the exiting marker: the mark-end
 /// pause's time to safepoint was 125-190 us (a `sched_switch` trace), most of it
 /// that exit. With one marker (the default on 2 CPUs) no thread exits at all.
+///
+/// When the markers are done, the driver looks at the noted ephemerons
+/// ([`Intake::ephemeron_values`]); values whose keys are now marked go to the
+/// intake and the markers run again, until a look finds none (`ephemeron.rs`).
 pub fn round(
+    ctx: &MarkCtx<'_>,
+    intake: &Intake,
+    inject: &FaultInjector,
+    workers: usize,
+    old_region: bool,
+) {
+    let mut old_region = old_region;
+    loop {
+        markers(ctx, intake, inject, workers, old_region);
+        old_region = false;
+        let values = intake.ephemeron_values(ctx);
+        if values.is_empty() {
+            return;
+        }
+        intake.push(values);
+    }
+}
+
+/// One pass of [`round`]'s markers, until the intake and every deque are empty.
+fn markers(
     ctx: &MarkCtx<'_>,
     intake: &Intake,
     inject: &FaultInjector,
@@ -468,6 +506,15 @@ pub fn end(
             inner
                 .intake
                 .push(logged.into_iter().map(|v| v as usize).collect());
+            drain(ctx, &inner.intake, Budget::Unbounded);
+            continue;
+        }
+        // Ephemerons whose keys marking reached since their last look: their
+        // values are traced before anything is resurrected (`ephemeron.rs`).
+        let values = inner.intake.ephemeron_values(ctx);
+        if !values.is_empty() {
+            drop(g);
+            inner.intake.push(values);
             drain(ctx, &inner.intake, Budget::Unbounded);
             continue;
         }

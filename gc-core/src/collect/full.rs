@@ -7,8 +7,9 @@
 //! produced from from-space, in parallel) -> release (dead large objects freed,
 //! from-space kept or released, the top reset, the tables handed back) -> verify.
 
+use super::ephemeron::mark_to_fixpoint;
 use super::fill::{FillTables, Layout};
-use super::mark::{mark, MarkCtx};
+use super::mark::MarkCtx;
 use super::pause::{Details, Pause};
 use super::release::{self, Tables};
 use super::{flip, plan, refs, roots, CycleOutcome};
@@ -53,13 +54,15 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         ctx
     };
     let mut holders = Vec::new();
-    mark(&ctx, &roots, inner.config.gc_workers, &mut holders);
+    // Marking includes the ephemerons' fixpoint (`ephemeron.rs`), before and
+    // after each resurrection.
+    mark_to_fixpoint(&ctx, &roots, inner.config.gc_workers, &mut holders);
     loop {
         let back = refs::resurrect(inner, &ctx);
         if back.is_empty() {
             break;
         }
-        mark(&ctx, &back, inner.config.gc_workers, &mut holders);
+        mark_to_fixpoint(&ctx, &back, inner.config.gc_workers, &mut holders);
     }
     refs::clear(inner, &p.stopped, &ctx, holders);
 

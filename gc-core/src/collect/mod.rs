@@ -25,6 +25,7 @@ pub mod compaction;
 pub mod concurrent;
 pub mod concurrent_mark;
 pub mod driver;
+pub mod ephemeron;
 pub mod fill;
 pub mod flip;
 pub mod forward;

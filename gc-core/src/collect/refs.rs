@@ -6,7 +6,8 @@
 //!    more marking in the full pause).
 //! 2. **Cleaners and weak references** ([`clear`]), once marking found nothing more:
 //!    a cleaner whose object is dead queues its token; a weak field or weak handle
-//!    whose referent is dead is cleared. Both are decided and done inside one pause,
+//!    whose referent is dead is cleared; an ephemeron whose key is dead has key and
+//!    value cleared (`ephemeron.rs`). Both are decided and done inside one pause,
 //!    so no mutator can read a weak reference between the two.
 //!
 //! The weak fields to look at are those of the objects marking scanned with weak
@@ -60,6 +61,7 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
         }
         // SAFETY: `holder` is a live object (the world is stopped): mapped.
         let h = Header(unsafe { mem::load(holder) });
+        super::ephemeron::clear_if_key_dead(ctx, holder, h);
         let mut mask = inner.types.weak_mask(h);
         while mask != 0 {
             let f = mask.trailing_zeros() as usize;

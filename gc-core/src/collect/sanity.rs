@@ -5,7 +5,9 @@
 //! boundary has its mark bit, every large object reached its mark. Objects allocated
 //! during marking (black) are traced through, not checked: what they reference must
 //! be marked too. Marked objects the re-trace does not reach are floating garbage
-//! (unreachable by now, kept this cycle): counted, not an error.
+//! (unreachable by now, kept this cycle): counted, not an error. An ephemeron's
+//! value is reached once its key is (or its key is no reference), in rounds until
+//! none adds anything, as marking's fixpoint (`ephemeron.rs`).
 //!
 //! A missed object is a broken heap: the check panics, and the driver's guard ends
 //! the process with the phase named.
@@ -40,7 +42,31 @@ pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>
     let mut seen_large: HashSet<usize> = HashSet::new();
     let mut report = SanityReport::default();
     let mut todo = roots;
-    while let Some(addr) = todo.pop() {
+    // Ephemerons reached: their values are reached once their keys are, in rounds
+    // as marking's fixpoint (`ephemeron.rs`).
+    let mut ephemerons: Vec<usize> = Vec::new();
+    loop {
+        let Some(addr) = todo.pop() else {
+            let reached = |v: usize| {
+                if (ctx.base..ctx.end).contains(&v) {
+                    seen.get((v - ctx.base) / WORD)
+                } else {
+                    seen_large.contains(&v)
+                }
+            };
+            todo.extend(ephemerons.iter().filter_map(|&e| {
+                // SAFETY: a reached ephemeron (the world is stopped): fields 0 and 1
+                // are mapped.
+                let (key, value) = unsafe { (mem::load(e + WORD), mem::load(e + 2 * WORD)) };
+                let (key, value) = (key as usize, value as usize);
+                ((!is_ref(key) || reached(key)) && is_ref(value) && !reached(value))
+                    .then_some(value)
+            }));
+            if todo.is_empty() {
+                break;
+            }
+            continue;
+        };
         if (ctx.base..ctx.end).contains(&addr) {
             let w = (addr - ctx.base) / WORD;
             if !seen.set(w) {
@@ -70,6 +96,9 @@ pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>
         // SAFETY: `addr` is a reachable object (the world is stopped): its header and
         // fields are mapped.
         let h = Header(unsafe { mem::load(addr) });
+        if ctx.types.is_ephemeron(h) {
+            ephemerons.push(addr);
+        }
         ctx.types.for_each_strong_ref_field(h, |f| {
             // SAFETY: as above; `f` is a field of the object.
             let v = unsafe { mem::load(addr + WORD * (1 + f)) } as usize;

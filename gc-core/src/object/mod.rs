@@ -7,10 +7,13 @@
 //! word-aligned, so the two never collide; the collector reads a reference slot
 //! with [`is_ref`] and never traces, forwards or logs an immediate.
 
+mod ephemeron;
 mod header;
 mod table;
 mod types;
 
+pub(crate) use ephemeron::ephemeron_kind;
+pub use ephemeron::{EPHEMERON_KEY, EPHEMERON_VALUE};
 pub use header::{Header, HASHED};
 pub(crate) use types::{fixed_kind, FixedScan, ShapeKind};
 pub use types::{

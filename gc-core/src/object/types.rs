@@ -104,6 +104,17 @@ pub enum TypeKind {
         /// Field indices holding weak references.
         weak: Box<[u32]>,
     },
+    /// An ephemeron (`object/ephemeron.rs`): `fields` payload words, field 0 its
+    /// key and field 1 its value, both read through the weak-reference barrier;
+    /// the value is traced only once the key is found reachable, and both are
+    /// cleared when the key is found unreachable. The fields in `refs` (sorted,
+    /// unique, at least 2) are strong references, the rest words.
+    Ephemeron {
+        /// Payload words (at least 2).
+        fields: u32,
+        /// Field indices (2 and above) holding strong references.
+        refs: Box<[u32]>,
+    },
     /// An array of `len` references.
     RefArray,
     /// An array of `len` bytes (padded to whole words).
@@ -158,6 +169,9 @@ pub(crate) struct Shape {
     pub weak_mask: u64,
     /// Reference field indices at or above 64, sorted (rare: wide fixed types).
     pub wide_refs: Box<[u32]>,
+    /// An ephemeron type: fields 0 (key) and 1 (value) are in `weak_mask`, and
+    /// marking treats them as `object/ephemeron.rs` says.
+    pub ephemeron: bool,
 }
 
 impl Shape {
@@ -172,14 +186,24 @@ impl Shape {
                         | weak_mask,
                     weak_mask,
                     wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+                    ephemeron: false,
                 }
             }
+            TypeKind::Ephemeron { fields, refs } => Shape {
+                ephemeron: true,
+                ..Shape::of(&TypeKind::Fixed {
+                    fields: *fields,
+                    refs: refs.clone(),
+                    weak: Box::new([0, 1]),
+                })
+            },
             TypeKind::RefArray => Shape {
                 kind: ShapeKind::RefArray,
                 fields: 0,
                 ref_mask: 0,
                 weak_mask: 0,
                 wide_refs: Box::new([]),
+                ephemeron: false,
             },
             TypeKind::ByteArray => Shape {
                 kind: ShapeKind::ByteArray,
@@ -187,6 +211,7 @@ impl Shape {
                 ref_mask: 0,
                 weak_mask: 0,
                 wide_refs: Box::new([]),
+                ephemeron: false,
             },
         }
     }
@@ -562,7 +587,7 @@ impl TypeRegistry {
     }
 
     /// A builder's registration (`&mut self`).
-    fn add(&mut self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
+    pub(super) fn add(&mut self, name: &str, kind: TypeKind) -> Result<TypeId, GcError> {
         self.fork_if_shared();
         self.add_locked(name, kind)
     }
@@ -746,6 +771,13 @@ impl TypeRegistry {
             ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
             ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
+    }
+
+    /// Whether objects with `header` are ephemerons (`object/ephemeron.rs`).
+    /// `header` must name a registered type.
+    #[inline(always)]
+    pub(crate) fn is_ephemeron(&self, header: Header) -> bool {
+        self.shape(header).ephemeron
     }
 
     /// The weak fields of objects with `header`, as a bit mask (0 for most types).

@@ -1,19 +1,20 @@
 //! Hashtable builtins, with the R6RS / Chez Scheme names: the constructors
 //! (`make-eq-hashtable`, `make-eqv-hashtable`, `make-weak-eq-hashtable`,
-//! `make-weak-eqv-hashtable`, each with an optional size), `hashtable-set!`,
+//! `make-weak-eqv-hashtable`, `make-ephemeron-eq-hashtable`,
+//! `make-ephemeron-eqv-hashtable`, each with an optional size), `hashtable-set!`,
 //! `hashtable-ref`, `hashtable-delete!`, `hashtable-contains?`, `hashtable-size`,
 //! `hashtable-keys` and `hashtable-values` (vectors), `hashtable-clear!`,
-//! `hashtable?` and `hashtable-weak?`. The tables themselves are in
+//! `hashtable?`, `hashtable-weak?` and `hashtable-ephemeron?`. The tables themselves are in
 //! `vm/hashtable.rs`; this file checks arguments.
 
 use crate::error::VmError;
-use crate::vm::hashtable::{Part, WEAK};
+use crate::vm::hashtable::{Part, EPHEMERON, WEAK};
 use crate::vm::Vm;
 
-/// The hashtable at `i`, or a type error naming `who`; whether it is weak.
-fn table(vm: &Vm, i: usize, who: &str) -> Result<bool, VmError> {
+/// The hashtable at `i`, or a type error naming `who`; its kind.
+fn table(vm: &Vm, i: usize, who: &str) -> Result<u64, VmError> {
     let t = vm.expect(i, vm.t.rt.hashtable, "a hashtable", who)?;
-    Ok(vm.table_kind(t) & WEAK != 0)
+    Ok(vm.table_kind(t))
 }
 
 fn make(vm: &mut Vm, base: usize, argc: usize, kind: u64, who: &str) -> Result<(), VmError> {
@@ -39,6 +40,29 @@ pub fn make_weak_eq(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError
 /// `(make-weak-eqv-hashtable [size])`: keys held weakly.
 pub fn make_weak_eqv(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     make(vm, base, argc, WEAK | 1, "make-weak-eqv-hashtable")
+}
+
+/// `(make-ephemeron-eq-hashtable [size])`: entries are ephemerons (an entry
+/// whose key is unreachable but through its value vanishes).
+pub fn make_ephemeron_eq(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    make(
+        vm,
+        base,
+        argc,
+        EPHEMERON | WEAK,
+        "make-ephemeron-eq-hashtable",
+    )
+}
+
+/// `(make-ephemeron-eqv-hashtable [size])`: as `make-ephemeron-eq-hashtable`.
+pub fn make_ephemeron_eqv(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    make(
+        vm,
+        base,
+        argc,
+        EPHEMERON | WEAK | 1,
+        "make-ephemeron-eqv-hashtable",
+    )
 }
 
 /// `(hashtable-set! table key value)`.
@@ -105,9 +129,16 @@ pub fn is_hashtable(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-/// `(hashtable-weak? table)`.
+/// `(hashtable-weak? table)`: false for ephemeron tables, as in Chez Scheme.
 pub fn is_weak(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = table(vm, base, "hashtable-weak?")?;
-    vm.push_bool(b);
+    let kind = table(vm, base, "hashtable-weak?")?;
+    vm.push_bool(kind & WEAK != 0 && kind & EPHEMERON == 0);
+    Ok(())
+}
+
+/// `(hashtable-ephemeron? table)`.
+pub fn is_ephemeron(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let kind = table(vm, base, "hashtable-ephemeron?")?;
+    vm.push_bool(kind & EPHEMERON != 0);
     Ok(())
 }

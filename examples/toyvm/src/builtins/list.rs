@@ -17,11 +17,12 @@ fn pair_field(vm: &mut Vm, base: usize, who: &str) -> Result<(), VmError> {
                 let f = if c == b'a' { vm.t.car } else { vm.t.cdr };
                 cur = vm.m.get_value(p, f);
             }
-            Some(p) if vm.m.type_of(p) == vm.t.rt.weak_pair => {
+            Some(p) if vm.weak_pair_desc(p).is_some() => {
+                let d = vm.weak_pair_desc(p).expect("checked");
                 cur = if c == b'a' {
-                    vm.weak_car(p)
+                    vm.weak_car(p, d)
                 } else {
-                    vm.m.get_value(p, vm.t.rt.wp_cdr)
+                    vm.weak_cdr(p, d)
                 };
             }
             _ => return Err(vm.type_error(who, "a pair", base)),
@@ -72,12 +73,11 @@ pub fn caddr(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 }
 
 fn set_field(vm: &mut Vm, base: usize, who: &str, cdr: bool) -> Result<(), VmError> {
-    if vm.is(base, vm.t.rt.weak_pair) {
-        let p = vm.obj(base).expect("checked");
+    if let Some((p, d)) = vm.obj(base).and_then(|p| Some((p, vm.weak_pair_desc(p)?))) {
         if cdr {
-            vm.m.set_value(p, vm.t.rt.wp_cdr, vm.val(base + 1));
+            vm.m.set_value(p, d.cdr, vm.val(base + 1));
         } else {
-            vm.set_weak_car(p, vm.val(base + 1));
+            vm.set_weak_car(p, d, vm.val(base + 1));
         }
         vm.push_unspec();
         return Ok(());

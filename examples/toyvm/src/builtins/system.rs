@@ -46,8 +46,8 @@ macro_rules! type_pred {
 }
 
 type_pred! {
-    /// `pair?` (weak pairs are pairs, as in Chez Scheme).
-    is_pair => pair | rt.weak_pair;
+    /// `pair?` (weak and ephemeron pairs are pairs, as in Chez Scheme).
+    is_pair => pair | rt.weak_pair | rt.eph_pair;
     /// `string?`.
     is_string => string;
     /// `symbol?`.

@@ -165,6 +165,8 @@ const SIGS: &[Sig] = &[
     sig("make-eqv-hashtable", &[Idx], 1, None, Table, 2),
     sig("make-weak-eq-hashtable", &[Idx], 1, None, Table, 1),
     sig("make-weak-eqv-hashtable", &[Idx], 1, None, Table, 1),
+    sig("make-ephemeron-eq-hashtable", &[Idx], 1, None, Table, 1),
+    sig("make-ephemeron-eqv-hashtable", &[Idx], 1, None, Table, 1),
     sig("hashtable-set!", &[Table, Any, Any], 0, None, Any, 3),
     sig("hashtable-ref", &[Table, Any, Any], 0, None, Any, 3),
     sig(
@@ -183,8 +185,11 @@ const SIGS: &[Sig] = &[
     sig("hashtable-clear!", &[Table], 0, None, Any, 1),
     sig("hashtable?", &[Any], 0, None, Bool, 1),
     sig("hashtable-weak?", &[Table], 0, None, Bool, 1),
+    sig("hashtable-ephemeron?", &[Table], 0, None, Bool, 1),
     sig("weak-cons", &[Any, List], 0, None, List, 2),
     sig("weak-pair?", &[Any], 0, None, Bool, 1),
+    sig("ephemeron-cons", &[Any, List], 0, None, List, 2),
+    sig("ephemeron-pair?", &[Any], 0, None, Bool, 1),
     sig("bwp-object?", &[Any], 0, None, Bool, 1),
     sig("make-guardian", &[], 0, None, Proc1, 1),
 ];
@@ -483,6 +488,8 @@ pub const DIFF_EXCLUDED: &[&str] = &[
     "make-eqv-hashtable",
     "make-weak-eq-hashtable",
     "make-weak-eqv-hashtable",
+    "make-ephemeron-eq-hashtable",
+    "make-ephemeron-eqv-hashtable",
     "hashtable-set!",
     "hashtable-ref",
     "hashtable-update!",
@@ -494,8 +501,11 @@ pub const DIFF_EXCLUDED: &[&str] = &[
     "hashtable-clear!",
     "hashtable?",
     "hashtable-weak?",
+    "hashtable-ephemeron?",
     "weak-cons",
     "weak-pair?",
+    "ephemeron-cons",
+    "ephemeron-pair?",
     "bwp-object?",
     "make-guardian",
 ];
@@ -1807,17 +1817,23 @@ impl Gen<'_> {
 
     /// A table of a random kind, operated on at random and checked against a
     /// model: keys by value and objects kept in a vector (always reachable), and
-    /// entries whose keys are dropped at once (gone from a weak table after
-    /// `(gc)`; counted forever by a strong one).
+    /// entries whose keys are dropped at once (gone from a weak or ephemeron
+    /// table after `(gc)`; counted forever by a strong one), and entries whose
+    /// dropped key is referred to by their value (gone from an ephemeron table
+    /// after `(gc)`; counted forever by a weak or strong one).
     fn hashtable_scenario(&mut self) -> String {
         let h = self.name("ht");
         let ks = self.name("hk");
-        let weak = self.rng.chance(50);
-        let ctor = match (weak, self.rng.chance(50)) {
-            (false, false) => "make-eq-hashtable",
-            (false, true) => "make-eqv-hashtable",
-            (true, false) => "make-weak-eq-hashtable",
-            (true, true) => "make-weak-eqv-hashtable",
+        // 0 strong, 1 weak, 2 ephemeron.
+        let kind = self.rng.below(3);
+        let weak = kind != 0;
+        let ctor = match (kind, self.rng.chance(50)) {
+            (0, false) => "make-eq-hashtable",
+            (0, true) => "make-eqv-hashtable",
+            (1, false) => "make-weak-eq-hashtable",
+            (1, true) => "make-weak-eqv-hashtable",
+            (_, false) => "make-ephemeron-eq-hashtable",
+            (_, true) => "make-ephemeron-eqv-hashtable",
         };
         let size = if self.rng.chance(30) {
             format!(" {}", self.rng.size(0, 5000))
@@ -1837,8 +1853,11 @@ impl Gen<'_> {
         keys.dedup();
         let mut model: std::collections::BTreeMap<usize, i64> = Default::default();
         // Entries whose key was dropped: exactly counted in a strong table;
-        // in a weak one, at most this many (none after a (gc)).
+        // in a weak or ephemeron one, at most this many (none after a (gc)).
         let mut dropped = 0usize;
+        // Entries whose dropped key their value refers to, in a weak table:
+        // counted forever (its values are strong).
+        let mut stuck = 0usize;
         let size_check = |me: &Self, what: &str, expr: &str, n: usize, dropped: usize| {
             if weak {
                 me.model_check(
@@ -1859,9 +1878,19 @@ impl Gen<'_> {
                     out.push_str(&format!(" (hashtable-set! {h} {key} {v})"));
                     model.insert(k, v);
                 }
-                1 => {
+                1 if self.rng.chance(50) => {
                     out.push_str(&format!(" (hashtable-set! {h} (cons 'dropped '()) {step})"));
                     dropped += 1;
+                }
+                1 => {
+                    out.push_str(&format!(
+                        " (let ((k (cons 'dropped '()))) (hashtable-set! {h} k (list k)))"
+                    ));
+                    if kind == 1 {
+                        stuck += 1;
+                    } else {
+                        dropped += 1;
+                    }
                 }
                 2 => {
                     out.push_str(&format!(" (hashtable-delete! {h} {key})"));
@@ -1895,12 +1924,24 @@ impl Gen<'_> {
                 6 => {
                     let what = format!("size {step}");
                     let expr = format!("(hashtable-size {h})");
-                    out.push_str(&size_check(self, &what, &expr, model.len(), dropped));
+                    out.push_str(&size_check(
+                        self,
+                        &what,
+                        &expr,
+                        model.len() + stuck,
+                        dropped,
+                    ));
                 }
                 7 => {
                     let what = format!("keys {step}");
                     let expr = format!("(vector-length (hashtable-keys {h}))");
-                    out.push_str(&size_check(self, &what, &expr, model.len(), dropped));
+                    out.push_str(&size_check(
+                        self,
+                        &what,
+                        &expr,
+                        model.len() + stuck,
+                        dropped,
+                    ));
                 }
                 8 => {
                     out.push_str(" (gc)");
@@ -1916,6 +1957,7 @@ impl Gen<'_> {
                     out.push_str(&format!(" (hashtable-clear! {h})"));
                     model.clear();
                     dropped = 0;
+                    stuck = 0;
                 }
             }
         }
@@ -1932,11 +1974,27 @@ impl Gen<'_> {
         out
     }
 
-    /// Weak pairs whose cars are kept (in a vector), dropped at once, or values;
-    /// after a (gc), the kept ones are intact and the dropped ones broken.
+    /// Weak pairs (or ephemeron pairs) whose cars are kept (in a vector),
+    /// dropped at once, or values; after a (gc), the kept ones are intact and the
+    /// dropped ones broken (an ephemeron pair's cdr too, even when it refers to
+    /// the car).
     fn weak_pair_scenario(&mut self) -> String {
         let wk = self.name("wk");
         let wp = self.name("wp");
+        let eph = self.rng.chance(50);
+        let (cons, is) = if eph {
+            ("ephemeron-cons", "ephemeron-pair?")
+        } else {
+            ("weak-cons", "weak-pair?")
+        };
+        // What the cdr of pair `j` must be once its car is broken.
+        let broken_cdr = |j: usize| {
+            if eph {
+                "(bwp-object? (cdr P))".to_string()
+            } else {
+                format!("(eqv? (cdr P) {j})")
+            }
+        };
         let nkept = self.rng.range(1, 6);
         let objs = self.objects(nkept);
         let mut out = format!("(define {wk} (vector{objs}))");
@@ -1948,17 +2006,26 @@ impl Gen<'_> {
             match self.rng.below(3) {
                 0 => {
                     let i = self.rng.below(nkept);
-                    pairs.push_str(&format!(" (weak-cons (vector-ref {wk} {i}) {j})"));
-                    kinds.push(format!("(eq? (car P) (vector-ref {wk} {i}))"));
+                    pairs.push_str(&format!(" ({cons} (vector-ref {wk} {i}) {j})"));
+                    kinds.push(format!(
+                        "(and (eq? (car P) (vector-ref {wk} {i})) (eqv? (cdr P) {j}))"
+                    ));
+                }
+                1 if eph && self.rng.chance(50) => {
+                    // The cdr refers to the car: still broken.
+                    pairs.push_str(&format!(
+                        " (let ((k (cons 'dropped {j}))) ({cons} k (list k)))"
+                    ));
+                    kinds.push(format!("(and (bwp-object? (car P)) {})", broken_cdr(j)));
                 }
                 1 => {
-                    pairs.push_str(&format!(" (weak-cons (cons 'dropped {j}) {j})"));
-                    kinds.push("(bwp-object? (car P))".to_string());
+                    pairs.push_str(&format!(" ({cons} (cons 'dropped {j}) {j})"));
+                    kinds.push(format!("(and (bwp-object? (car P)) {})", broken_cdr(j)));
                 }
                 _ => {
                     let v = *self.rng.pick(VALUE_KEYS);
-                    pairs.push_str(&format!(" (weak-cons {v} {j})"));
-                    kinds.push(format!("(eqv? (car P) {v})"));
+                    pairs.push_str(&format!(" ({cons} {v} {j})"));
+                    kinds.push(format!("(and (eqv? (car P) {v}) (eqv? (cdr P) {j}))"));
                 }
             }
         }
@@ -1972,10 +2039,7 @@ impl Gen<'_> {
             let p = format!("(vector-ref {wp} {j})");
             let c = self.model_check(
                 &format!("weak pair {j}"),
-                &format!(
-                    "(and {} (eqv? (cdr {p}) {j}) (weak-pair? {p}))",
-                    test.replace('P', &p)
-                ),
+                &format!("(and {} ({is} {p}))", test.replace('P', &p)),
                 "#t",
             );
             out.push_str(&c);
@@ -1983,11 +2047,14 @@ impl Gen<'_> {
         // Then nothing is kept: every object car is broken.
         out.push_str(&format!(" (set! {wk} #f) (gc)"));
         for (j, test) in kinds.iter().enumerate() {
-            if test.starts_with("(eq? ") {
+            if test.starts_with("(and (eq? ") {
                 let p = format!("(vector-ref {wp} {j})");
                 let c = self.model_check(
                     &format!("weak pair {j} once dropped"),
-                    &format!("(bwp-object? (car {p}))"),
+                    &format!(
+                        "(and (bwp-object? (car {p})) {})",
+                        broken_cdr(j).replace('P', &p)
+                    ),
                     "#t",
                 );
                 out.push_str(&c);

@@ -18,7 +18,7 @@
 
 pub mod runtime;
 
-pub use runtime::{EntryDesc, RtTypes};
+pub use runtime::{EntryDesc, RtTypes, WeakPairDesc};
 
 use flipgc_core::{FixedType, GcError, RefField, TypeId, TypeRegistry, WordField};
 

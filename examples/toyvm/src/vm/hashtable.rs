@@ -8,8 +8,10 @@
 //! buckets once the entries outnumber them) re-links entries without hashing.
 //! `eq?` is `eqv?` in this VM, so eq and eqv tables behave alike.
 //!
-//! Weak tables hold their keys in weak entries; entries whose key a collection
-//! cleared are unlinked by the sweeps of `vm/weak.rs` before any operation sees
+//! Weak tables hold their keys in weak entries, ephemeron tables in ephemeron
+//! entries (the value held only while the key is reachable other than through
+//! the entry, so a value that refers to its own key does not keep the entry);
+//! entries whose key a collection cleared are unlinked by the sweeps of `vm/weak.rs` before any operation sees
 //! the table. Every operation reads and changes a table with the table lock held
 //! (`Shared::tables`) and no GC point inside: what it must allocate (an entry, a
 //! bucket vector, a result vector) it allocates before, lock released, and it
@@ -22,10 +24,24 @@ use crate::shared::{lock, TableState};
 use crate::types::EntryDesc;
 use flipgc_core::{Gc, Value};
 
-/// The kind bit of weak tables.
+/// The kind bit of weak tables (ephemeron tables have it too: their entries'
+/// keys are weak, and the sweeps of `vm/weak.rs` unlink the broken ones).
 pub const WEAK: u64 = 2;
-/// Kinds: eq, eqv, weak eq, weak eqv.
-pub const KIND_NAMES: [&str; 4] = ["eq", "eqv", "weak eq", "weak eqv"];
+/// The kind bit of ephemeron tables (with [`WEAK`]): entries are ephemerons,
+/// whose value is held only while the key is reachable other than through it.
+pub const EPHEMERON: u64 = 4;
+/// Kinds: eq, eqv, weak eq, weak eqv, (unused), (unused), ephemeron eq,
+/// ephemeron eqv.
+pub const KIND_NAMES: [&str; 8] = [
+    "eq",
+    "eqv",
+    "weak eq",
+    "weak eqv",
+    "eq",
+    "eqv",
+    "ephemeron eq",
+    "ephemeron eqv",
+];
 /// Buckets of a new table.
 const MIN_BUCKETS: usize = 8;
 /// The most buckets a table grows to (then its chains grow instead).
@@ -72,7 +88,10 @@ impl Vm {
     }
 
     fn entry_desc(&self, t: Gc<'_>) -> EntryDesc {
-        if self.table_kind(t) & WEAK != 0 {
+        let kind = self.table_kind(t);
+        if kind & EPHEMERON != 0 {
+            self.t.rt.eph_entry
+        } else if kind & WEAK != 0 {
             self.t.rt.weak_entry
         } else {
             self.t.rt.entry
@@ -342,9 +361,9 @@ impl Vm {
         self.set_count(t, self.table_count(t).saturating_sub(1));
     }
 
-    /// Unlinks the entries of weak table `t` whose key was cleared.
+    /// Unlinks the entries of weak (or ephemeron) table `t` whose key was cleared.
     pub(crate) fn sweep_table(&self, t: Gc<'_>) {
-        let d = self.t.rt.weak_entry;
+        let d = self.entry_desc(t);
         let b = self.buckets(t);
         for i in 0..self.m.len(b) {
             let (mut prev, mut cur) = (None, self.m.read_ref(b, i));

@@ -90,7 +90,7 @@ impl Vm {
     /// can name).
     fn is_node(&self, g: Gc<'_>) -> bool {
         let ty = self.m.type_of(g);
-        ty == self.t.pair || ty == self.t.vector || ty == self.t.rt.weak_pair
+        ty == self.t.vector || self.is_pair_like(g)
     }
 
     /// The pairs and vectors of `root` that need labels under `labels`: a
@@ -287,7 +287,7 @@ impl Vm {
             } else if ty == t.rt.bwp {
                 out.push_str("#!bwp");
             } else if ty == t.rt.hashtable {
-                let kind = super::hashtable::KIND_NAMES[self.table_kind(g) as usize & 3];
+                let kind = super::hashtable::KIND_NAMES[self.table_kind(g) as usize & 7];
                 out.push_str(&format!("#<{kind} hashtable>"));
             } else if ty == t.rt.guardian {
                 out.push_str("#<procedure guardian>");
@@ -364,7 +364,7 @@ impl Vm {
             };
             // Weak pairs compare as pairs.
             let kind = |g| match self.m.type_of(g) {
-                ty if ty == t.rt.weak_pair => t.pair,
+                ty if ty == t.rt.weak_pair || ty == t.rt.eph_pair => t.pair,
                 ty => ty,
             };
             let ty = kind(x);

@@ -1,4 +1,4 @@
-//! Weak pairs (`weak-cons`), values that weak references hold strongly, and the
+//! Weak pairs (`weak-cons`), ephemeron pairs (`ephemeron-cons`), values that weak references hold strongly, and the
 //! bookkeeping that keeps weak hashtables exact: the canary, the registry of weak
 //! tables, and their sweeps.
 //!
@@ -19,6 +19,7 @@
 use super::{Vm, BWP};
 use crate::error::VmError;
 use crate::shared::{lock, TableState};
+use crate::types::WeakPairDesc;
 use flipgc_core::{Gc, Value};
 
 /// The reaper token of the canary (a guardian's token is its index).
@@ -38,52 +39,62 @@ impl Vm {
         ty == t.int || ty == t.symbol || ty == t.float || ty == t.rt.bwp
     }
 
-    /// The car and cdr of `g` if it is a pair or a weak pair (a weak car whose
-    /// referent died reads as `#!bwp`).
+    /// The fields of `g` if it is a weak pair or an ephemeron pair.
+    #[inline]
+    pub fn weak_pair_desc(&self, g: Gc<'_>) -> Option<WeakPairDesc> {
+        let ty = self.m.type_of(g);
+        let rt = &self.t.rt;
+        if ty == rt.weak_pair {
+            Some(rt.wp)
+        } else if ty == rt.eph_pair {
+            Some(rt.ep)
+        } else {
+            None
+        }
+    }
+
+    /// The car and cdr of `g` if it is a pair, a weak pair or an ephemeron pair
+    /// (a weak car whose referent died reads as `#!bwp`, and so does an
+    /// ephemeron pair's cdr then).
     #[inline]
     pub fn pair_parts<'a>(&'a self, g: Gc<'a>) -> Option<(Value<'a>, Value<'a>)> {
-        let ty = self.m.type_of(g);
-        if ty == self.t.pair {
-            Some((
+        if self.m.type_of(g) == self.t.pair {
+            return Some((
                 self.m.get_value(g, self.t.car),
                 self.m.get_value(g, self.t.cdr),
-            ))
-        } else if ty == self.t.rt.weak_pair {
-            Some((self.weak_car(g), self.m.get_value(g, self.t.rt.wp_cdr)))
-        } else {
-            None
+            ));
         }
+        let d = self.weak_pair_desc(g)?;
+        Some((self.weak_car(g, d), self.weak_cdr(g, d)))
     }
 
-    /// The cdr of `g` if it is a pair or a weak pair.
+    /// The cdr of `g` if it is a pair, a weak pair or an ephemeron pair.
     #[inline]
     pub fn pair_cdr<'a>(&'a self, g: Gc<'a>) -> Option<Value<'a>> {
-        let ty = self.m.type_of(g);
-        if ty == self.t.pair {
-            Some(self.m.get_value(g, self.t.cdr))
-        } else if ty == self.t.rt.weak_pair {
-            Some(self.m.get_value(g, self.t.rt.wp_cdr))
-        } else {
-            None
+        if self.m.type_of(g) == self.t.pair {
+            return Some(self.m.get_value(g, self.t.cdr));
         }
+        let d = self.weak_pair_desc(g)?;
+        Some(self.weak_cdr(g, d))
     }
 
-    /// Whether `g` is a pair or a weak pair.
+    /// Whether `g` is a pair, a weak pair or an ephemeron pair.
     #[inline]
     pub fn is_pair_like(&self, g: Gc<'_>) -> bool {
         let ty = self.m.type_of(g);
-        ty == self.t.pair || ty == self.t.rt.weak_pair
+        let rt = &self.t.rt;
+        ty == self.t.pair || ty == rt.weak_pair || ty == rt.eph_pair
     }
 
-    /// The car of weak pair `g`: `#!bwp` once its referent was found unreachable.
-    pub fn weak_car<'a>(&'a self, g: Gc<'a>) -> Value<'a> {
-        let rt = &self.t.rt;
-        if self.m.get_word(g, rt.wp_weak) == 0 {
-            return self.m.get_value(g, rt.wp_car_strong);
+    /// The car of weak or ephemeron pair `g` (fields `d`): `#!bwp` once its
+    /// referent was found unreachable.
+    pub fn weak_car<'a>(&'a self, g: Gc<'a>, d: WeakPairDesc) -> Value<'a> {
+        if self.m.get_word(g, d.weak) == 0 {
+            return self.m.get_value(g, d.car_strong);
         }
         // The weak field holds only heap objects (what `by_value` rejects), so
         // null there means cleared.
-        let v = self.m.get_value(g, rt.wp_car_weak);
+        let v = self.m.get_value(g, d.car_weak);
         if v.is_null() {
             self.val(BWP)
         } else {
@@ -91,17 +102,33 @@ impl Vm {
         }
     }
 
-    /// Sets the car of weak pair `g`: weakly, unless `v` is compared by value.
-    pub fn set_weak_car(&self, g: Gc<'_>, v: Value<'_>) {
-        let rt = &self.t.rt;
-        if self.by_value(v) {
-            self.m.set_value(g, rt.wp_car_strong, v);
-            self.m.set_word(g, rt.wp_weak, 0);
-            self.m.set_ref(g, rt.wp_car_weak, None);
+    /// The cdr of weak or ephemeron pair `g` (fields `d`): an ephemeron pair's
+    /// reads as `#!bwp` once its key was found unreachable (the collector
+    /// cleared both fields), as in Chez Scheme.
+    pub fn weak_cdr<'a>(&'a self, g: Gc<'a>, d: WeakPairDesc) -> Value<'a> {
+        let v = self.m.get_value(g, d.cdr);
+        if d == self.t.rt.ep
+            && self.m.get_word(g, d.weak) != 0
+            && self.m.get_value(g, d.car_weak).is_null()
+        {
+            self.val(BWP)
         } else {
-            self.m.set_value(g, rt.wp_car_weak, v);
-            self.m.set_word(g, rt.wp_weak, 1);
-            self.m.set_ref(g, rt.wp_car_strong, None);
+            v
+        }
+    }
+
+    /// Sets the car of weak or ephemeron pair `g` (fields `d`): weakly, unless
+    /// `v` is compared by value (an ephemeron pair with such a key holds its cdr
+    /// strongly: the key never dies).
+    pub fn set_weak_car(&self, g: Gc<'_>, d: WeakPairDesc, v: Value<'_>) {
+        if self.by_value(v) {
+            self.m.set_value(g, d.car_strong, v);
+            self.m.set_word(g, d.weak, 0);
+            self.m.set_ref(g, d.car_weak, None);
+        } else {
+            self.m.set_value(g, d.car_weak, v);
+            self.m.set_word(g, d.weak, 1);
+            self.m.set_ref(g, d.car_strong, None);
         }
     }
 
@@ -109,8 +136,21 @@ impl Vm {
     pub fn push_weak_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
         self.m.push_fixed(self.t.rt.weak_pair_alloc)?;
         let p = self.obj(self.top()).expect("fresh");
-        self.set_weak_car(p, self.val(car));
+        self.set_weak_car(p, self.t.rt.wp, self.val(car));
         self.m.set_value(p, self.t.rt.wp_cdr, self.val(cdr));
+        Ok(())
+    }
+
+    /// Pushes an ephemeron pair of stack entries `car` (the key) and `cdr` (the
+    /// value).
+    pub fn push_ephemeron_pair(&mut self, car: usize, cdr: usize) -> Result<(), VmError> {
+        self.m.push_fixed(self.t.rt.eph_pair_alloc)?;
+        let p = self.obj(self.top()).expect("fresh");
+        let d = self.t.rt.ep;
+        // The cdr first: the pair is unreachable until pushed, and both stores
+        // are plain field stores (no GC point between them).
+        self.m.set_value(p, d.cdr, self.val(cdr));
+        self.set_weak_car(p, d, self.val(car));
         Ok(())
     }
 
@@ -209,7 +249,7 @@ impl Vm {
         self.m.push_fixed(self.t.rt.weak_pair_alloc)?;
         let top = self.top();
         let cell = self.obj(top).expect("fresh");
-        self.set_weak_car(cell, self.val(i));
+        self.set_weak_car(cell, self.t.rt.wp, self.val(i));
         let mut st = lock(&self.shared.tables);
         match &st.registry {
             Some(g) => {

@@ -1,0 +1,112 @@
+;;; Ephemeron pairs and ephemeron hashtables (Chez Scheme's names). An ephemeron
+;;; pair holds its cdr only while its car is reachable other than through the
+;;; pair; once the car is inaccessible, car and cdr both read as #!bwp. An
+;;; ephemeron table's entry vanishes once its key is inaccessible, even when its
+;;; value refers to the key (a weak table keeps such an entry: its values are
+;;; strong). Numbers, characters, symbols and booleans are never inaccessible
+;;; (in Chez Scheme an unreferenced symbol can be, so none is a key here).
+;;; (gc) returns once everything unreachable at the call is gone. The output is
+;;; Chez Scheme's too, with (gc) defined as (collect (collect-maximum-generation)).
+
+(define (check name got want)
+  (display name)
+  (display ": ")
+  (write got)
+  (if (equal? got want)
+      (display " ok")
+      (begin (display " WRONG, want ") (write want)))
+  (newline))
+
+;; Ephemeron pairs.
+(define kept (list 'kept))
+(define e1 (ephemeron-cons kept 'v1))
+(define e2 (ephemeron-cons (list 'dropped) 'v2))
+(define e3 (ephemeron-cons 12345 (list 'num)))
+(define self (list 'self))
+(define e4 (ephemeron-cons self (list 'refers-to self)))
+(define e5 (ephemeron-cons (list 'self-dropped) #f))
+(set-cdr! e5 (list 'refers-to (car e5)))
+(define w (weak-cons (list 'weak) #f))
+(set-cdr! w (list 'refers-to (car w)))
+(check "ephemeron-pair?" (ephemeron-pair? e1) #t)
+(check "an ephemeron pair is a pair" (pair? e1) #t)
+(check "but not a weak pair" (weak-pair? e1) #f)
+(check "ephemeron-pair? of a pair" (ephemeron-pair? (cons 1 2)) #f)
+(check "car and cdr before (gc)" (list (car e2) (cdr e2)) '((dropped) v2))
+(gc)
+(check "kept key" (list (car e1) (cdr e1)) '((kept) v1))
+(check "dropped key: car" (bwp-object? (car e2)) #t)
+(check "dropped key: cdr" (bwp-object? (cdr e2)) #t)
+(write e2)
+(newline)
+(check "number key keeps its value" (list (car e3) (cdr e3)) '(12345 (num)))
+(check "kept key, value refers to it" (eq? (cadr (cdr e4)) self) #t)
+(check "dropped key, value refers to it" (list (bwp-object? (car e5)) (bwp-object? (cdr e5))) '(#t #t))
+(check "a weak pair's cdr keeps its car" (car w) '(weak))
+(set! self #f)
+(gc)
+(check "key dropped later" (bwp-object? (car e4)) #t)
+
+;; set-car! stores the key (weakly), set-cdr! the value.
+(define e6 (ephemeron-cons 1 2))
+(set-car! e6 (list 'temporary))
+(set-cdr! e6 (list 'value))
+(gc)
+(check "set-car! stores a key" (list (bwp-object? (car e6)) (bwp-object? (cdr e6))) '(#t #t))
+
+;; Ephemeron tables: many entries whose values refer to their keys.
+(define n 20000)
+(define (fill! h keys)
+  (let loop ((i 0))
+    (if (< i n)
+        (let ((k (list i)))
+          (vector-set! keys i k)
+          (hashtable-set! h k (cons 'value k))
+          (loop (+ i 1))))))
+(define h (make-ephemeron-eq-hashtable))
+(define keys (make-vector n #f))
+(fill! h keys)
+(define anchor (list 'anchor))
+(hashtable-set! h anchor (vector anchor))
+(hashtable-set! h 42 (list 'fixnum-value))
+(check "hashtable-ephemeron?" (hashtable-ephemeron? h) #t)
+(check "hashtable-weak?" (hashtable-weak? h) #f)
+(check "size with the keys" (hashtable-size h) (+ n 2))
+(gc)
+(check "size after (gc), keys kept" (hashtable-size h) (+ n 2))
+(check "a value refers to its key"
+       (let ((k (vector-ref keys 777))) (eq? (cdr (hashtable-ref h k #f)) k))
+       #t)
+(set! keys #f)
+(gc)
+(check "size after the keys are dropped" (hashtable-size h) 2)
+(check "anchor's value" (eq? (vector-ref (hashtable-ref h anchor #f) 0) anchor) #t)
+(check "fixnum key" (hashtable-ref h 42 #f) '(fixnum-value))
+
+;; The eqv flavour, and a chain: each entry's value is the next entry's key.
+(define hv (make-ephemeron-eqv-hashtable))
+(define head (list 0))
+(let loop ((i 0) (k head))
+  (if (< i 100)
+      (let ((next (list (+ i 1))))
+        (hashtable-set! hv k next)
+        (loop (+ i 1) next))))
+(hashtable-set! hv 2.5 'float-key)
+(gc)
+(check "chain kept by its head" (hashtable-size hv) 101)
+(check "chain link" (hashtable-ref hv (hashtable-ref hv head #f) #f) '(2))
+(set! head #f)
+(gc)
+(check "chain dropped with its head" (hashtable-size hv) 1)
+(check "float key" (hashtable-ref hv 2.5 #f) 'float-key)
+
+;; A weak table with the same entries keeps them: its values are strong.
+(define hw (make-weak-eq-hashtable))
+(define wkeys (make-vector 1000 #f))
+(let loop ((i 0))
+  (if (< i 1000)
+      (let ((k (list i)))
+        (hashtable-set! hw k (cons 'value k))
+        (loop (+ i 1)))))
+(gc)
+(check "weak table, values refer to keys" (hashtable-size hw) 1000)
