@@ -29,8 +29,11 @@ impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
     #[inline(always)]
     pub(crate) fn header_of(&self, obj: Gc<'_>) -> Header {
+        if self.vm {
+            builtin_refused(obj);
+        }
         if !self.accessible(obj.addr) {
-            foreign(obj);
+            foreign_object(obj);
         }
         // SAFETY: `obj` is a live object of this heap (mutator invariant 1, and the
         // check above): its header word is mapped.
@@ -410,7 +413,7 @@ impl Mutator {
     #[inline(always)]
     pub(crate) fn checked_value(&self, value: Option<Gc<'_>>) -> usize {
         match value {
-            Some(g) if !self.owns(g.addr) => foreign(g),
+            Some(g) if !self.owns(g.addr) => foreign_object(g),
             Some(g) => g.addr,
             None => 0,
         }
@@ -530,7 +533,17 @@ impl Mutator {
 
 #[cold]
 #[inline(never)]
-fn foreign(obj: Gc<'_>) -> ! {
+fn builtin_refused(obj: Gc<'_>) -> ! {
+    panic!(
+        "{obj:?}: the built-in typed accessors (types, lengths, fields by index, bytes, \
+         identity hashes) are refused on a heap with a VM object model; use read_slot, \
+         write_slot, read_slot_word and write_slot_word"
+    )
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn foreign_object(obj: Gc<'_>) -> ! {
     panic!("{obj:?} does not belong to this heap")
 }
 

@@ -57,7 +57,7 @@
 
 use super::mark::{mark, MarkCtx};
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header};
+use crate::object::is_ref;
 
 /// The values that must be traced next: those of the live ephemerons among
 /// `holders` whose key is live (or no reference) and whose value is a reference
@@ -70,8 +70,8 @@ pub fn ready_values(ctx: &MarkCtx<'_>, holders: &[usize]) -> Vec<usize> {
         }
         // SAFETY: `holder` is a live object (noted by a scan or a store barrier):
         // its header is mapped and immutable.
-        let h = Header(unsafe { mem::load(holder) });
-        if !ctx.types.is_ephemeron(h) {
+        let w0 = unsafe { mem::load(holder) };
+        if !ctx.layout.is_ephemeron(w0) {
             continue;
         }
         // SAFETY: fields 0 and 1 of an ephemeron (its shape). Acquire: see the
@@ -112,8 +112,8 @@ pub fn mark_to_fixpoint(
 /// Clears key and value of the ephemeron at `holder` (header `h`) if its key is a
 /// reference that marking found dead. The world must be stopped, marking
 /// complete (its fixpoint too), `holder` live.
-pub fn clear_if_key_dead(ctx: &MarkCtx<'_>, holder: usize, h: Header) {
-    if !ctx.types.is_ephemeron(h) {
+pub fn clear_if_key_dead(ctx: &MarkCtx<'_>, holder: usize, w0: u64) {
+    if !ctx.layout.is_ephemeron(w0) {
         return;
     }
     // SAFETY: field 0 of a live ephemeron; the world is stopped.

@@ -20,7 +20,7 @@ use super::mark::MarkCtx;
 use crate::finalize::for_each_queue;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header};
+use crate::object::is_ref;
 use crate::safepoint::Stopped;
 
 /// Moves the registered objects marking did not reach to their queues' ready lists;
@@ -60,9 +60,9 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
             continue;
         }
         // SAFETY: `holder` is a live object (the world is stopped): mapped.
-        let h = Header(unsafe { mem::load(holder) });
-        super::ephemeron::clear_if_key_dead(ctx, holder, h);
-        let mut mask = inner.types.weak_mask(h);
+        let w0 = unsafe { mem::load(holder) };
+        super::ephemeron::clear_if_key_dead(ctx, holder, w0);
+        let mut mask = inner.decoder().weak_mask(w0);
         while mask != 0 {
             let f = mask.trailing_zeros() as usize;
             mask &= mask - 1;
