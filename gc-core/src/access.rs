@@ -28,7 +28,7 @@ impl Mutator {
     #[inline(always)]
     pub(crate) fn header_of(&self, obj: Gc<'_>) -> Header {
         if !self.accessible(obj.addr) {
-            foreign(obj);
+            foreign_object(obj);
         }
         // SAFETY: `obj` is a live object of this heap (mutator invariant 1, and the
         // check above): its header word is mapped.
@@ -391,7 +391,7 @@ impl Mutator {
     #[inline(always)]
     pub(crate) fn checked_value(&self, value: Option<Gc<'_>>) -> usize {
         match value {
-            Some(g) if !self.owns(g.addr) => foreign(g),
+            Some(g) if !self.owns(g.addr) => foreign_object(g),
             Some(g) => g.addr,
             None => 0,
         }
@@ -511,7 +511,7 @@ impl Mutator {
 
 #[cold]
 #[inline(never)]
-fn foreign(obj: Gc<'_>) -> ! {
+pub(crate) fn foreign_object(obj: Gc<'_>) -> ! {
     panic!("{obj:?} does not belong to this heap")
 }
 

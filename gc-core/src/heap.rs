@@ -6,6 +6,7 @@ use crate::collect::{CollectorState, CyclePhase};
 use crate::config::{FaultMode, HeapConfig};
 use crate::error::GcError;
 use crate::inject::{FaultInjector, InjectPoint};
+use crate::model::{Layout, ObjectModel};
 use crate::mutator::Mutator;
 use crate::object::TypeRegistry;
 use crate::pacer::Pacer;
@@ -35,6 +36,10 @@ pub(crate) struct HeapInner {
     pub id: u64,
     pub config: HeapConfig,
     pub types: TypeRegistry,
+    /// The VM's object model (`model.rs`), or `None` for the built-in descriptor
+    /// model. Set before the heap is shared and never changed: read without
+    /// ordering.
+    pub model: Option<Box<dyn ObjectModel>>,
     /// Moving space bounds (fixed for the heap's life).
     pub base: usize,
     pub end: usize,
@@ -100,6 +105,30 @@ impl Heap {
     /// [`GcErrorKind::Config`](crate::GcErrorKind::Config); OS failures (reserving
     /// the spaces) are [`GcErrorKind::Heap`](crate::GcErrorKind::Heap).
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
+        Heap::build(config, types, None)
+    }
+
+    /// Builds a heap whose objects the VM lays out: `model` sizes them and finds
+    /// their reference slots (docs/embedding.md, "Your own object model").
+    /// Objects are made with [`Mutator::alloc_object`] and accessed with
+    /// [`Mutator::read_slot`] and kin; the built-in typed allocation and accessors,
+    /// identity hashing, weak fields and finalizers are refused on such a heap.
+    /// Errors as [`Heap::new`].
+    pub fn with_model(config: HeapConfig, model: impl ObjectModel) -> Result<Heap, GcError> {
+        Heap::build(config, TypeRegistry::new(), Some(Box::new(model)))
+    }
+
+    /// Whether this heap's objects are laid out by a VM [`ObjectModel`]
+    /// ([`Heap::with_model`]).
+    pub fn has_model(&self) -> bool {
+        self.inner.model.is_some()
+    }
+
+    fn build(
+        config: HeapConfig,
+        types: TypeRegistry,
+        model: Option<Box<dyn ObjectModel>>,
+    ) -> Result<Heap, GcError> {
         let caps = Capabilities::probe();
         let mut config = config.validated(&caps.geometry)?;
         config.gc_log = config.gc_log.union(crate::gclog::GcLog::from_env());
@@ -183,6 +212,7 @@ impl Heap {
             #[cfg(target_os = "linux")]
             sigbus_slot,
             types,
+            model,
             config,
         };
         inner.gclog.heap_created(&inner.config, inner.concurrent);
@@ -394,6 +424,15 @@ impl crate::collect::pause_offer::GcPoints for HeapInner {
 }
 
 impl HeapInner {
+    /// The decoder of this heap's objects (`model.rs`).
+    #[inline(always)]
+    pub fn layout(&self) -> Layout<'_> {
+        Layout {
+            types: &self.types,
+            model: self.model.as_deref(),
+        }
+    }
+
     /// The flip engine for this collection's flip: the heap's own, or, with
     /// `InjectPoint::FlipMremap` on a cycle where it fires, one whose `mremap` fails
     /// (so the engine copies instead).

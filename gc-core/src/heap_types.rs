@@ -52,17 +52,31 @@ impl Heap {
         weak: &[u32],
     ) -> Result<TypeId, GcError> {
         let kind = fixed_kind(name, fields, refs, weak)?;
+        self.refuse_on_model(name)?;
         self.inner.types.register(name, kind)
     }
 
     /// As [`Heap::register_fixed`], for a variable-length array of references.
     pub fn register_ref_array(&self, name: &str) -> Result<TypeId, GcError> {
+        self.refuse_on_model(name)?;
         self.inner.types.register(name, TypeKind::RefArray)
     }
 
     /// As [`Heap::register_fixed`], for a variable-length array of bytes.
     pub fn register_byte_array(&self, name: &str) -> Result<TypeId, GcError> {
+        self.refuse_on_model(name)?;
         self.inner.types.register(name, TypeKind::ByteArray)
+    }
+
+    /// Registration is refused on a heap with a VM object model
+    /// ([`Heap::with_model`]): its objects are the VM's.
+    fn refuse_on_model(&self, name: &str) -> Result<(), GcError> {
+        if self.inner.model.is_some() {
+            return Err(GcError::type_error(format!(
+                "type {name:?}: a heap with a VM object model registers no built-in types"
+            )));
+        }
+        Ok(())
     }
 
     /// The allocation descriptor of fixed-size type `id`, whenever it was

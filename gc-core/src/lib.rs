@@ -55,6 +55,8 @@ mod host;
 mod inject;
 mod jit;
 pub mod mem;
+mod model;
+mod model_access;
 mod mutator;
 pub mod object;
 pub mod pacer;
@@ -93,6 +95,7 @@ pub use jit::{
     flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
+pub use model::{ObjectModel, ObjectRef};
 pub use mutator::{Gc, Mutator};
 pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
 pub use pacer::Reason;

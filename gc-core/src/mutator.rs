@@ -426,6 +426,36 @@ impl Mutator {
         Ok(addr)
     }
 
+    /// Objects of at least this many words go to the large-object space.
+    #[inline(always)]
+    pub(crate) fn large_words(&self) -> usize {
+        self.large_words
+    }
+
+    /// Allocates `words` (below the large-object threshold) words in the moving
+    /// space and writes `prefix` (its first words; the rest are zero) before any
+    /// GC point.
+    #[inline]
+    pub(crate) fn alloc_small_prefix(
+        &mut self,
+        words: usize,
+        prefix: &[u64],
+    ) -> Result<usize, GcError> {
+        debug_assert!(!prefix.is_empty() && prefix.len() <= words && words < self.large_words);
+        let skip = prefix.len() - 1;
+        let addr = match self.tlab.bump(words, skip) {
+            Some(a) => a,
+            None => self.alloc_slow(words, skip)?,
+        };
+        for (i, w) in prefix.iter().enumerate() {
+            // SAFETY: `addr` starts `words` fresh words of the moving space owned by
+            // this mutator, zeroed but for the header word and the `skip` after it,
+            // which this loop writes (`Tlab::bump`); `i < prefix.len() <= words`.
+            unsafe { mem::store(addr + i * WORD, *w) };
+        }
+        Ok(addr)
+    }
+
     /// Records an allocation stall (a slow path that waited for a collection).
     fn stalled(&self, since: std::time::Instant) {
         let ns = since.elapsed().as_nanos() as u64;
@@ -609,6 +639,21 @@ impl Mutator {
     }
 
     pub(crate) fn alloc_large(&mut self, header: Header, words: usize) -> Result<usize, GcError> {
+        self.alloc_large_prefix(&[header.0], words, None)
+    }
+
+    /// Allocates a large object of `words` words whose leading words are `prefix`
+    /// (the rest zero), written under the space's lock before any marker can reach
+    /// the object. With `check`, a VM model's verdict on the written object
+    /// (`model_access.rs`): an object it refuses is given back at once and its
+    /// error returned.
+    pub(crate) fn alloc_large_prefix(
+        &mut self,
+        prefix: &[u64],
+        words: usize,
+        check: Option<&dyn Fn(usize) -> Result<(), GcError>>,
+    ) -> Result<usize, GcError> {
+        debug_assert!(!prefix.is_empty() && prefix.len() <= words);
         self.safepoint();
         if self.heap.inner.config.sizing.is_some() {
             self.pace(); // large objects count against the soft limit
@@ -626,8 +671,17 @@ impl Mutator {
             }
             let addr = los.alloc(words)?;
             if let Some(addr) = addr {
-                // SAFETY: `addr` is a fresh, zeroed large object of `words` words.
-                unsafe { mem::store(addr, header.0) };
+                for (i, w) in prefix.iter().enumerate().rev() {
+                    // SAFETY: `addr` is a fresh, zeroed large object of `words`
+                    // words, and `i < prefix.len() <= words`.
+                    unsafe { mem::store(addr + i * WORD, *w) };
+                }
+                if let Some(check) = check {
+                    if let Err(e) = check(addr) {
+                        los.abandon(addr);
+                        return Err(e);
+                    }
+                }
             }
             Ok(addr)
         };

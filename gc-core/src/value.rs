@@ -150,7 +150,7 @@ impl Mutator {
     /// `value`'s word after checking that a reference in it is of this heap
     /// (panics otherwise); null and immediates pass as they are.
     #[inline(always)]
-    fn checked_word(&self, value: Value<'_>) -> usize {
+    pub(crate) fn checked_word(&self, value: Value<'_>) -> usize {
         match value.as_ref() {
             Some(g) => self.checked_value(Some(g)),
             None => value.bits as usize,

@@ -204,6 +204,24 @@ impl Los {
         dead
     }
 
+    /// Gives back the object just allocated at `addr`, which was never published
+    /// (its allocation was refused after the fact: `model_access.rs`).
+    pub fn abandon(&mut self, addr: usize) {
+        // Relaxed: no other thread knows the object (it was never published), and
+        // this runs under the space's lock, as allocation does.
+        self.marks
+            .state(addr)
+            .expect("an object start")
+            .store(FREE, Ordering::Relaxed);
+        let object = self.objects.remove(&addr).expect("an object start");
+        let dead = Dead {
+            objects: vec![object],
+        };
+        self.used -= dead.bytes();
+        let ranges = dead.free();
+        self.reuse(ranges);
+    }
+
     /// Marks the object at `addr`'s fields forwarded (`PENDING` -> `UNMARKED`) by
     /// a pause that forwarded them itself, with the world stopped.
     pub fn forwarded_in_pause(&self, addr: usize) {

@@ -1,0 +1,220 @@
+//! The VM binding: [`ObjectModel`], an object layout the embedder owns (object
+//! size, where the reference slots are), and [`ObjectRef`], an object's address as
+//! the model sees it. A heap built with [`Heap::with_model`](crate::Heap::with_model)
+//! decodes every object through its model; a heap built with
+//! [`Heap::new`](crate::Heap::new) uses the built-in descriptor model (the
+//! [`TypeRegistry`](crate::TypeRegistry) and one-word [`Header`](crate::object::Header)s),
+//! which is the built-in binding and the default. This file also holds
+//! [`Layout`], the collector's one decoder over both.
+
+use crate::mem;
+use crate::object::{FixedScan, Header, TypeRegistry};
+
+/// An object's address, as given to an [`ObjectModel`]. `Copy`, one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct ObjectRef(usize);
+
+impl ObjectRef {
+    /// The reference for the object at `addr` (the collector's: it vouches that an
+    /// object starts there).
+    #[inline(always)]
+    pub(crate) fn new(addr: usize) -> ObjectRef {
+        ObjectRef(addr)
+    }
+
+    /// The object's address (the address of its word 0).
+    #[inline(always)]
+    pub fn addr(self) -> usize {
+        self.0
+    }
+
+    /// Word `i` of the object (word 0 is the header), a plain load.
+    ///
+    /// # Safety
+    /// `i < object_words` of this object. A model may call it only from the
+    /// [`ObjectModel`] method it was given this reference in, and (see the trait's
+    /// contract) only for `i < header_words`: words the mutator never writes after
+    /// allocation, so the load races with nothing.
+    #[inline(always)]
+    pub unsafe fn load(self, i: usize) -> u64 {
+        // SAFETY: the caller's contract: word `i` lies inside a live (or
+        // being-copied) object, so it is mapped.
+        unsafe { mem::load(self.0 + i * mem::WORD) }
+    }
+}
+
+/// A VM-owned object layout: the embedder's answer to "how big is this object and
+/// where are its references". `unsafe` to implement: the collector trusts the
+/// answers for memory safety (a wrong size corrupts the heap walk, a missed slot
+/// leaves a dangling reference).
+///
+/// # The header rule
+/// Word 0 of every VM object is the VM's own, and its bit 0 must be clear (an
+/// aligned class pointer satisfies this). A word 0 with bit 0 set is the
+/// collector's *filler* (unused space between objects); the collector parses
+/// fillers itself and never passes one to the model. Reference slots use the
+/// built-in immediate rule: a slot word is a reference iff it is nonzero and its
+/// low three bits are clear ([`is_ref`](crate::object::is_ref)); other nonzero
+/// words are immediates, never traced.
+///
+/// The collector keeps its own per-object metadata (mark bits, forwarding) in
+/// side tables: it never writes a VM object's header.
+///
+/// # Contract (who calls what, where, and what it must not do)
+/// Every method is called with the [`ObjectRef`] of a whole, allocated VM object
+/// (never a filler), whose first `header_words` words the mutator wrote at
+/// allocation ([`Mutator::alloc_object`](crate::Mutator::alloc_object)) and never
+/// changes. The callers:
+/// - GC worker threads and the driver thread: marking (in pauses and concurrently
+///   with mutators), heap walks, the verifier and the sanity check;
+/// - the SIGBUS fault handler of a mutator thread, or the fault-server thread,
+///   while filling a page during concurrent compaction (copying and forwarding its
+///   objects), concurrently with mutators;
+/// - mutator threads: allocation checks, the slot accessors
+///   ([`Mutator::read_slot`](crate::Mutator::read_slot) and kin), the entry points
+///   for generated code.
+///
+/// So every method must be *async-signal-safe and wait-free*: it must not
+/// allocate, take a lock, block, panic, unwind, or touch the heap other than by
+/// [`ObjectRef::load`] of the given object's words `< header_words`. It may read
+/// immutable data outside the heap (for example a class descriptor the header
+/// points to, leaked or otherwise kept alive for the heap's life). The answers
+/// must depend only on those words and that data, so that every call for one
+/// object agrees, whoever makes it and whenever.
+///
+/// The model is fixed when the heap is built and never changes.
+///
+/// # Safety
+/// The implementation must answer truthfully and consistently:
+/// `object_words(obj) >= header_words(obj) >= 1`; `scan` visits exactly the
+/// indices `i` for which `is_ref_slot(obj, i)` is true, each once, in increasing
+/// order, all with `header_words <= i < object_words`; and the restrictions of
+/// the contract above hold.
+pub unsafe trait ObjectModel: Send + Sync + 'static {
+    /// Size in words (header included, `>= 1`) of the object at `obj`.
+    fn object_words(&self, obj: ObjectRef) -> usize;
+
+    /// Calls `slot(i)` for the word index `i` (from the object start; word 0 is the
+    /// header) of every reference slot of `obj`, in increasing order.
+    fn scan(&self, obj: ObjectRef, slot: &mut dyn FnMut(usize));
+
+    /// Whether word `i` of `obj` is a reference slot (what [`ObjectModel::scan`]
+    /// visits).
+    fn is_ref_slot(&self, obj: ObjectRef, i: usize) -> bool;
+
+    /// How many leading words of `obj` (header, length word, ...) are fixed at
+    /// allocation and never written again (`>= 1`).
+    fn header_words(&self, obj: ObjectRef) -> usize;
+}
+
+/// Whether word 0 `w0` of an object is a filler's (bit 0 set), on a model heap.
+#[inline(always)]
+pub(crate) fn is_filler(w0: u64) -> bool {
+    w0 & 1 != 0
+}
+
+/// The collector's decoder of objects: the built-in descriptor model, or the
+/// heap's [`ObjectModel`] (fillers always decoded the built-in way). Every
+/// collector path that sizes an object or finds its references goes through it.
+/// Copy; `model` is set before the heap starts and never changes, so reading it
+/// needs no ordering.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    pub types: &'a TypeRegistry,
+    pub model: Option<&'a dyn ObjectModel>,
+}
+
+impl<'a> Layout<'a> {
+    /// The VM model and the object reference, if `obj` (whose word 0 is `w0`) is
+    /// decoded by a model: a model heap and not a filler.
+    #[inline(always)]
+    fn vm(&self, w0: u64) -> Option<&'a dyn ObjectModel> {
+        match self.model {
+            Some(m) if !is_filler(w0) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Size in words of the object at `addr` whose word 0 is `w0`; `None` if the
+    /// built-in header names no registered type.
+    #[inline(always)]
+    pub fn object_words(&self, addr: usize, w0: u64) -> Option<usize> {
+        match self.vm(w0) {
+            Some(m) => Some(m.object_words(ObjectRef::new(addr))),
+            None => self.types.object_words(Header(w0)),
+        }
+    }
+
+    /// Calls `f` with each reference field index (payload index: word `1 + f`) of
+    /// the object at `addr` whose word 0 is `w0`, weak ones included, in
+    /// increasing order.
+    #[inline(always)]
+    pub fn for_each_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
+        match self.vm(w0) {
+            Some(m) => m.scan(ObjectRef::new(addr), &mut |i| f(i - 1)),
+            None => self.types.for_each_ref_field(Header(w0), f),
+        }
+    }
+
+    /// As [`Layout::for_each_ref_field`], strong fields only (a VM object has no
+    /// weak ones).
+    #[inline(always)]
+    pub fn for_each_strong_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
+        match self.vm(w0) {
+            Some(m) => m.scan(ObjectRef::new(addr), &mut |i| f(i - 1)),
+            None => self.types.for_each_strong_ref_field(Header(w0), f),
+        }
+    }
+
+    /// The weak fields of the object as a mask (0 for VM objects).
+    #[inline(always)]
+    pub fn weak_mask(&self, w0: u64) -> u64 {
+        match self.vm(w0) {
+            Some(_) => 0,
+            None => self.types.weak_mask(Header(w0)),
+        }
+    }
+
+    /// [`TypeRegistry::fixed_scan`] for built-in objects; `None` for VM objects.
+    #[inline(always)]
+    pub fn fixed_scan(&self, w0: u64) -> Option<FixedScan> {
+        match self.vm(w0) {
+            Some(_) => None,
+            None => self.types.fixed_scan(Header(w0)),
+        }
+    }
+
+    /// [`TypeRegistry::fixed_ref_mask`] for built-in objects; `None` for VM
+    /// objects.
+    #[inline(always)]
+    pub fn fixed_ref_mask(&self, w0: u64) -> Option<u64> {
+        match self.vm(w0) {
+            Some(_) => None,
+            None => self.types.fixed_ref_mask(Header(w0)),
+        }
+    }
+
+    /// Whether the object has any reference field.
+    #[inline(always)]
+    pub fn has_ref_fields(&self, addr: usize, w0: u64) -> bool {
+        match self.vm(w0) {
+            Some(m) => {
+                let mut any = false;
+                m.scan(ObjectRef::new(addr), &mut |_| any = true);
+                any
+            }
+            None => self.types.has_ref_fields(Header(w0)),
+        }
+    }
+
+    /// Whether payload field `field` (word `1 + field`) of the object holds a
+    /// reference.
+    #[inline(always)]
+    pub fn is_ref_field(&self, addr: usize, w0: u64, field: usize) -> bool {
+        match self.vm(w0) {
+            Some(m) => m.is_ref_slot(ObjectRef::new(addr), field + 1),
+            None => self.types.is_ref_field(Header(w0), field),
+        }
+    }
+}
