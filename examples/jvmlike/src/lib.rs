@@ -22,5 +22,11 @@
 //! The classes the programs use are text files under `classes/`, loaded when a
 //! program starts.
 
+pub mod binarytrees;
+pub mod churn;
 pub mod class;
 pub mod classfile;
+pub mod gcbench;
+pub mod layout;
+pub mod object;
+pub mod tree;
