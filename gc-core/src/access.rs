@@ -27,6 +27,9 @@ impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
     #[inline(always)]
     pub(crate) fn header_of(&self, obj: Gc<'_>) -> Header {
+        if self.vm {
+            builtin_refused(obj);
+        }
         if !self.accessible(obj.addr) {
             foreign_object(obj);
         }
@@ -507,6 +510,16 @@ impl Mutator {
         // SAFETY: `[at, at + data.len())` lies inside a live byte array of this heap.
         unsafe { mem::write_bytes(at, data) };
     }
+}
+
+#[cold]
+#[inline(never)]
+fn builtin_refused(obj: Gc<'_>) -> ! {
+    panic!(
+        "{obj:?}: the built-in typed accessors (types, lengths, fields by index, bytes, \
+         identity hashes) are refused on a heap with a VM object model; use read_slot, \
+         write_slot, read_slot_word and write_slot_word"
+    )
 }
 
 #[cold]

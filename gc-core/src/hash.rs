@@ -61,7 +61,15 @@ impl Mutator {
     /// A hash of `obj` that stays the same for its whole life, whatever collections
     /// move it (`System.identityHashCode`). The first call for an object takes a
     /// lock; an object never hashed costs nothing.
+    ///
+    /// # Panics
+    /// On a heap with a VM object model ([`Heap::with_model`](crate::Heap::with_model)):
+    /// the hash flag lives in the built-in header, and a VM's word 0 is its own.
     pub fn identity_hash(&self, obj: Gc<'_>) -> u64 {
+        assert!(
+            !self.vm,
+            "identity_hash is not supported on a heap with a VM object model"
+        );
         self.type_of(obj); // checks that `obj` is of this heap
         let inner: &HeapInner = &self.heap.inner;
         let mut table = inner.hashes.lock();

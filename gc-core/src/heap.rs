@@ -6,7 +6,7 @@ use crate::collect::{CollectorState, CyclePhase};
 use crate::config::{FaultMode, HeapConfig};
 use crate::error::GcError;
 use crate::inject::{FaultInjector, InjectPoint};
-use crate::model::{Layout, ObjectModel};
+use crate::model::{Decoder, ObjectModel};
 use crate::mutator::Mutator;
 use crate::object::TypeRegistry;
 use crate::pacer::Pacer;
@@ -426,8 +426,8 @@ impl crate::collect::pause_offer::GcPoints for HeapInner {
 impl HeapInner {
     /// The decoder of this heap's objects (`model.rs`).
     #[inline(always)]
-    pub fn layout(&self) -> Layout<'_> {
-        Layout {
+    pub fn decoder(&self) -> Decoder<'_> {
+        Decoder {
             types: &self.types,
             model: self.model.as_deref(),
         }

@@ -150,6 +150,8 @@ impl Mutator {
     /// element of a reference array, or a strong reference field of a fixed-size
     /// object). Panics if `obj` is not of this heap, `index` is out of range or
     /// not a reference field, the field is weak, or a value is not of this heap.
+    /// On a heap with a VM object model, `index` is a word index (word 0 the
+    /// header), checked against the model as [`Mutator::write_slot`] does.
     #[inline]
     pub fn compare_exchange_ref_at<'m>(
         &'m self,
@@ -187,7 +189,7 @@ impl Mutator {
     }
 
     /// [`Mutator::swap_ref`] on reference field `index` of `obj`; panics as
-    /// [`Mutator::compare_exchange_ref_at`].
+    /// [`Mutator::compare_exchange_ref_at`] (a word index on a VM model's heap).
     #[inline]
     pub fn swap_ref_at<'m>(
         &'m self,
@@ -218,6 +220,8 @@ impl Mutator {
     /// from an array of this heap (immediates are copied as they are). Elements are copied one at a time: a thread
     /// racing on the same elements sees each element old or new, not the range
     /// as one step.
+    ///
+    /// Refused (a panic) on a heap with a VM object model: it knows no arrays.
     pub fn copy_refs(
         &self,
         src: Gc<'_>,
@@ -266,6 +270,10 @@ impl Mutator {
     /// `write_ref` (which also make a large object ready); panics for a weak field.
     #[inline(always)]
     fn strong_index_slot(&self, obj: Gc<'_>, index: usize, what: &str) -> usize {
+        if self.vm {
+            // A VM object: `index` is a word index, checked by the model.
+            return self.vm_slot(obj, index, true, what);
+        }
         let (slot, weak) = self.ref_slot(obj, index);
         if weak {
             weak_refused(what);
@@ -276,6 +284,9 @@ impl Mutator {
     /// The length of reference array `obj`, after checking that it is one, of this
     /// heap (which also makes a large one ready). Panics otherwise, naming `which`.
     fn ref_array_len(&self, obj: Gc<'_>, which: &str) -> usize {
+        if self.vm {
+            panic!("copy_refs is not supported on a heap with a VM object model ({which} {obj:?})");
+        }
         let h = self.header_of(obj);
         if self.heap.inner.types.shape(h).kind != ShapeKind::RefArray {
             not_a_ref_array(which, obj);

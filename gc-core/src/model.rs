@@ -5,7 +5,7 @@
 //! [`Heap::new`](crate::Heap::new) uses the built-in descriptor model (the
 //! [`TypeRegistry`](crate::TypeRegistry) and one-word [`Header`](crate::object::Header)s),
 //! which is the built-in binding and the default. This file also holds
-//! [`Layout`], the collector's one decoder over both.
+//! [`Decoder`], the collector's one decoder over both.
 
 use crate::mem;
 use crate::object::{FixedScan, Header, TypeRegistry};
@@ -120,12 +120,12 @@ pub(crate) fn is_filler(w0: u64) -> bool {
 /// Copy; `model` is set before the heap starts and never changes, so reading it
 /// needs no ordering.
 #[derive(Clone, Copy)]
-pub(crate) struct Layout<'a> {
+pub(crate) struct Decoder<'a> {
     pub types: &'a TypeRegistry,
     pub model: Option<&'a dyn ObjectModel>,
 }
 
-impl<'a> Layout<'a> {
+impl<'a> Decoder<'a> {
     /// The VM model and the object reference, if `obj` (whose word 0 is `w0`) is
     /// decoded by a model: a model heap and not a filler.
     #[inline(always)]
@@ -157,7 +157,7 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// As [`Layout::for_each_ref_field`], strong fields only (a VM object has no
+    /// As [`Decoder::for_each_ref_field`], strong fields only (a VM object has no
     /// weak ones).
     #[inline(always)]
     pub fn for_each_strong_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
@@ -165,6 +165,23 @@ impl<'a> Layout<'a> {
             Some(m) => m.scan(ObjectRef::new(addr), &mut |i| f(i - 1)),
             None => self.types.for_each_strong_ref_field(Header(w0), f),
         }
+    }
+
+    /// Whether word 0 `w0` is a filler's (the built-in `FILLER` type; on a model
+    /// heap, bit 0 set).
+    #[inline(always)]
+    pub fn is_filler(&self, w0: u64) -> bool {
+        match self.model {
+            Some(_) => is_filler(w0),
+            None => Header(w0).type_id() == crate::object::FILLER,
+        }
+    }
+
+    /// The VM model, if `w0` is the word 0 of a VM object (not a filler) on a
+    /// model heap.
+    #[inline(always)]
+    pub fn vm_model(&self, w0: u64) -> Option<&'a dyn ObjectModel> {
+        self.vm(w0)
     }
 
     /// The weak fields of the object as a mask (0 for VM objects).
@@ -205,16 +222,6 @@ impl<'a> Layout<'a> {
                 any
             }
             None => self.types.has_ref_fields(Header(w0)),
-        }
-    }
-
-    /// Whether payload field `field` (word `1 + field`) of the object holds a
-    /// reference.
-    #[inline(always)]
-    pub fn is_ref_field(&self, addr: usize, w0: u64, field: usize) -> bool {
-        match self.vm(w0) {
-            Some(m) => m.is_ref_slot(ObjectRef::new(addr), field + 1),
-            None => self.types.is_ref_field(Header(w0), field),
         }
     }
 }

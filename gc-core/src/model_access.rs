@@ -88,7 +88,7 @@ impl Mutator {
     /// this heap, `i` is in range and (`want_ref`) is or is not a reference slot.
     /// Panics otherwise.
     #[inline]
-    fn vm_slot(&self, obj: Gc<'_>, i: usize, want_ref: bool, what: &str) -> usize {
+    pub(crate) fn vm_slot(&self, obj: Gc<'_>, i: usize, want_ref: bool, what: &str) -> usize {
         let model = self.vm_model(what);
         if !self.accessible(obj.addr) {
             crate::access::foreign_object(obj);

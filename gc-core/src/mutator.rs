@@ -121,6 +121,9 @@ pub struct Mutator {
     pub(crate) stack: std::cell::UnsafeCell<Vec<u64>>,
     /// The heap's type registry identity, which descriptors must carry.
     pub(crate) registry: u32,
+    /// Whether the heap has a VM object model (`model.rs`): the built-in typed
+    /// accessors refuse its objects.
+    pub(crate) vm: bool,
     /// Objects of at least this many words go to the large-object space.
     large_words: usize,
     /// The thread it is bound to (`bindings.rs`).
@@ -146,6 +149,7 @@ impl Mutator {
             los_cap: i.los_end - i.los_base,
             stack: std::cell::UnsafeCell::new(Vec::new()),
             registry: i.types.id(),
+            vm: i.model.is_some(),
             large_words: i.config.large_object_threshold.div_ceil(WORD),
             thread: std::thread::current().id(),
             heap,

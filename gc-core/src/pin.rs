@@ -31,7 +31,9 @@ impl Mutator {
     /// Whether `obj` never moves (it lives in the large-object space: allocated
     /// with [`Mutator::alloc_pinned`], or large).
     pub fn is_pinned(&self, obj: Gc<'_>) -> bool {
-        self.type_of(obj); // checks that `obj` is of this heap
+        if !self.accessible(obj.addr) {
+            crate::access::foreign_object(obj);
+        }
         obj.addr.wrapping_sub(self.los_base) < self.los_cap
     }
 

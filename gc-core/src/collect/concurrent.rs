@@ -85,7 +85,7 @@ pub fn run(
     {
         let workers = inner.config.concurrent_workers;
         let ctx = MarkCtx::new(
-            &inner.types,
+            inner.decoder(),
             inner.base,
             boundary,
             inner.end,
@@ -142,7 +142,16 @@ pub fn run(
     fatal.phase("the concurrent plan");
     hook(CyclePoint::Planning);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
-    let plan = plan::build(&mut st, inner.base, boundary, page / WORD, true);
+    let plan = plan::build(
+        &mut st,
+        inner.base,
+        boundary,
+        page / WORD,
+        // No dense prefix on a model heap: its old pages move out of from-space
+        // while later pages may still need a VM object's header words from them
+        // (the plan keeps only word 0 of each page's first object).
+        inner.model.is_none(),
+    );
     let live_bytes = plan.live_words * WORD;
     // The survivors, compacted, are the next cycle's old region.
     st.sticky.planned(young, inner.base, plan.live_words);

@@ -38,7 +38,8 @@ use super::plan::Dense;
 use super::release::Tables;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header, TypeRegistry};
+use crate::model::Decoder;
+use crate::object::{is_ref, Header};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where compaction reads and writes (addresses are absolute).
@@ -92,7 +93,7 @@ impl FillTables {
     /// The filling context over these tables and `layout`.
     pub fn ctx<'a>(&'a self, inner: &'a HeapInner, layout: &Layout) -> FillCtx<'a> {
         FillCtx {
-            types: &inner.types,
+            dec: inner.decoder(),
             mark: &self.tables.mark,
             live: &self.tables.live,
             fwd: &self.fwd,
@@ -114,8 +115,12 @@ impl FillTables {
 
 /// The side tables and layout compaction fills pages from.
 pub struct FillCtx<'a> {
-    /// Object shapes.
-    pub types: &'a TypeRegistry,
+    /// Object shapes: the built-in registry or the heap's VM model. A VM object
+    /// is decoded from its from-space copy: its header words (the only words a
+    /// model reads) are live words, so from-space holds them, unchanged, while
+    /// anyone may produce a page from them (the dense prefix, whose old pages
+    /// move early, is not used on a model heap: `concurrent.rs`).
+    pub dec: Decoder<'a>,
     /// Header bits (over from-space word indices).
     pub mark: &'a Bitmap,
     /// Live-word bits.
@@ -163,12 +168,12 @@ impl FillCtx<'_> {
         }
     }
 
-    /// Words of the object with header `h` at old address `at`; a header no type
-    /// describes ends the process ([`crate::fatal::die`]: this may run in a signal
-    /// handler).
+    /// Words of the object with word 0 `h` at old address `at`, whose from-space
+    /// copy is at `src`; a header no type describes ends the process
+    /// ([`crate::fatal::die`]: this may run in a signal handler).
     #[inline]
-    fn object_words(&self, h: Header, at: usize) -> usize {
-        match self.types.object_words(h) {
+    fn object_words(&self, h: Header, src: usize, at: usize) -> usize {
+        match self.dec.object_words(src, h.0) {
             Some(n) => n,
             None => crate::fatal::die(format_args!(
                 "page filling: invalid header {:#x} at {at:#x} (old address)",
@@ -178,16 +183,34 @@ impl FillCtx<'_> {
     }
 
     /// What a walk needs of the object with header `h` at old address `at`: its
-    /// words ([`FillCtx::object_words`]) and [`TypeRegistry::fixed_ref_mask`].
+    /// words ([`FillCtx::object_words`]) and
+    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask).
     #[inline]
     fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
-        (self.object_words(h, at), self.types.fixed_ref_mask(h))
+        let src = self.from_copy(at);
+        (self.object_words(h, src, at), self.dec.fixed_ref_mask(h.0))
     }
 
-    /// Calls `f` with each reference field index of an object with header `h`, from
-    /// `refs` (its [`TypeRegistry::fixed_ref_mask`]) where it has one.
+    /// The from-space address of the object at old address `at`.
     #[inline(always)]
-    fn for_each_ref(&self, h: Header, refs: Option<u64>, mut f: impl FnMut(usize)) {
+    fn from_copy(&self, at: usize) -> usize {
+        self.at.from + (at - self.at.base)
+    }
+
+    /// Whether a walk may reuse the shape of the last object for one with the same
+    /// word 0: always on the built-in model (a header fixes the size); on a model
+    /// heap only for fillers (a class pointer may not: arrays).
+    #[inline(always)]
+    fn shape_cacheable(&self, h: Header) -> bool {
+        self.dec.model.is_none() || crate::model::is_filler(h.0)
+    }
+
+    /// Calls `f` with each reference field index of the object with header `h` at
+    /// old address `at`, from `refs` (its
+    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask))
+    /// where it has one.
+    #[inline(always)]
+    fn for_each_ref(&self, (h, at): (Header, usize), refs: Option<u64>, mut f: impl FnMut(usize)) {
         match refs {
             Some(mut mask) => {
                 while mask != 0 {
@@ -195,7 +218,7 @@ impl FillCtx<'_> {
                     mask &= mask - 1;
                 }
             }
-            None => self.types.for_each_ref_field(h, f),
+            None => self.dec.for_each_ref_field(self.from_copy(at), h.0, f),
         }
     }
 
@@ -287,7 +310,8 @@ impl FillCtx<'_> {
             // SAFETY: `obj` is an object (or filler) header below the flip top: black
             // objects are contiguous inside each carve; from-space is read-only now.
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let size = WORD * shapes.get(h, || self.shape_of(h, obj)).0;
+            let fresh = !self.shape_cacheable(h);
+            let size = WORD * shapes.get(h, fresh, || self.shape_of(h, obj)).0;
             if obj + size > at {
                 return obj;
             }
@@ -325,8 +349,9 @@ impl FillCtx<'_> {
             last = obj;
             // SAFETY: `obj` is a black object header below the flip top (from-space).
             let h = Header(unsafe { mem::load(self.at.from + (obj - self.at.base)) });
-            let (size, refs) = shapes.get(h, || self.shape_of(h, obj));
-            self.for_each_ref(h, refs, |field| {
+            let fresh = !self.shape_cacheable(h);
+            let (size, refs) = shapes.get(h, fresh, || self.shape_of(h, obj));
+            self.for_each_ref((h, obj), refs, |field| {
                 let at = obj + (field + 1) * WORD;
                 if (start..start + n * WORD).contains(&at) {
                     let slot = out + (at - start);
@@ -461,7 +486,7 @@ impl FillCtx<'_> {
     /// Walks the objects whose live words land in to-space words
     /// `[p * page_words, end_word)`, from page `p`'s plan: calls `visit(obj, (h,
     /// refs), off, n, at)` for each (its old word index, header and
-    /// [`TypeRegistry::fixed_ref_mask`], the first of its words
+    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask), the first of its words
     /// on the page and how many, and the to-space word index they land at), and
     /// `next(obj, size)` for the old word index of the object after one that does
     /// not reach `end_word`.
@@ -471,7 +496,7 @@ impl FillCtx<'_> {
         p: usize,
         end_word: usize,
         mut next: impl FnMut(usize, usize) -> usize,
-        mut visit: impl FnMut(usize, (Header, Option<u64>), usize, usize, usize),
+        mut visit: impl FnMut(usize, ((Header, usize), Option<u64>), usize, usize, usize),
     ) {
         let (mut obj, mut off) = self.page_first[p];
         // The first object may start on an earlier page, moved out of from-space
@@ -487,9 +512,11 @@ impl FillCtx<'_> {
                 // written by its claimant alone: `fill_dense`).
                 None => unsafe { mem::load(self.at.from + obj * WORD) },
             });
-            let (size, refs) = shapes.get(h, || self.shape_of(h, self.at.base + obj * WORD));
+            let old = self.at.base + obj * WORD;
+            let fresh = !self.shape_cacheable(h);
+            let (size, refs) = shapes.get(h, fresh, || self.shape_of(h, old));
             let n = (size - off).min(end_word - at);
-            visit(obj, (h, refs), off, n, at);
+            visit(obj, ((h, old), refs), off, n, at);
             at += n;
             if at < end_word {
                 obj = next(obj, size);
@@ -499,7 +526,7 @@ impl FillCtx<'_> {
     }
 
     /// Forwards the references among words `off..off + n` of an object with header
-    /// `h` (and `refs`, its [`TypeRegistry::fixed_ref_mask`]), whose word `off` is at address `at` now (copied, or in place); null and
+    /// `h` (and `refs`, its [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)), whose word `off` is at address `at` now (copied, or in place); null and
     /// the references `unmoved` picks out are left as they are.
     ///
     /// # Safety
@@ -507,7 +534,7 @@ impl FillCtx<'_> {
     #[inline(always)]
     unsafe fn forward_fields(
         &self,
-        (h, refs): (Header, Option<u64>),
+        (h, refs): ((Header, usize), Option<u64>),
         (off, n): (usize, usize),
         at: usize,
         unmoved: impl Fn(usize) -> bool,
@@ -562,7 +589,7 @@ impl FillCtx<'_> {
 }
 
 /// The shape of the last object a walk looked up, by its header word: its words
-/// and [`TypeRegistry::fixed_ref_mask`]. Objects in a run are mostly of one type:
+/// and [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask). Objects in a run are mostly of one type:
 /// when the next header is the same word, its size is known from a compare that
 /// the CPU predicts, so the next object's address does not wait for the header
 /// load and the type-table lookup (which made each step of a walk one
@@ -579,9 +606,10 @@ impl LastShape {
     fn get(
         &mut self,
         h: Header,
+        fresh: bool,
         lookup: impl FnOnce() -> (usize, Option<u64>),
     ) -> (usize, Option<u64>) {
-        if h.0 != self.header || self.words == 0 {
+        if fresh || h.0 != self.header || self.words == 0 {
             (self.words, self.refs) = lookup();
             self.header = h.0;
         }
@@ -605,7 +633,7 @@ mod tests {
     const BASE: usize = 0x4000_0000;
 
     struct Black {
-        types: TypeRegistry,
+        types: crate::object::TypeRegistry,
         /// The old image, from the heap base (words).
         from: Vec<u64>,
         boundary: usize,
@@ -693,7 +721,10 @@ mod tests {
         let (mark, live) = (Bitmap::new(64), Bitmap::new(64));
         let fwd = Forwarding::build(&live, 0, Vec::new());
         let ctx = FillCtx {
-            types: &b.types,
+            dec: Decoder {
+                types: &b.types,
+                model: None,
+            },
             mark: &mark,
             live: &live,
             fwd: &fwd,

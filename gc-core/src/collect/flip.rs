@@ -187,10 +187,10 @@ pub fn pause(
     // reference fields are left pending: forwarded by whichever thread touches
     // each first (`large.rs`), at the latest by the compaction as it starts; or,
     // if the compaction ends up inside this pause, by it.
-    let types = &inner.types;
+    let dec = inner.decoder();
     let dead = los.sweep(|addr| {
         // SAFETY: a live large object's header is mapped and immutable.
-        types.has_ref_fields(crate::object::Header(unsafe { crate::mem::load(addr) }))
+        dec.has_ref_fields(addr, unsafe { crate::mem::load(addr) })
     });
 
     p.phase("flip");

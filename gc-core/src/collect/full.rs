@@ -37,7 +37,7 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     p.phase("mark");
     let roots = roots::gather(inner, &p.stopped, &globals);
     let ctx = MarkCtx::new(
-        &inner.types,
+        inner.decoder(),
         base,
         top,
         top,

@@ -18,15 +18,16 @@
 
 use super::bitmap::Bitmap;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, FixedScan, Header, TypeRegistry};
+use crate::model::Decoder;
+use crate::object::{is_ref, FixedScan, Header};
 use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What marking reads and writes.
 pub struct MarkCtx<'a> {
-    /// Object shapes.
-    pub types: &'a TypeRegistry,
+    /// Object shapes: the built-in registry or the heap's VM model.
+    pub layout: Decoder<'a>,
     /// Moving space base.
     pub base: usize,
     /// The mark boundary: objects below are marked; objects from here to `end` are
@@ -53,7 +54,7 @@ impl<'a> MarkCtx<'a> {
     /// A context for marking the region `[base, boundary)` of a moving space ending
     /// at `end`, into `mark` and `live`, with large objects' marks in `los`.
     pub fn new(
-        types: &'a TypeRegistry,
+        layout: Decoder<'a>,
         base: usize,
         boundary: usize,
         end: usize,
@@ -61,7 +62,7 @@ impl<'a> MarkCtx<'a> {
         los: &'a LosMarks,
     ) -> MarkCtx<'a> {
         MarkCtx {
-            types,
+            layout,
             base,
             boundary,
             old_end: base,
@@ -123,11 +124,11 @@ impl<'a> MarkCtx<'a> {
             }
             // SAFETY: `addr` is a reachable object below the boundary: its header is
             // mapped, and immutable since it was published.
-            let h = Header(unsafe { mem::load(addr) });
+            let w0 = unsafe { mem::load(addr) };
             let words = self
-                .types
-                .object_words(h)
-                .unwrap_or_else(|| panic!("bad header {h:?} at {addr:#x}"));
+                .layout
+                .object_words(addr, w0)
+                .unwrap_or_else(|| panic!("bad header {:?} at {addr:#x}", Header(w0)));
             if self.single {
                 // SAFETY: as above.
                 unsafe { self.live.set_range_single(w, words) };
@@ -168,12 +169,12 @@ impl<'a> MarkCtx<'a> {
     #[inline]
     pub fn scan(&self, addr: usize, weak: &mut Vec<usize>, mut f: impl FnMut(usize)) {
         // SAFETY: `addr` is a marked (reachable) object: header and fields are mapped.
-        let h = Header(unsafe { mem::load(addr) });
-        if self.types.weak_mask(h) != 0 {
+        let w0 = unsafe { mem::load(addr) };
+        if self.layout.weak_mask(w0) != 0 {
             weak.push(addr);
         }
-        self.types.for_each_strong_ref_field(h, |field| {
-            // SAFETY: `field` is within the object (registry shape).
+        self.layout.for_each_strong_ref_field(addr, w0, |field| {
+            // SAFETY: `field` is within the object (registry shape or VM model).
             let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
             if is_ref(v) {
                 f(v);
@@ -206,7 +207,7 @@ impl<'a> MarkCtx<'a> {
         // its size and strong-reference mask: runs of one type are common (a
         // tree's nodes), and the registry's general path looks the shape up twice
         // an object.
-        let mut last: Option<(u32, Option<FixedScan>)> = None;
+        let mut last: Option<(u64, Option<FixedScan>)> = None;
         let mut addr = base;
         while addr < old_end {
             let w = (addr - base) / WORD;
@@ -219,12 +220,17 @@ impl<'a> MarkCtx<'a> {
             // SAFETY: `[base, old_end)` holds the last compaction's survivors end to
             // end (`sticky.rs`, invariant 1): `addr` is an object's header, mapped,
             // its type and length immutable.
-            let h = Header(unsafe { mem::load(addr) });
-            let ty = h.type_id().0;
+            let w0 = unsafe { mem::load(addr) };
+            // The cache key: the whole word 0 on a model heap (a class pointer;
+            // VM objects never take the fixed path), the type index otherwise.
+            let ty = match self.layout.model {
+                Some(_) => w0,
+                None => u64::from(Header(w0).type_id().0),
+            };
             let fixed = match last {
                 Some((t, f)) if t == ty => f,
                 _ => {
-                    let f = self.types.fixed_scan(h);
+                    let f = self.layout.fixed_scan(w0);
                     last = Some((ty, f));
                     f
                 }
@@ -250,10 +256,9 @@ impl<'a> MarkCtx<'a> {
                 addr += words * WORD;
                 continue;
             }
-            let words = self
-                .types
-                .object_words(h)
-                .unwrap_or_else(|| panic!("bad header {h:?} at {addr:#x} in the old region"));
+            let words = self.layout.object_words(addr, w0).unwrap_or_else(|| {
+                panic!("bad header {:?} at {addr:#x} in the old region", Header(w0))
+            });
             self.scan(addr, weak, |v| {
                 if !(base..old_end).contains(&v) {
                     young(v);

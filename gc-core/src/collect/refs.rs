@@ -19,7 +19,7 @@ use super::mark::MarkCtx;
 use crate::finalize::for_each_queue;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header};
+use crate::object::is_ref;
 use crate::safepoint::Stopped;
 
 /// Moves the registered objects marking did not reach to their queues' ready lists;
@@ -59,8 +59,7 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
             continue;
         }
         // SAFETY: `holder` is a live object (the world is stopped): mapped.
-        let h = Header(unsafe { mem::load(holder) });
-        let mut mask = inner.types.weak_mask(h);
+        let mut mask = inner.decoder().weak_mask(unsafe { mem::load(holder) });
         while mask != 0 {
             let f = mask.trailing_zeros() as usize;
             mask &= mask - 1;

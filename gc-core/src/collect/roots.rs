@@ -113,8 +113,8 @@ pub fn forward_large_objects(los: &Los, fill: &FillCtx<'_>) {
 /// forwarding claim (`large.rs`).
 pub fn forward_large_object(fill: &FillCtx<'_>, addr: usize) {
     // SAFETY: a live large object's header is mapped, and immutable.
-    let h = crate::object::Header(unsafe { mem::load(addr) });
-    fill.types.for_each_ref_field(h, |f| {
+    let w0 = unsafe { mem::load(addr) };
+    fill.dec.for_each_ref_field(addr, w0, |f| {
         let slot = addr + WORD * (1 + f);
         // SAFETY: `slot` is a field of the large object (its type's layout), which
         // the caller has to itself.

@@ -15,7 +15,7 @@ use super::mark::MarkCtx;
 use super::roots;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header};
+use crate::object::is_ref;
 use crate::safepoint::Stopped;
 use std::collections::HashSet;
 
@@ -69,8 +69,8 @@ pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>
         }
         // SAFETY: `addr` is a reachable object (the world is stopped): its header and
         // fields are mapped.
-        let h = Header(unsafe { mem::load(addr) });
-        ctx.types.for_each_strong_ref_field(h, |f| {
+        let w0 = unsafe { mem::load(addr) };
+        ctx.layout.for_each_strong_ref_field(addr, w0, |f| {
             // SAFETY: as above; `f` is a field of the object.
             let v = unsafe { mem::load(addr + WORD * (1 + f)) } as usize;
             if is_ref(v) {

@@ -10,7 +10,8 @@
 use super::bitmap::Bitmap;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::object::{is_ref, Header, FILLER};
+use crate::model::{Decoder, ObjectRef};
+use crate::object::{is_ref, Header};
 use crate::safepoint::Stopped;
 
 /// What a verification walked.
@@ -83,7 +84,7 @@ fn walk(
 ) -> Result<VerifyReport, String> {
     let los = inner.los.lock();
     let globals = inner.globals.lock();
-    let types = &inner.types;
+    let dec = inner.decoder();
     let (base, top) = (space.base(), space.top);
     let words = (top - base) / WORD;
     let starts = Bitmap::new(words.max(1));
@@ -97,18 +98,19 @@ fn walk(
     while at < top {
         // SAFETY: `at` is below the top, in the mapped heap span, world stopped.
         let h = Header(unsafe { mem::load(at) });
-        let size = types
-            .object_words(h)
+        let size = dec
+            .object_words(at, h.0)
             .ok_or_else(|| format!("invalid header {:#x} at {at:#x}", h.0))?;
+        check_model(&dec, at, h.0, size)?;
         if at + size * WORD > top {
             return Err(format!(
                 "object at {at:#x} ({size} words) runs past the top {top:#x}"
             ));
         }
-        if h.type_id() != FILLER {
+        if !dec.is_filler(h.0) {
             starts.set((at - base) / WORD);
             report.objects += 1;
-            types.for_each_ref_field(h, |f| {
+            dec.for_each_ref_field(at, h.0, |f| {
                 // SAFETY: field inside the object, below the top.
                 fields.push((at, unsafe { mem::load(at + WORD * (1 + f)) } as usize));
             });
@@ -118,12 +120,13 @@ fn walk(
     for (addr, obj) in los.iter() {
         // SAFETY: a live large object's header is mapped.
         let h = Header(unsafe { mem::load(addr) });
-        match types.object_words(h) {
-            Some(w) if w == obj.words && h.type_id() != FILLER => {}
+        match dec.object_words(addr, h.0) {
+            Some(w) if w == obj.words && !dec.is_filler(h.0) => {}
             _ => return Err(format!("large object at {addr:#x} has header {:#x}", h.0)),
         }
+        check_model(&dec, addr, h.0, obj.words)?;
         report.large_objects += 1;
-        types.for_each_ref_field(h, |f| {
+        dec.for_each_ref_field(addr, h.0, |f| {
             // SAFETY: field inside the large object.
             fields.push((addr, unsafe { mem::load(addr + WORD * (1 + f)) } as usize));
         });
@@ -180,4 +183,32 @@ fn walk(
         }
     }
     Ok(report)
+}
+
+/// On a model heap, checks what the VM model says of the object at `at` (word 0
+/// `w0`, `size` words) against the trait's promises: `1 <= header_words <=
+/// size`, and `scan` visits, in increasing order, exactly the words `i` with
+/// `header_words <= i < size` that `is_ref_slot` names (probed over the whole
+/// object). Nothing to check for built-in objects and fillers.
+fn check_model(dec: &Decoder<'_>, at: usize, w0: u64, size: usize) -> Result<(), String> {
+    let Some(m) = dec.vm_model(w0) else {
+        return Ok(());
+    };
+    let r = ObjectRef::new(at);
+    let header = m.header_words(r);
+    if size == 0 || header == 0 || header > size {
+        return Err(format!(
+            "VM object at {at:#x}: the model says {size} words, {header} header words"
+        ));
+    }
+    let mut scanned = Vec::new();
+    m.scan(r, &mut |i| scanned.push(i));
+    let probed: Vec<usize> = (0..size).filter(|&i| m.is_ref_slot(r, i)).collect();
+    if scanned != probed || scanned.first().is_some_and(|&i| i < header) {
+        return Err(format!(
+            "VM object at {at:#x} ({size} words, {header} header words): scan visits \
+             {scanned:?}, is_ref_slot names {probed:?}"
+        ));
+    }
+    Ok(())
 }
