@@ -88,9 +88,7 @@ unsafe impl ObjectModel for JvmModel {
     fn is_ref_slot(&self, obj: ObjectRef, i: usize) -> bool {
         match self.decode(obj) {
             Some((Shape::Instance { refs, .. }, _)) => (1..=refs).contains(&i),
-            Some((Shape::RefArray, len)) => {
-                i >= ARRAY_HEADER_WORDS && i - ARRAY_HEADER_WORDS < len
-            }
+            Some((Shape::RefArray, len)) => i >= ARRAY_HEADER_WORDS && i - ARRAY_HEADER_WORDS < len,
             Some((Shape::PrimArray(_), _)) | None => false,
         }
     }

@@ -93,7 +93,11 @@ pub fn push_new(m: &mut Mutator, class: &'static Class) -> Result<(), GcError> {
 /// the root stack. A GC point. Panics if `class` is not an array class or `len`
 /// exceeds [`MAX_ARRAY_LEN`].
 pub fn push_array(m: &mut Mutator, class: &'static Class, len: usize) -> Result<(), GcError> {
-    assert!(class.is_array(), "push_array: {} is not an array class", class.name());
+    assert!(
+        class.is_array(),
+        "push_array: {} is not an array class",
+        class.name()
+    );
     assert!(
         len <= MAX_ARRAY_LEN,
         "push_array: length {len} exceeds {MAX_ARRAY_LEN}"
@@ -209,7 +213,10 @@ pub fn array_len(m: &Mutator, obj: Gc<'_>) -> usize {
 
 fn element(m: &Mutator, obj: Gc<'_>, i: usize) -> usize {
     let len = array_len(m, obj);
-    assert!(i < len, "index {i} out of bounds for an array of length {len}");
+    assert!(
+        i < len,
+        "index {i} out of bounds for an array of length {len}"
+    );
     ARRAY_HEADER_WORDS + i
 }
 
