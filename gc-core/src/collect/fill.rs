@@ -624,7 +624,7 @@ mod tests {
     //! (copied, references moved down by the slide) for every way of cutting the
     //! pages into runs.
     use super::*;
-    use crate::object::TypeId;
+    use crate::object::{TypeId, TypeRegistry};
 
     /// Words per page: small pages, so that objects cross many page boundaries
     /// (filling only counts words; nothing here is mapped at the heap's addresses).
@@ -633,7 +633,7 @@ mod tests {
     const BASE: usize = 0x4000_0000;
 
     struct Black {
-        types: crate::object::TypeRegistry,
+        types: TypeRegistry,
         /// The old image, from the heap base (words).
         from: Vec<u64>,
         boundary: usize,
