@@ -39,6 +39,11 @@ impl Mutator {
     /// or when the model disagrees (`object_words != words` or `header_words !=
     /// prefix.len()` for the written object, which is then never published);
     /// `OutOfMemory` as [`Mutator::alloc`].
+    ///
+    /// The model is asked about the written object, so `words` must cover every
+    /// header word the model reads for this header (for example an array's
+    /// length word): a model told about a one-word object whose class promises
+    /// two header words reads past it.
     pub fn alloc_object(&mut self, words: usize, prefix: &[u64]) -> Result<Handle, GcError> {
         let addr = self.alloc_vm(words, prefix)?;
         Ok(Handle::new(&self.shared, addr as u64))

@@ -276,7 +276,7 @@ fn garbage(m: &mut Mutator, c: Classes, n: u64) {
 fn mutator_work(heap: &Heap, c: Classes, t: u64, young: bool, path: &str) {
     let mut m = heap.bind_mutator().unwrap();
     let base = t * 100_000;
-    push_list(&mut m, c, base, 300); // slot 0
+    push_list(&mut m, c, base, 1500); // slot 0
     push_ref_array(&mut m, c, 0, 64); // slot 1
     push_ref_array(&mut m, c, 0, 700); // slot 2: large
     push_word_array(&mut m, c, 1000, base); // slot 3: large
@@ -401,6 +401,11 @@ fn vm_graphs_survive_every_collection_path() {
         assert!(
             heap.pause_log().cycles().iter().next().is_some(),
             "{path}: no collection ran"
+        );
+        let c = heap.pause_log().compaction_stats();
+        eprintln!(
+            "{path}: {} concurrent compactions ({} SIGBUS, {} server), {} pages",
+            c.count, c.sigbus, c.server, c.pages
         );
         ran += 1;
     }
@@ -577,6 +582,10 @@ fn a_heap_without_a_model_refuses_the_binding_and_a_model_heap_the_builtin_api()
     assert!(msg.contains("not a reference slot"), "{msg}");
     let msg = panics(|| m.copy_refs(node, 0, node, 0, 0));
     assert!(msg.contains("VM object model"), "{msg}");
+    // Weak handles are roots, not slots: they work, and clear when the object dies.
+    let (kept, lost) = (m.weak(node), m.weak(other));
     m.collect();
     m.verify().unwrap();
+    assert_eq!(m.get_weak(&kept), m.stack_get(0));
+    assert_eq!(m.get_weak(&lost), None);
 }

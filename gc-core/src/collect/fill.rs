@@ -187,13 +187,13 @@ impl FillCtx<'_> {
     /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask).
     #[inline]
     fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
-        let src = self.from_copy(at);
+        let src = self.old_copy(at);
         (self.object_words(h, src, at), self.dec.fixed_ref_mask(h.0))
     }
 
     /// The from-space address of the object at old address `at`.
     #[inline(always)]
-    fn from_copy(&self, at: usize) -> usize {
+    fn old_copy(&self, at: usize) -> usize {
         self.at.from + (at - self.at.base)
     }
 
@@ -218,7 +218,7 @@ impl FillCtx<'_> {
                     mask &= mask - 1;
                 }
             }
-            None => self.dec.for_each_ref_field(self.from_copy(at), h.0, f),
+            None => self.dec.for_each_ref_field(self.old_copy(at), h.0, f),
         }
     }
 
