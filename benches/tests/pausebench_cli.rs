@@ -309,3 +309,51 @@ fn settle_waits_for_free_page_reporting_within_its_cap() {
         }
     }
 }
+
+/// The class-based VM's workloads run end to end with the built-in rows' keys and
+/// the same parameters, and collect.
+#[test]
+fn the_class_based_vm_workloads_write_the_same_records() {
+    let json = temp("jvmlike.json");
+    let out = pausebench(&[
+        "--workload",
+        "binarytrees,jvmlike-gcbench,jvmlike-binarytrees",
+        "--heap",
+        "4m",
+        "--modes",
+        "auto,copy",
+        "--verify",
+        "--params",
+        TINY,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).ok();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3 * 2);
+    let builtin = runs[0].as_object().unwrap();
+    for run in runs {
+        let keys: Vec<&String> = run.as_object().unwrap().keys().collect();
+        assert_eq!(keys, builtin.keys().collect::<Vec<_>>());
+        let name = run["workload"].as_str().unwrap();
+        assert!(stdout.contains(name), "{stdout}");
+        if name == "jvmlike-binarytrees" {
+            assert_eq!(
+                run["params"], runs[0]["params"],
+                "the built-in row's parameters"
+            );
+        }
+        if name == "jvmlike-gcbench" {
+            assert_eq!(run["params"]["stretch"], 14);
+        }
+        assert!(
+            !run["pauses"].as_array().unwrap().is_empty(),
+            "{name}: no pauses"
+        );
+    }
+}

@@ -13,7 +13,9 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "pausebench", version)]
 pub struct Args {
-    /// Workloads, comma-separated: gcbench, binarytrees, churn, bursts, toyvm:FILE.
+    /// Workloads, comma-separated: gcbench, binarytrees, churn, bursts,
+    /// jvmlike-gcbench, jvmlike-binarytrees (the same two programs and parameters
+    /// through the class-based VM's own object layout), toyvm:FILE.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Workload::parse, default_value = "gcbench")]
     pub workload: Vec<Workload>,
 
@@ -43,7 +45,8 @@ pub struct Args {
     /// Workload parameters, comma-separated workload.key=value: gcbench.{stretch,
     /// long-lived, array-size, min-depth, max-depth, rounds}, binarytrees.depth,
     /// churn.{cycles, seconds, ops, roots, garbage, seed}, bursts.{phases, burst-ms,
-    /// quiet-ms, live-mib}.
+    /// quiet-ms, live-mib}. gcbench.* and binarytrees.* apply to jvmlike-gcbench and
+    /// jvmlike-binarytrees too.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub params: Vec<String>,
 

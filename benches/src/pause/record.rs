@@ -47,7 +47,8 @@ pub struct Document {
 /// One run: a (workload, heap size, mode, repeat) and what it measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunRecord {
-    /// Workload name (`gcbench`, `binarytrees`, `churn`, `toyvm:FILE`).
+    /// Workload name (`gcbench`, `binarytrees`, `churn`, `bursts`,
+    /// `jvmlike-gcbench`, `jvmlike-binarytrees`, `toyvm:FILE`).
     pub workload: String,
     /// Heap capacity asked for.
     pub heap_bytes: usize,

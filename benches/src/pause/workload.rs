@@ -4,11 +4,16 @@
 //! measured ([`Measured`]).
 //!
 //! The `flipgc-stress` programs are called exactly as their binaries call them; a
-//! `toyvm:FILE` workload runs a Scheme file on the toy VM (`flipgc-toyvm`).
+//! `toyvm:FILE` workload runs a Scheme file on the toy VM (`flipgc-toyvm`);
+//! `jvmlike-gcbench` and `jvmlike-binarytrees` run the same two programs, with the
+//! same parameters (`--params gcbench.*` and `binarytrees.*` apply to both), through
+//! the class-based VM's own object layout (`flipgc-jvmlike`, a heap built with
+//! `Heap::with_model`), so that the two embeddings compare row by row.
 
 use super::hiccup::HiccupMeter;
 use super::rss;
 use flipgc_core::{Heap, HeapConfig, PauseLog, TypeRegistry};
+use flipgc_jvmlike::object::Jvm;
 use flipgc_stress::params::{split_pair, SetParam};
 use flipgc_stress::{binarytrees, bursts, churn, gcbench};
 use hdrhistogram::Histogram;
@@ -35,11 +40,16 @@ pub enum Workload {
     Bursts,
     /// A Scheme source file run by the toy VM.
     Toyvm(PathBuf),
+    /// [`gcbench`] through the class-based VM's layout (`flipgc_jvmlike::gcbench`).
+    JvmlikeGcbench,
+    /// [`binarytrees`] through the class-based VM's layout
+    /// (`flipgc_jvmlike::binarytrees`).
+    JvmlikeBinarytrees,
 }
 
 impl Workload {
-    /// Parses `gcbench`, `binarytrees`, `churn`, `bursts` or `toyvm:FILE` (FILE must
-    /// be readable).
+    /// Parses `gcbench`, `binarytrees`, `churn`, `bursts`, `jvmlike-gcbench`,
+    /// `jvmlike-binarytrees` or `toyvm:FILE` (FILE must be readable).
     pub fn parse(text: &str) -> Result<Workload, String> {
         let t = text.trim();
         match t {
@@ -47,6 +57,8 @@ impl Workload {
             "binarytrees" => Ok(Workload::Binarytrees),
             "churn" => Ok(Workload::Churn),
             "bursts" => Ok(Workload::Bursts),
+            "jvmlike-gcbench" => Ok(Workload::JvmlikeGcbench),
+            "jvmlike-binarytrees" => Ok(Workload::JvmlikeBinarytrees),
             _ => match t.strip_prefix("toyvm:") {
                 Some("") => Err("toyvm: needs a source file (toyvm:FILE)".into()),
                 Some(file) => {
@@ -54,7 +66,8 @@ impl Workload {
                     Ok(Workload::Toyvm(file.into()))
                 }
                 None => Err(format!(
-                    "unknown workload {t:?} (known: gcbench, binarytrees, churn, bursts, toyvm:FILE)"
+                    "unknown workload {t:?} (known: gcbench, binarytrees, churn, bursts, \
+                     jvmlike-gcbench, jvmlike-binarytrees, toyvm:FILE)"
                 )),
             },
         }
@@ -68,6 +81,8 @@ impl Workload {
             Workload::Churn => "churn".into(),
             Workload::Bursts => "bursts".into(),
             Workload::Toyvm(p) => format!("toyvm:{}", p.display()),
+            Workload::JvmlikeGcbench => "jvmlike-gcbench".into(),
+            Workload::JvmlikeBinarytrees => "jvmlike-binarytrees".into(),
         }
     }
 }
@@ -131,8 +146,8 @@ impl Params {
     pub fn validate(&self, workloads: &[Workload]) -> Result<(), String> {
         for w in workloads {
             let r = match w {
-                Workload::Gcbench => self.gcbench.validate(),
-                Workload::Binarytrees => self.binarytrees.validate(),
+                Workload::Gcbench | Workload::JvmlikeGcbench => self.gcbench.validate(),
+                Workload::Binarytrees | Workload::JvmlikeBinarytrees => self.binarytrees.validate(),
                 Workload::Churn => self.churn.validate(),
                 Workload::Bursts => self.bursts.validate(),
                 Workload::Toyvm(_) => Ok(()),
@@ -145,8 +160,10 @@ impl Params {
     /// The parameters `w` runs with, as JSON (`null` for the toy VM).
     pub fn json_for(&self, w: &Workload) -> serde_json::Value {
         let v = match w {
-            Workload::Gcbench => serde_json::to_value(&self.gcbench),
-            Workload::Binarytrees => serde_json::to_value(&self.binarytrees),
+            Workload::Gcbench | Workload::JvmlikeGcbench => serde_json::to_value(&self.gcbench),
+            Workload::Binarytrees | Workload::JvmlikeBinarytrees => {
+                serde_json::to_value(&self.binarytrees)
+            }
             Workload::Churn => serde_json::to_value(&self.churn),
             Workload::Bursts => serde_json::to_value(&self.bursts),
             Workload::Toyvm(_) => Ok(serde_json::Value::Null),
@@ -223,8 +240,44 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
             Box::new(move |h| bursts::run(h, &t, &p).map(drop).map_err(|e| e.to_string()))
         }
         Workload::Toyvm(path) => toyvm_job(&mut registry, path)?,
+        Workload::JvmlikeGcbench | Workload::JvmlikeBinarytrees => {
+            let (jvm, job) = jvmlike_job(w, p)?;
+            let heap = Heap::with_model(config, jvm.model()).map_err(err)?;
+            return measure(w, heap, job);
+        }
     };
-    let heap = Heap::new(config, registry).map_err(err)?;
+    measure(w, Heap::new(config, registry).map_err(err)?, job)
+}
+
+/// The class-based VM's workloads: a fresh VM with the program's classes loaded
+/// (before the heap exists, so loading is not timed; its heap is built with the
+/// VM's object model), and the job.
+fn jvmlike_job(w: &Workload, p: &Params) -> Result<(Jvm, Job), String> {
+    let jvm = Jvm::new();
+    let job: Job = match w {
+        Workload::JvmlikeGcbench => {
+            let (t, p) = (flipgc_jvmlike::gcbench::load(&jvm)?, p.gcbench.clone());
+            Box::new(move |h| {
+                flipgc_jvmlike::gcbench::run(h, &t, &p)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })
+        }
+        _ => {
+            let t = flipgc_jvmlike::binarytrees::load(&jvm)?;
+            let p = p.binarytrees.clone();
+            Box::new(move |h| {
+                flipgc_jvmlike::binarytrees::run(h, &t, &p)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })
+        }
+    };
+    Ok((jvm, job))
+}
+
+/// Runs `job` on `heap` with the meters (see [`run`]).
+fn measure(w: &Workload, heap: Heap, job: Job) -> Result<Measured, String> {
     rss::reset_peak();
     let meter = HiccupMeter::start(&heap);
     let machine = HiccupMeter::start_machine(&heap);
@@ -286,6 +339,12 @@ mod tests {
         assert_eq!(Workload::parse(" churn"), Ok(Workload::Churn));
         let e = Workload::parse("specjbb").unwrap_err();
         assert!(e.contains("unknown workload"), "{e}");
+        assert_eq!(
+            Workload::parse("jvmlike-gcbench"),
+            Ok(Workload::JvmlikeGcbench)
+        );
+        let w = Workload::parse("jvmlike-binarytrees").unwrap();
+        assert_eq!(w.name(), "jvmlike-binarytrees");
         assert!(Workload::parse("toyvm:").is_err());
         let e = Workload::parse("toyvm:/no/such/file.scm").unwrap_err();
         assert!(e.contains("/no/such/file.scm"), "{e}");
@@ -311,5 +370,8 @@ mod tests {
         assert!(p.validate(&[Workload::Gcbench]).is_err());
         assert!(p.validate(&[Workload::Churn]).is_ok());
         assert_eq!(p.json_for(&Workload::Binarytrees)["depth"], 8);
+        // The class-based VM's rows run the same parameters as the built-in ones.
+        assert_eq!(p.json_for(&Workload::JvmlikeBinarytrees)["depth"], 8);
+        assert!(p.validate(&[Workload::JvmlikeGcbench]).is_err());
     }
 }
