@@ -208,6 +208,13 @@ impl Analyzer<'_> {
                 let (name, value) = self.define_parts(form, rest)?;
                 return Ok(Expr::GlobalDef(name, Box::new(value)));
             }
+            if head.sym() == Some("import") {
+                super::derived::check_import(form, rest)?;
+                return Ok(Expr::Unspec);
+            }
+            if head.sym() == Some("define-record-type") {
+                return self.toplevel(&super::derived::define_record_type(form, rest)?);
+            }
             if head.sym() == Some("begin") && !rest.is_empty() {
                 let body = rest
                     .iter()
@@ -413,7 +420,11 @@ impl Analyzer<'_> {
             "cond" => self.cond(d, args)?,
             "case" => self.case(d, args)?,
             "do" => self.do_loop(d, args)?,
-            _ => return Ok(None),
+            "define-record-type" | "import" => return bad("only allowed at top level"),
+            _ => match super::derived::expand(name, d, args)? {
+                Some(rewritten) => self.expr(&rewritten)?,
+                None => return Ok(None),
+            },
         }))
     }
 
