@@ -40,7 +40,11 @@
 (define (cdddar x) (cdr (cdr (cdr (car x)))))
 (define (cddddr x) (cdr (cdr (cdr (cdr x)))))
 
-;; Numbers.
+;; Numbers (integers and floats: every number is real; the rationals are the
+;; integers and the finite floats).
+(define (complex? x) (number? x))
+(define (real? x) (number? x))
+(define (rational? x) (and (number? x) (or (exact? x) (finite? x))))
 (define (square x) (* x x))
 (define (exact-nonnegative-integer? x) (and (exact-integer? x) (>= x 0)))
 (define (infinite? x) (and (inexact? x) (not (= x 0)) (= x (* 2 x))))
@@ -190,3 +194,37 @@
 (define (command-line) '("toyvm"))
 (define (emergency-exit . code) (apply exit code))
 (define (features) '(r7rs exact-closed toyvm))
+;; Escape-only continuations (builtins/control.rs): a continuation returns
+;; its arguments from its call/cc while that call/cc is active; calling it later
+;; is an error. dynamic-wind runs `after` on a normal return and on an escape
+;; through it (re-entry, which would run `before` again, is not supported).
+(define (call-with-current-continuation receiver)
+  (%with-escape
+   (lambda (serial)
+     (receiver
+      (lambda vals
+        (%unwind-to serial)
+        (%escape serial (if (and (pair? vals) (null? (cdr vals)))
+                            (car vals)
+                            (apply values vals))))))))
+(define call/cc call-with-current-continuation)
+;; The active dynamic-wind entries, innermost first: (serial-of-call/cc-depth . after).
+(define %winders '())
+(define (%unwind-to serial)
+  ;; Runs the `after` thunks of the dynamic-winds entered since the call/cc of
+  ;; `serial` (those with a larger entry serial), innermost first.
+  (let loop ()
+    (if (and (pair? %winders) (> (car (car %winders)) serial))
+        (let ((after (cdr (car %winders))))
+          (set! %winders (cdr %winders))
+          (after)
+          (loop)))))
+(define (dynamic-wind before thunk after)
+  (before)
+  (%with-escape
+   (lambda (mark)
+     (set! %winders (cons (cons mark after) %winders))
+     (let ((v (thunk)))
+       (set! %winders (cdr %winders))
+       (after)
+       v))))

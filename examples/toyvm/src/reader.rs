@@ -519,7 +519,9 @@ mod tests {
             one(r#""a\n\t\"\\\x41;""#),
             DatumKind::Str("a\n\t\"\\A".into())
         );
-        assert_eq!(one("99999999999999999999"), DatumKind::Float(1e20));
+        assert!(read_all("99999999999999999999").is_err());
+        assert!(read_all("-9223372036854775809").is_err());
+        assert_eq!(one("-9223372036854775808"), DatumKind::Int(i64::MIN));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `base..base + argc` and pushes its result (anything it pushes above the
 //! arguments is dropped by the caller, which keeps only the top).
 
+mod control;
 mod hashtable;
 mod list;
 mod num;
@@ -248,6 +249,8 @@ table! {
     "flush-output-port" 0 1 => r7rs::flush_output_port;
     "write-char" 1 2 => r7rs::write_char;
     "write-string" 1 2 => r7rs::write_string;
+    "%with-escape" 1 1 => control::with_escape;
+    "%escape" 2 2 => control::escape;
     "%cons" 2 2 => list::cons;
     "%list" 0 _ => list::list;
     "%vector" 0 _ => list::vector;

@@ -165,7 +165,10 @@ pub fn string_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let k = vm.int(base + 1, "string-set!")?;
     let c = as_char(vm.val(base + 2))
         .ok_or_else(|| vm.type_error("string-set!", "a character", base + 2))?;
-    let Some((at, old)) = usize::try_from(k).ok().and_then(|k| s.char_indices().nth(k)) else {
+    let Some((at, old)) = usize::try_from(k)
+        .ok()
+        .and_then(|k| s.char_indices().nth(k))
+    else {
         return Err(VmError::runtime(format!(
             "string-set!: index {k} out of range for length {}",
             s.chars().count()
@@ -254,7 +257,13 @@ fn char_compare(
     fold: bool,
     ok: fn(char, char) -> bool,
 ) -> Result<(), VmError> {
-    let key = |c: char| if fold { c.to_lowercase().next().unwrap_or(c) } else { c };
+    let key = |c: char| {
+        if fold {
+            c.to_lowercase().next().unwrap_or(c)
+        } else {
+            c
+        }
+    };
     let mut all = true;
     for i in 0..argc {
         let c = char_arg(vm, base + i, who)?;

@@ -108,7 +108,12 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
             _ => return bad("expected (field accessor [modifier])"),
         }
     }
-    let index = |f: &str| fields.iter().position(|(n, _)| n == f).map(|i| i as i64 + 1);
+    let index = |f: &str| {
+        fields
+            .iter()
+            .position(|(n, _)| n == f)
+            .map(|i| i as i64 + 1)
+    };
     let rtd = sym(&format!("%rtd:{type_name}"), d);
     let mut out = vec![sym("begin", d)];
     out.push(list(
@@ -136,11 +141,18 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
             let mut elems = vec![sym("%vector", d), rtd.clone()];
             for (f, _) in &fields {
                 let given = cargs.iter().any(|a| a.sym() == Some(f.as_str()));
-                elems.push(if given { sym(f, d) } else { at(DatumKind::Bool(false), d) });
+                elems.push(if given {
+                    sym(f, d)
+                } else {
+                    at(DatumKind::Bool(false), d)
+                });
             }
             let mut head = vec![cname.clone()];
             head.extend(cargs.iter().cloned());
-            out.push(list(vec![sym("define", d), list(head, d), list(elems, d)], d));
+            out.push(list(
+                vec![sym("define", d), list(head, d), list(elems, d)],
+                d,
+            ));
         }
         _ if ctor.sym().is_some() || matches!(ctor.kind, DatumKind::Bool(false)) => {
             if let Some(c) = ctor.sym() {
@@ -150,7 +162,10 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
                 head.extend(names.iter().cloned());
                 let mut elems = vec![sym("%vector", d), rtd.clone()];
                 elems.extend(names);
-                out.push(list(vec![sym("define", d), list(head, d), list(elems, d)], d));
+                out.push(list(
+                    vec![sym("define", d), list(head, d), list(elems, d)],
+                    d,
+                ));
             }
         }
         _ => return bad("bad constructor"),
@@ -224,7 +239,10 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
                 let Some(bs) = bindings.list() else {
                     return bad("expects ((formals expr) ...) and a body");
                 };
-                let mut inner = list([vec![sym("let", d), list(vec![], d)], body.to_vec()].concat(), d);
+                let mut inner = list(
+                    [vec![sym("let", d), list(vec![], d)], body.to_vec()].concat(),
+                    d,
+                );
                 for b in bs.iter().rev() {
                     let Some([formals, e]) = b.list() else {
                         return Err(b.error(format!("{name}: expected (formals expr)")));
@@ -257,7 +275,10 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
                     DatumKind::List(items, tail) => (items.len(), tail.is_some()),
                     _ => return Err(formals.error("case-lambda: bad formals")),
                 };
-                let f = list([vec![sym("lambda", d), formals.clone()], body.to_vec()].concat(), d);
+                let f = list(
+                    [vec![sym("lambda", d), formals.clone()], body.to_vec()].concat(),
+                    d,
+                );
                 clauses.push(list(
                     vec![
                         sym("%vector", d),
@@ -268,13 +289,7 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
                     d,
                 ));
             }
-            list(
-                vec![
-                    sym("%case-lambda", d),
-                    list(clauses, d),
-                ],
-                d,
-            )
+            list(vec![sym("%case-lambda", d), list(clauses, d)], d)
         }
         "delay" | "delay-force" => match args {
             [e] => list(
@@ -304,14 +319,22 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
             x
         } else {
             list(
-                vec![sym("%list", t), quote(sym("unquote", t), t), quasi(&x, depth - 1)?],
+                vec![
+                    sym("%list", t),
+                    quote(sym("unquote", t), t),
+                    quasi(&x, depth - 1)?,
+                ],
                 t,
             )
         });
     }
     if let Some(x) = is_form(t, "quasiquote") {
         return Ok(list(
-            vec![sym("%list", t), quote(sym("quasiquote", t), t), quasi(&x, depth + 1)?],
+            vec![
+                sym("%list", t),
+                quote(sym("quasiquote", t), t),
+                quasi(&x, depth + 1)?,
+            ],
             t,
         ));
     }
@@ -346,7 +369,10 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
         }
         DatumKind::Vector(items) => {
             let as_list = at(DatumKind::List(items.clone(), None), t);
-            Ok(list(vec![sym("%list->vector", t), quasi(&as_list, depth)?], t))
+            Ok(list(
+                vec![sym("%list->vector", t), quasi(&as_list, depth)?],
+                t,
+            ))
         }
         _ => Ok(quote(t.clone(), t)),
     }
