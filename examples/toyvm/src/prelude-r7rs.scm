@@ -120,6 +120,10 @@
 (define (string-downcase s) (string-map char-downcase s))
 (define (string-foldcase s) (string-map char-foldcase s))
 (define (string-ci=? a b) (string=? (string-foldcase a) (string-foldcase b)))
+(define (string-ci<? a b) (string<? (string-foldcase a) (string-foldcase b)))
+(define (string-ci>? a b) (string-ci<? b a))
+(define (string-ci<=? a b) (not (string-ci<? b a)))
+(define (string-ci>=? a b) (not (string-ci<? a b)))
 
 ;; Vectors.
 (define (vector-map f v . more)
