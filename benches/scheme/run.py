@@ -220,14 +220,26 @@ def main():
                          "match": match,
                          "systems": {n: {k: v for k, v in r.items() if k != "output"}
                                      for n, r in res.items()}})
+            write_json(args.json, names, rows)
+    gmean = write_json(args.json, names, rows)
+    print(f"toy VM / Guile geometric mean over {count_matching(rows)} matching programs: "
+          + (f"{gmean:.2f}" if gmean else "-"))
+    print(f"wrote {args.json}")
+
+
+def count_matching(rows):
+    return len([r for r in rows if r["ratio"] and r["match"]])
+
+
+def write_json(path, names, rows):
+    """Writes the figures so far (after every program, so that an interrupted
+    run keeps what it measured); returns the geometric mean."""
     ratios = [r["ratio"] for r in rows if r["ratio"] and r["match"]]
     gmean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
-    print(f"toy VM / Guile geometric mean over {len(ratios)} matching programs: "
-          + (f"{gmean:.2f}" if gmean else "-"))
-    with open(args.json, "w", encoding="utf-8") as f:
+    with open(path, "w", encoding="utf-8") as f:
         json.dump({"systems": names, "programs": rows, "geometric_mean": gmean,
                    "matching": len(ratios)}, f, indent=1)
-    print(f"wrote {args.json}")
+    return gmean
 
 
 if __name__ == "__main__":

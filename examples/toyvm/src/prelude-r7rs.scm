@@ -232,3 +232,23 @@
        (set! %winders (cdr %winders))
        (after)
        v))))
+;; Parameters: a parameter is a procedure of no arguments returning its value;
+;; parameterize (compile/derived.rs) calls it with a private key to convert a
+;; value and to set it, and restores the old values on the way out (also on an
+;; escape, through dynamic-wind).
+(define %param-key (list 'parameter))
+(define (make-parameter value . converter)
+  (let* ((convert (if (pair? converter) (car converter) (lambda (x) x)))
+         (value (convert value)))
+    (lambda args
+      (cond ((null? args) value)
+            ((and (eq? (car args) %param-key) (eq? (cadr args) 'convert))
+             (convert (car (cddr args))))
+            ((and (eq? (car args) %param-key) (eq? (cadr args) 'set))
+             (set! value (car (cddr args))))
+            (else (error "parameter: called with arguments" args))))))
+(define (%parameterize params values thunk)
+  (let* ((new (map (lambda (p v) (p %param-key 'convert v)) params values))
+         (old (map (lambda (p) (p)) params))
+         (swap! (lambda (vals) (for-each (lambda (p v) (p %param-key 'set v)) params vals))))
+    (dynamic-wind (lambda () (swap! new)) thunk (lambda () (swap! old)))))

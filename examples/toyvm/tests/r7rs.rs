@@ -346,3 +346,17 @@ fn escape_only_continuations_and_dynamic_wind() {
     let e = o.result.expect_err("nesting");
     assert!(e.message.contains("call/cc"), "{e}");
 }
+
+#[test]
+fn parameters() {
+    check(
+        "(define radix (make-parameter 10))
+         (define width (make-parameter 5 (lambda (x) (* x 2))))
+         (write (list (radix) (width)))
+         (parameterize ((radix 2) (width 3)) (write (list (radix) (width))))
+         (write (list (radix) (width)))
+         (write (call/cc (lambda (k) (parameterize ((radix 16)) (k (radix))))))
+         (write (radix))",
+        "(10 10)(2 6)(10 10)1610",
+    );
+}

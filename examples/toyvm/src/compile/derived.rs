@@ -1,7 +1,7 @@
 //! The R7RS derived forms, rewritten datum to datum before analysis:
 //! `import` (checked against the standard libraries), `define-record-type`,
 //! `quasiquote` (nested levels), `let-values` / `let*-values`, `case-lambda`,
-//! `delay` / `delay-force` / `make-promise`. The rewrites call procedures of
+//! `parameterize`, `delay` / `delay-force` / `make-promise`. The rewrites call procedures of
 //! the prelude by `%`-prefixed names (`%make-record-type`, `%make-promise`...),
 //! so a program's own bindings of `list` or `cons` do not change them; they are
 //! not hygienic beyond that (this VM has no `syntax-rules` yet).
@@ -291,6 +291,30 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
             }
             list(vec![sym("%case-lambda", d), list(clauses, d)], d)
         }
+        "parameterize" => match args {
+            [bindings, body @ ..] if !body.is_empty() => {
+                let Some(bs) = bindings.list() else {
+                    return bad("expects ((parameter value) ...) and a body");
+                };
+                let (mut ps, mut vs) = (vec![sym("%list", d)], vec![sym("%list", d)]);
+                for b in bs {
+                    let Some([p, v]) = b.list() else {
+                        return Err(b.error("parameterize: expected (parameter value)"));
+                    };
+                    ps.push(p.clone());
+                    vs.push(v.clone());
+                }
+                let thunk = list(
+                    [vec![sym("lambda", d), list(vec![], d)], body.to_vec()].concat(),
+                    d,
+                );
+                list(
+                    vec![sym("%parameterize", d), list(ps, d), list(vs, d), thunk],
+                    d,
+                )
+            }
+            _ => return bad("expects bindings and a body"),
+        },
         "delay" | "delay-force" => match args {
             [e] => list(
                 vec![
