@@ -41,6 +41,10 @@ nboyer sboyer gcbench mperm
 equal bv2string
 """.split()
 
+# Seconds a system may take to compile a program ahead of its run (Guile's
+# -O3 compile of the largest programs takes minutes on a loaded machine).
+COMPILE_TIMEOUT = 180
+
 # Lines whose text differs between runs and systems by nature.
 TIMING = re.compile(r"^(Elapsed time:|\+!CSVLINE!\+)")
 
@@ -148,8 +152,12 @@ def run_one(system, program, text, tmp, timeout):
         step = system.compile_cmd(src)
         if step:
             argv, _ = step
-            c = subprocess.run(argv, cwd=SUITE, capture_output=True, text=True,
-                               timeout=timeout)
+            try:
+                c = subprocess.run(argv, cwd=SUITE, capture_output=True, text=True,
+                                   timeout=max(timeout, COMPILE_TIMEOUT))
+            except subprocess.TimeoutExpired:
+                return {"ok": False, "seconds": None, "output": "",
+                        "error": f"compile: timeout after {max(timeout, COMPILE_TIMEOUT)} s"}
             if c.returncode != 0:
                 return {"ok": False, "seconds": None, "output": "",
                         "error": "compile: " + c.stderr.strip()[-300:]}
