@@ -98,6 +98,26 @@ pub fn read_all(src: &str) -> Result<Vec<Datum>, VmError> {
     }
 }
 
+/// Reads the first datum of `src`: it and how many bytes of `src` it and the
+/// atmosphere before it took, or `None` if `src` holds no more data (the
+/// runtime's `read`).
+pub fn read_prefix(src: &str) -> Result<Option<(Datum, usize)>, VmError> {
+    let mut r = Reader {
+        chars: src.chars().collect(),
+        pos: 0,
+        line: 1,
+        col: 1,
+        depth: 0,
+    };
+    r.skip_atmosphere()?;
+    if r.peek().is_none() {
+        return Ok(None);
+    }
+    let d = r.datum()?;
+    let used: usize = r.chars[..r.pos].iter().map(|c| c.len_utf8()).sum();
+    Ok(Some((d, used)))
+}
+
 struct Reader {
     chars: Vec<char>,
     pos: usize,
@@ -199,12 +219,21 @@ impl Reader {
                 Ok(d)
             }
             ')' | ']' => Err(self.err(format!("unexpected '{c}'"))),
-            '\'' => {
+            '\'' | '`' | ',' => {
                 self.bump();
+                let name = match c {
+                    '\'' => "quote",
+                    '`' => "quasiquote",
+                    _ if self.peek() == Some('@') => {
+                        self.bump();
+                        "unquote-splicing"
+                    }
+                    _ => "unquote",
+                };
                 self.nest()?;
                 let inner = self.datum()?;
                 self.depth -= 1;
-                let q = mk(DatumKind::Sym("quote".into()));
+                let q = mk(DatumKind::Sym(name.into()));
                 Ok(mk(DatumKind::List(vec![q, inner], None)))
             }
             '"' => {
@@ -214,6 +243,13 @@ impl Reader {
             '#' => self.hash(line, col),
             _ => {
                 let tok = self.token();
+                if is_integer_token(&tok) && parse_number(&tok).is_none() {
+                    return Err(VmError::syntax(
+                        line,
+                        col,
+                        format!("integer literal {tok} is outside the 64-bit range"),
+                    ));
+                }
                 Ok(mk(parse_atom(&tok)))
             }
         }
@@ -415,9 +451,16 @@ fn char_named(name: &str) -> Option<char> {
     })
 }
 
+/// Whether `s` has the shape of an exact integer: an optional sign, then digits.
+fn is_integer_token(s: &str) -> bool {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Parses a number as Scheme would (`string->number` too): an integer, a float,
-/// `+inf.0`, `-inf.0` or `+nan.0`; `None` if `s` is not a number. Integers too
-/// large for 64 bits read as floats.
+/// `+inf.0`, `-inf.0` or `+nan.0`; `None` if `s` is not a number, or is an
+/// exact integer outside the 64-bit range (this VM has no bignums: the reader
+/// reports that as an error, `string->number` returns `#f`).
 pub fn parse_number(s: &str) -> Option<DatumKind> {
     match s {
         "+inf.0" => return Some(DatumKind::Float(f64::INFINITY)),
@@ -430,10 +473,7 @@ pub fn parse_number(s: &str) -> Option<DatumKind> {
         return None;
     }
     if body.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(match s.parse::<i64>() {
-            Ok(i) => DatumKind::Int(i),
-            Err(_) => DatumKind::Float(s.parse().ok()?),
-        });
+        return s.parse::<i64>().ok().map(DatumKind::Int);
     }
     let ok = body
         .bytes()
@@ -479,7 +519,9 @@ mod tests {
             one(r#""a\n\t\"\\\x41;""#),
             DatumKind::Str("a\n\t\"\\A".into())
         );
-        assert_eq!(one("99999999999999999999"), DatumKind::Float(1e20));
+        assert!(read_all("99999999999999999999").is_err());
+        assert!(read_all("-9223372036854775809").is_err());
+        assert_eq!(one("-9223372036854775808"), DatumKind::Int(i64::MIN));
     }
 
     #[test]

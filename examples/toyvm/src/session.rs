@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::io::Write;
 
 const PRELUDE: &str = include_str!("prelude.scm");
+const PRELUDE_R7RS: &str = include_str!("prelude-r7rs.scm");
 
 /// A running program (the REPL keeps one for its whole life).
 pub struct Session {
@@ -35,6 +36,7 @@ impl Session {
             redefined: HashSet::new(),
         };
         s.eval("<prelude>", PRELUDE)?;
+        s.eval("<prelude-r7rs>", PRELUDE_R7RS)?;
         Ok(s)
     }
 

@@ -3,9 +3,11 @@
 //! `base..base + argc` and pushes its result (anything it pushes above the
 //! arguments is dropped by the caller, which keeps only the top).
 
+mod control;
 mod hashtable;
 mod list;
 mod num;
+mod r7rs;
 mod string;
 mod system;
 mod weak;
@@ -206,6 +208,58 @@ table! {
     "hashtable-keys" 1 1 => hashtable::keys;
     "hashtable-values" 1 1 => hashtable::values;
     "hashtable-clear!" 1 1 => hashtable::clear;
+    // R7RS-small (r7rs.rs), and the %-names the derived forms call.
+    "current-jiffy" 0 0 => r7rs::current_jiffy;
+    "jiffies-per-second" 0 0 => r7rs::jiffies_per_second;
+    "current-second" 0 0 => r7rs::current_second;
+    "exp" 1 1 => r7rs::exp;
+    "log" 1 2 => r7rs::log;
+    "sin" 1 1 => r7rs::sin;
+    "cos" 1 1 => r7rs::cos;
+    "tan" 1 1 => r7rs::tan;
+    "asin" 1 1 => r7rs::asin;
+    "acos" 1 1 => r7rs::acos;
+    "atan" 1 2 => r7rs::atan;
+    "expt" 2 2 => r7rs::expt;
+    "truncate" 1 1 => r7rs::truncate;
+    "ceiling" 1 1 => r7rs::ceiling;
+    "exact-integer?" 1 1 => r7rs::is_exact_integer;
+    "exact?" 1 1 => r7rs::is_exact;
+    "inexact?" 1 1 => r7rs::is_inexact;
+    "nan?" 1 1 => r7rs::is_nan;
+    "string-set!" 3 3 => r7rs::string_set;
+    "char-alphabetic?" 1 1 => r7rs::is_alphabetic;
+    "char-numeric?" 1 1 => r7rs::is_numeric;
+    "char-whitespace?" 1 1 => r7rs::is_whitespace;
+    "char-upper-case?" 1 1 => r7rs::is_upper;
+    "char-lower-case?" 1 1 => r7rs::is_lower;
+    "char-upcase" 1 1 => r7rs::char_upcase;
+    "char-downcase" 1 1 => r7rs::char_downcase;
+    "char-foldcase" 1 1 => r7rs::char_downcase;
+    "digit-value" 1 1 => r7rs::digit_value;
+    "char=?" 1 _ => r7rs::char_eq;
+    "char<?" 1 _ => r7rs::char_lt;
+    "char>?" 1 _ => r7rs::char_gt;
+    "char<=?" 1 _ => r7rs::char_le;
+    "char>=?" 1 _ => r7rs::char_ge;
+    "char-ci=?" 1 _ => r7rs::char_ci_eq;
+    "char-ci<?" 1 _ => r7rs::char_ci_lt;
+    "read" 0 1 => r7rs::read;
+    "read-char" 0 1 => r7rs::read_char;
+    "peek-char" 0 1 => r7rs::peek_char;
+    "read-line" 0 1 => r7rs::read_line;
+    "eof-object" 0 0 => r7rs::eof_object;
+    "current-input-port" 0 0 => r7rs::current_input_port;
+    "current-output-port" 0 0 => r7rs::current_output_port;
+    "flush-output-port" 0 1 => r7rs::flush_output_port;
+    "write-char" 1 2 => r7rs::write_char;
+    "write-string" 1 2 => r7rs::write_string;
+    "%with-escape" 1 1 => control::with_escape;
+    "%escape" 2 2 => control::escape;
+    "%cons" 2 2 => list::cons;
+    "%list" 0 _ => list::list;
+    "%vector" 0 _ => list::vector;
+    "%list->vector" 1 1 => list::list_to_vector;
 }
 
 /// The builtin named `name`.

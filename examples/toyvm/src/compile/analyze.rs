@@ -208,6 +208,13 @@ impl Analyzer<'_> {
                 let (name, value) = self.define_parts(form, rest)?;
                 return Ok(Expr::GlobalDef(name, Box::new(value)));
             }
+            if head.sym() == Some("import") {
+                super::derived::check_import(form, rest)?;
+                return Ok(Expr::Unspec);
+            }
+            if head.sym() == Some("define-record-type") {
+                return self.toplevel(&super::derived::define_record_type(form, rest)?);
+            }
             if head.sym() == Some("begin") && !rest.is_empty() {
                 let body = rest
                     .iter()
@@ -413,7 +420,14 @@ impl Analyzer<'_> {
             "cond" => self.cond(d, args)?,
             "case" => self.case(d, args)?,
             "do" => self.do_loop(d, args)?,
-            _ => return Ok(None),
+            "define-record-type" => {
+                return bad("only allowed at top level or at the start of a body")
+            }
+            "import" => return bad("only allowed at top level"),
+            _ => match super::derived::expand(name, d, args)? {
+                Some(rewritten) => self.expr(&rewritten)?,
+                None => return Ok(None),
+            },
         }))
     }
 
@@ -483,6 +497,7 @@ impl Analyzer<'_> {
     fn is_definition(&self, f: &Datum) -> bool {
         match f.list() {
             Some([h, ..]) if self.is_special(h, "define") => true,
+            Some([h, ..]) if self.is_special(h, "define-record-type") => true,
             Some([h, rest @ ..]) if self.is_special(h, "begin") => {
                 !rest.is_empty() && rest.iter().all(|g| self.is_definition(g))
             }
@@ -490,16 +505,22 @@ impl Analyzer<'_> {
         }
     }
 
-    /// `f`'s definitions, with `begin`s spliced, appended to `out`.
-    fn splice_definitions(&self, f: &Datum, out: &mut Vec<Datum>) {
+    /// `f`'s definitions, with `begin`s spliced and `define-record-type`s
+    /// expanded, appended to `out`.
+    fn splice_definitions(&self, f: &Datum, out: &mut Vec<Datum>) -> Result<(), VmError> {
         match f.list() {
             Some([h, rest @ ..]) if self.is_special(h, "begin") => {
                 for g in rest {
-                    self.splice_definitions(g, out);
+                    self.splice_definitions(g, out)?;
                 }
+            }
+            Some([h, rest @ ..]) if self.is_special(h, "define-record-type") => {
+                let expanded = super::derived::define_record_type(f, rest)?;
+                self.splice_definitions(&expanded, out)?;
             }
             _ => out.push(f.clone()),
         }
+        Ok(())
     }
 
     /// A body: leading internal defines (also inside `begin`s) become a
@@ -512,7 +533,7 @@ impl Analyzer<'_> {
         if spliced {
             let mut flat = Vec::new();
             for f in &forms[..leading] {
-                self.splice_definitions(f, &mut flat);
+                self.splice_definitions(f, &mut flat)?;
             }
             flat.extend_from_slice(&forms[leading..]);
             return self.body_flat(&flat, at);

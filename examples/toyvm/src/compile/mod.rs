@@ -4,6 +4,7 @@
 
 pub mod analyze;
 pub mod codegen;
+pub mod derived;
 
 use crate::error::VmError;
 use crate::reader::Datum;

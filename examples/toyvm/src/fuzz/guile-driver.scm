@@ -35,9 +35,9 @@
                           (lambda (r port) (display "#<procedure>" port)))
 (define the-procedure-mark (make-procedure-mark))
 
-;; Floats are printed as the toy VM prints them (Rust's shortest round-trip
-;; form: 1e16, 1e-5, 1000000000000000.0, 0.0001), from Guile's own shortest
-;; digits: Guile writes 1.0e10 and 1.0e-7 for the same values.
+;; Floats are printed as the toy VM prints them (as Chez Scheme does: the
+;; shortest round-trip digits, positional from 1e-3 up to 1e10, 1e10 and 1.5e-4
+;; outside), from Guile's own shortest digits: Guile writes 1.0e10 and 1.0e-7.
 (define (toy-float->string x)
   (cond ((nan? x) "+nan.0")
         ((inf? x) (if (> x 0) "+inf.0" "-inf.0"))
@@ -64,7 +64,7 @@
            (if (string-null? digits)
                (string-append sign "0.0")
                (let ((k (- point 1)))   ; scientific exponent: d.ddd * 10^k
-                 (cond ((and (> k -5) (< k 16))
+                 (cond ((and (>= k -3) (< k 10))
                         (if (>= point (string-length digits))
                             (string-append sign digits
                                            (make-string (- point (string-length digits)) #\0)

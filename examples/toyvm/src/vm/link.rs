@@ -14,7 +14,7 @@ use std::sync::Arc;
 impl Vm {
     /// Pushes the heap value of literal `d` (recursion bounded by the reader's
     /// nesting limit).
-    fn build_datum(&mut self, d: &Datum) -> Result<(), VmError> {
+    pub(crate) fn build_datum(&mut self, d: &Datum) -> Result<(), VmError> {
         match &d.kind {
             DatumKind::Int(i) => self.push_int(*i),
             DatumKind::Float(f) => self.push_float(*f),

@@ -43,18 +43,28 @@ enum Item<'g> {
     Tail(Value<'g>),
 }
 
-/// Formats a float the Scheme way (`1.0`, `0.5`, `1e20`, `1e-7`, `+inf.0`,
-/// `+nan.0`): the shortest form that reads back as the same float, always with
-/// a `.` or an exponent (so that it does not read back as an exact integer).
+/// Formats a float the Scheme way, as Chez Scheme does: the shortest digits
+/// that read back as the same float; positional (`123.0`, `0.001`) when
+/// `1e-3 <= |f| < 1e10` or `f` is zero, with an exponent otherwise (`1e10`,
+/// `1.5e-4`, `1e21`); `+inf.0`, `-inf.0`, `+nan.0`. A positional form always
+/// has a `.`, so that it does not read back as an exact integer.
 pub fn format_float(f: f64) -> String {
     if f.is_nan() {
         "+nan.0".into()
     } else if f.is_infinite() {
         if f > 0.0 { "+inf.0" } else { "-inf.0" }.into()
+    } else if f == 0.0 || (1e-3..1e10).contains(&f.abs()) {
+        // Display is positional and shortest round-trip, without a `.` for
+        // integral values.
+        let s = format!("{f}");
+        if s.contains('.') {
+            s
+        } else {
+            s + ".0"
+        }
     } else {
-        // Debug: `1.0`, `0.1`, `1e16`, `1e-7` (Display would write `1e16` as
-        // 10000000000000000, an exact integer when read).
-        format!("{f:?}")
+        // LowerExp: shortest round-trip digits, `1e21`, `1.5e-4`.
+        format!("{f:e}")
     }
 }
 

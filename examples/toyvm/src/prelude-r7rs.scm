@@ -1,0 +1,254 @@
+;;; The Scheme half of the R7RS-small additions (the Rust half is
+;;; builtins/r7rs.rs), compiled after prelude.scm when a session starts.
+
+;; Multiple values: one value is itself; any other number is a tagged list
+;; that only call-with-values (and the forms built on it) takes apart.
+(define %values-tag (list 'values))
+(define (values . xs)
+  (if (and (pair? xs) (null? (cdr xs)))
+      (car xs)
+      (cons %values-tag xs)))
+(define (call-with-values producer consumer)
+  (let ((v (producer)))
+    (if (and (pair? v) (eq? (car v) %values-tag))
+        (apply consumer (cdr v))
+        (consumer v))))
+(define %call-with-values call-with-values)
+
+;; Four-level c[ad]r (scheme cxr) and the three-level ones not built in.
+(define (caaar x) (car (car (car x))))
+(define (caadr x) (car (car (cdr x))))
+(define (cadar x) (car (cdr (car x))))
+(define (cdaar x) (cdr (car (car x))))
+(define (cdadr x) (cdr (car (cdr x))))
+(define (cddar x) (cdr (cdr (car x))))
+(define (cdddr x) (cdr (cdr (cdr x))))
+(define (caaaar x) (car (car (car (car x)))))
+(define (caaadr x) (car (car (car (cdr x)))))
+(define (caadar x) (car (car (cdr (car x)))))
+(define (caaddr x) (car (car (cdr (cdr x)))))
+(define (cadaar x) (car (cdr (car (car x)))))
+(define (cadadr x) (car (cdr (car (cdr x)))))
+(define (caddar x) (car (cdr (cdr (car x)))))
+(define (cadddr x) (car (cdr (cdr (cdr x)))))
+(define (cdaaar x) (cdr (car (car (car x)))))
+(define (cdaadr x) (cdr (car (car (cdr x)))))
+(define (cdadar x) (cdr (car (cdr (car x)))))
+(define (cdaddr x) (cdr (car (cdr (cdr x)))))
+(define (cddaar x) (cdr (cdr (car (car x)))))
+(define (cddadr x) (cdr (cdr (car (cdr x)))))
+(define (cdddar x) (cdr (cdr (cdr (car x)))))
+(define (cddddr x) (cdr (cdr (cdr (cdr x)))))
+
+;; Numbers (integers and floats: every number is real; the rationals are the
+;; integers and the finite floats).
+(define (complex? x) (number? x))
+(define (real? x) (number? x))
+(define (rational? x) (and (number? x) (or (exact? x) (finite? x))))
+(define (square x) (* x x))
+(define (exact-nonnegative-integer? x) (and (exact-integer? x) (>= x 0)))
+(define (infinite? x) (and (inexact? x) (not (= x 0)) (= x (* 2 x))))
+(define (finite? x) (not (or (nan? x) (infinite? x))))
+(define (floor-quotient n d) (floor (/ n d)))
+(define (floor-remainder n d) (modulo n d))
+(define (truncate-quotient n d) (quotient n d))
+(define (truncate-remainder n d) (remainder n d))
+(define (floor/ n d)
+  (let ((r (modulo n d))) (values (quotient (- n r) d) r)))
+(define (truncate/ n d) (values (quotient n d) (remainder n d)))
+(define (gcd . ns)
+  (let loop ((ns ns) (acc 0))
+    (if (null? ns)
+        acc
+        (loop (cdr ns)
+              (let g ((a (abs acc)) (b (abs (car ns))))
+                (if (= b 0) a (g b (remainder a b))))))))
+(define (lcm . ns)
+  (let loop ((ns ns) (acc 1))
+    (if (null? ns)
+        acc
+        (let ((n (abs (car ns))))
+          (loop (cdr ns)
+                (if (or (= n 0) (= acc 0)) 0 (quotient (* acc n) (gcd acc n))))))))
+(define (exact-integer-sqrt n)
+  (if (not (exact-nonnegative-integer? n))
+      (error "exact-integer-sqrt: expected a non-negative exact integer, got" n))
+  (let loop ((s (exact (floor (sqrt n)))))
+    (cond ((> (* s s) n) (loop (- s 1)))
+          ((<= (* (+ s 1) (+ s 1)) n) (loop (+ s 1)))
+          (else (values s (- n (* s s)))))))
+(define (numerator q) q)
+(define (denominator q) (if (exact? q) 1 1.0))
+
+;; Booleans, characters, symbols.
+(define (boolean=? a b . rest)
+  (and (eq? a b) (or (null? rest) (apply boolean=? b rest))))
+(define (symbol=? a b . rest)
+  (and (eq? a b) (or (null? rest) (apply symbol=? b rest))))
+(define (char-ci>? a b) (char-ci<? b a))
+(define (char-ci<=? a b) (not (char-ci<? b a)))
+(define (char-ci>=? a b) (not (char-ci<? a b)))
+
+;; Lists.
+(define (make-list k . fill)
+  (let ((x (if (pair? fill) (car fill) #f)))
+    (let loop ((k k) (acc '()))
+      (if (<= k 0) acc (loop (- k 1) (cons x acc))))))
+(define (list-copy l)
+  (if (pair? l) (cons (car l) (list-copy (cdr l))) l))
+(define (list-set! l k x) (set-car! (list-tail l k) x))
+(define (%append2 a b) (append a b))
+
+;; Strings.
+(define (string . cs) (list->string cs))
+(define (string-copy s . range)
+  (if (null? range)
+      (substring s 0 (string-length s))
+      (apply substring s range)))
+(define (string-fill! s c)
+  (let loop ((i 0))
+    (if (< i (string-length s))
+        (begin (string-set! s i c) (loop (+ i 1))))))
+(define (string>? a b) (string<? b a))
+(define (string<=? a b) (not (string<? b a)))
+(define (string>=? a b) (not (string<? a b)))
+(define (string-map f s . more)
+  (list->string (apply map f (string->list s) (map string->list more))))
+(define (string-for-each f s . more)
+  (apply for-each f (string->list s) (map string->list more)))
+(define (string-upcase s) (string-map char-upcase s))
+(define (string-downcase s) (string-map char-downcase s))
+(define (string-foldcase s) (string-map char-foldcase s))
+(define (string-ci=? a b) (string=? (string-foldcase a) (string-foldcase b)))
+(define (string-ci<? a b) (string<? (string-foldcase a) (string-foldcase b)))
+(define (string-ci>? a b) (string-ci<? b a))
+(define (string-ci<=? a b) (not (string-ci<? b a)))
+(define (string-ci>=? a b) (not (string-ci<? a b)))
+
+;; Vectors.
+(define (vector-map f v . more)
+  (list->vector (apply map f (vector->list v) (map vector->list more))))
+(define (vector-for-each f v . more)
+  (apply for-each f (vector->list v) (map vector->list more)))
+(define (vector-copy v . range)
+  (let* ((start (if (pair? range) (car range) 0))
+         (end (if (and (pair? range) (pair? (cdr range))) (cadr range) (vector-length v)))
+         (out (make-vector (- end start))))
+    (do ((i start (+ i 1))) ((= i end) out)
+      (vector-set! out (- i start) (vector-ref v i)))))
+(define (vector-append . vs)
+  (list->vector (apply append (map vector->list vs))))
+(define (vector->string v) (list->string (vector->list v)))
+(define (string->vector s) (list->vector (string->list s)))
+
+;; Input.
+(define (eof-object? x) (eq? x (eof-object)))
+(define (char-ready? . port) #t)
+
+;; Records (define-record-type): a record is a vector whose slot 0 is its type.
+(define (%make-record-type name) (list name))
+(define (%record-of? x rtd)
+  (and (vector? x) (> (vector-length x) 0) (eq? (vector-ref x 0) rtd)))
+(define (%record-ref r rtd k who)
+  (if (%record-of? r rtd)
+      (vector-ref r k)
+      (error (string-append (symbol->string who) ": expected a record of type "
+                            (symbol->string (car rtd)) ", got") r)))
+(define (%record-set! r rtd k v who)
+  (if (%record-of? r rtd)
+      (vector-set! r k v)
+      (error (string-append (symbol->string who) ": expected a record of type "
+                            (symbol->string (car rtd)) ", got") r)))
+
+;; case-lambda: clauses are #(required-count rest? procedure).
+(define (%case-lambda clauses)
+  (lambda args
+    (let ((n (length args)))
+      (let loop ((cs clauses))
+        (cond ((null? cs) (error "case-lambda: no clause takes this many arguments:" n))
+              ((if (vector-ref (car cs) 1)
+                   (>= n (vector-ref (car cs) 0))
+                   (= n (vector-ref (car cs) 0)))
+               (apply (vector-ref (car cs) 2) args))
+              (else (loop (cdr cs))))))))
+
+;; Promises (scheme lazy): #(promise done? value-or-thunk), iterative force so
+;; that delay-force chains run in constant space.
+(define %promise-tag (list 'promise))
+(define (%make-lazy-promise thunk) (vector %promise-tag #f thunk))
+(define (make-promise x)
+  (if (promise? x) x (vector %promise-tag #t x)))
+(define (promise? x)
+  (and (vector? x) (= (vector-length x) 3) (eq? (vector-ref x 0) %promise-tag)))
+(define (force p)
+  (if (not (promise? p))
+      p
+      (let loop ()
+        (if (vector-ref p 1)
+            (vector-ref p 2)
+            (let ((v ((vector-ref p 2))))
+              (cond ((vector-ref p 1) (vector-ref p 2))
+                    ((promise? v)
+                     (vector-set! p 1 (vector-ref v 1))
+                     (vector-set! p 2 (vector-ref v 2))
+                     (loop))
+                    (else (vector-set! p 1 #t) (vector-set! p 2 v) v)))))))
+
+;; Process context.
+(define (command-line) '("toyvm"))
+(define (emergency-exit . code) (apply exit code))
+(define (features) '(r7rs exact-closed toyvm))
+;; Escape-only continuations (builtins/control.rs): a continuation returns
+;; its arguments from its call/cc while that call/cc is active; calling it later
+;; is an error. dynamic-wind runs `after` on a normal return and on an escape
+;; through it (re-entry, which would run `before` again, is not supported).
+(define (call-with-current-continuation receiver)
+  (%with-escape
+   (lambda (serial)
+     (receiver
+      (lambda vals
+        (%unwind-to serial)
+        (%escape serial (if (and (pair? vals) (null? (cdr vals)))
+                            (car vals)
+                            (apply values vals))))))))
+(define call/cc call-with-current-continuation)
+;; The active dynamic-wind entries, innermost first: (serial-of-call/cc-depth . after).
+(define %winders '())
+(define (%unwind-to serial)
+  ;; Runs the `after` thunks of the dynamic-winds entered since the call/cc of
+  ;; `serial` (those with a larger entry serial), innermost first.
+  (let loop ()
+    (if (and (pair? %winders) (> (car (car %winders)) serial))
+        (let ((after (cdr (car %winders))))
+          (set! %winders (cdr %winders))
+          (after)
+          (loop)))))
+(define (dynamic-wind before thunk after)
+  (before)
+  (%with-escape
+   (lambda (mark)
+     (set! %winders (cons (cons mark after) %winders))
+     (let ((v (thunk)))
+       (set! %winders (cdr %winders))
+       (after)
+       v))))
+;; Parameters: a parameter is a procedure of no arguments returning its value;
+;; parameterize (compile/derived.rs) calls it with a private key to convert a
+;; value and to set it, and restores the old values on the way out (also on an
+;; escape, through dynamic-wind).
+(define %param-key (list 'parameter))
+(define (make-parameter value . converter)
+  (let* ((convert (if (pair? converter) (car converter) (lambda (x) x)))
+         (value (convert value)))
+    (lambda args
+      (cond ((null? args) value)
+            ((and (eq? (car args) %param-key) (eq? (cadr args) 'convert))
+             (convert (car (cddr args))))
+            ((and (eq? (car args) %param-key) (eq? (cadr args) 'set))
+             (set! value (car (cddr args))))
+            (else (error "parameter: called with arguments" args))))))
+(define (%parameterize params values thunk)
+  (let* ((new (map (lambda (p v) (p %param-key 'convert v)) params values))
+         (old (map (lambda (p) (p)) params))
+         (swap! (lambda (vals) (for-each (lambda (p v) (p %param-key 'set v)) params vals))))
+    (dynamic-wind (lambda () (swap! new)) thunk (lambda () (swap! old)))))
