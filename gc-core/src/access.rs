@@ -5,8 +5,11 @@
 //! Every access first checks that the `Gc` lies in this heap (two compares against
 //! bounds cached in the mutator: a `Gc` from another heap must not be trusted), then:
 //! - through a descriptor ([`RefField`], [`WordField`]): the descriptor's registry is
-//!   the heap's and the object's header equals the descriptor's, then one load or
-//!   store;
+//!   the heap's and the object's type index (its header masked to it) equals the
+//!   descriptor's, then one load or store. Only the type is compared: a tailed
+//!   type's fixed-part fields are where they are whatever the tail's length, and
+//!   a fixed-size object's length bits are 0, so for it the compare is the
+//!   whole header's (its `HASHED` flag aside);
 //! - by index: the type's [`Shape`](crate::object::Shape) says whether the field
 //!   exists and holds a reference (one indexed load and a bit test).
 //!
@@ -21,7 +24,7 @@
 use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, HASHED};
+use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, TYPE_MASK};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -36,9 +39,9 @@ impl Mutator {
     }
 
     /// Whether a descriptor access may take its fast path: the descriptor belongs to
-    /// this heap's registry, `obj` to this heap, and `obj`'s header (its `HASHED`
-    /// flag masked off) equals `expect`. Never for a weak [`RefField`] (its
-    /// `expect` has a bit the masked header lacks).
+    /// this heap's registry, `obj` to this heap, and `obj`'s header masked to its
+    /// type index ([`TYPE_MASK`]) equals `expect`. Never for a weak [`RefField`]
+    /// (its `expect` has a bit the masked header lacks).
     #[inline(always)]
     pub(crate) fn descriptor_fits(&self, obj: Gc<'_>, expect: u64, registry: u32) -> bool {
         // `&&` short-circuits: the header is loaded only for an address of this heap.
@@ -46,7 +49,7 @@ impl Mutator {
             && self.accessible(obj.addr)
             // SAFETY: `obj` lies in this heap (checked just before): its header word
             // is mapped.
-            && unsafe { mem::load(obj.addr) } & !HASHED == expect
+            && unsafe { mem::load(obj.addr) } & TYPE_MASK == expect
     }
 
     /// Checks a descriptor access: the descriptor belongs to this heap's registry,
@@ -96,6 +99,7 @@ impl Mutator {
         let payload = match shape.kind {
             ShapeKind::Fixed => shape.fields as usize,
             ShapeKind::RefArray => h.len() as usize,
+            ShapeKind::Tailed => shape.fields as usize + h.len() as usize,
             ShapeKind::ByteArray | ShapeKind::Invalid => byte_array_field(),
         };
         if field >= payload {
@@ -466,13 +470,16 @@ impl Mutator {
         self.header_of(obj).type_id()
     }
 
-    /// Elements of an array (references or bytes), or fields of a fixed-size object.
+    /// Elements of an array (references or bytes), fields of a fixed-size object,
+    /// or payload words of a tailed object (its fixed part's fields plus its tail's
+    /// elements: the field indices it has; [`Mutator::tail_len`] gives the tail's).
     #[inline]
     pub fn len(&self, obj: Gc<'_>) -> usize {
         let h = self.header_of(obj);
         let shape = self.heap.inner.types.shape(h);
         match shape.kind {
             ShapeKind::Fixed => shape.fields as usize,
+            ShapeKind::Tailed => shape.fields as usize + h.len() as usize,
             _ => h.len() as usize,
         }
     }
@@ -581,7 +588,7 @@ impl<'m, const N: usize> RefReader<'m, N> {
         if obj.addr.wrapping_sub(self.base) < self.cap
             // SAFETY: `obj` lies in the moving space (checked just before): its
             // header word is mapped.
-            && unsafe { mem::load(obj.addr) } & !HASHED == self.expect
+            && unsafe { mem::load(obj.addr) } & TYPE_MASK == self.expect
         {
             // SAFETY: every descriptor is of `obj`'s type (one type, checked when the
             // reader was made, and the header compare above) and strong.

@@ -69,6 +69,7 @@ pub mod seams;
 mod sigbus;
 mod space;
 mod sync;
+mod tail;
 mod value;
 
 pub use access::RefReader;
@@ -94,7 +95,7 @@ pub use jit::{
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
 pub use mutator::{Gc, Mutator};
-pub use object::{FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
+pub use object::{FixedType, RefField, Tail, TypeId, TypeKind, TypeRegistry, WordField, MAX_TYPES};
 pub use pacer::Reason;
 pub use pauselog::{
     nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,

@@ -12,9 +12,10 @@ mod table;
 mod types;
 
 pub use header::{Header, HASHED};
-pub(crate) use types::{fixed_kind, FixedScan, ShapeKind};
+pub(crate) use types::{fixed_kind, tailed_kind, FixedScan, ShapeKind, TYPE_MASK};
 pub use types::{
-    FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER, MAX_TYPES,
+    FixedType, RefField, Tail, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER,
+    MAX_TYPES,
 };
 
 /// The low bits that mark a word in a reference slot as an immediate: a word `w`

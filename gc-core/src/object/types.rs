@@ -1,7 +1,10 @@
 //! The type registry: for each type, its object size and where its references are.
 //!
-//! Three kinds: fixed-size objects with reference fields at given field indices, a
-//! variable-length array of references, a variable-length array of bytes. The
+//! Four kinds: fixed-size objects with reference fields at given field indices, a
+//! variable-length array of references, a variable-length array of bytes, and a
+//! *tailed* type: a fixed part (as a fixed-size type's) followed by a
+//! variable-length tail of references or of words (a closure and its captured
+//! variables, a JVM array and its header fields). The
 //! registry is built before the heap (`&mut self` builders) and grows while the
 //! heap runs: [`Heap::register_fixed`](crate::Heap::register_fixed) and its
 //! siblings add types from any thread (class loading) while others allocate,
@@ -108,6 +111,27 @@ pub enum TypeKind {
     RefArray,
     /// An array of `len` bytes (padded to whole words).
     ByteArray,
+    /// A fixed part of `fields` payload words, those listed in `refs` (sorted,
+    /// unique) references, followed by a tail of `len` words (the header's
+    /// length), all references or all plain words as `tail` says. Field `i` is
+    /// payload word `i`: the tail's element `j` is field `fields + j`.
+    Tailed {
+        /// Payload words of the fixed part.
+        fields: u32,
+        /// Fixed-part field indices holding (strong) references.
+        refs: Box<[u32]>,
+        /// What the tail holds.
+        tail: Tail,
+    },
+}
+
+/// What the tail of a [`TypeKind::Tailed`] type holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// References (or immediates, or null), each traced and forwarded.
+    Refs,
+    /// Plain words the collector never looks into.
+    Words,
 }
 
 /// A registered type.
@@ -131,6 +155,9 @@ pub(crate) enum ShapeKind {
     RefArray,
     /// Array of bytes (`len` in the header), the filler included.
     ByteArray,
+    /// A fixed part of `fields` payload words, then a tail of `len` (the header's)
+    /// words: references if `tail_refs`, plain words otherwise.
+    Tailed,
 }
 
 /// A fixed-size type's shape as a scan of its objects needs it
@@ -158,6 +185,8 @@ pub(crate) struct Shape {
     pub weak_mask: u64,
     /// Reference field indices at or above 64, sorted (rare: wide fixed types).
     pub wide_refs: Box<[u32]>,
+    /// Whether a tailed type's tail holds references (false for other kinds).
+    pub tail_refs: bool,
 }
 
 impl Shape {
@@ -172,14 +201,24 @@ impl Shape {
                         | weak_mask,
                     weak_mask,
                     wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+                    tail_refs: false,
                 }
             }
+            TypeKind::Tailed { fields, refs, tail } => Shape {
+                kind: ShapeKind::Tailed,
+                fields: *fields,
+                ref_mask: refs.iter().filter(|&&r| r < 64).fold(0, |m, &r| m | 1 << r),
+                weak_mask: 0,
+                wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+                tail_refs: *tail == Tail::Refs,
+            },
             TypeKind::RefArray => Shape {
                 kind: ShapeKind::RefArray,
                 fields: 0,
                 ref_mask: 0,
                 weak_mask: 0,
                 wide_refs: Box::new([]),
+                tail_refs: false,
             },
             TypeKind::ByteArray => Shape {
                 kind: ShapeKind::ByteArray,
@@ -187,6 +226,7 @@ impl Shape {
                 ref_mask: 0,
                 weak_mask: 0,
                 wide_refs: Box::new([]),
+                tail_refs: false,
             },
         }
     }
@@ -204,6 +244,7 @@ impl Shape {
         match self.kind {
             ShapeKind::Fixed => self.fields as usize,
             ShapeKind::RefArray => len as usize,
+            ShapeKind::Tailed => self.fields as usize + len as usize,
             ShapeKind::ByteArray | ShapeKind::Invalid => (len as usize).div_ceil(WORD),
         }
     }
@@ -213,10 +254,44 @@ impl Shape {
     #[inline(always)]
     pub fn is_ref(&self, len: u64, field: usize) -> bool {
         match self.kind {
-            ShapeKind::Fixed if field < 64 => self.ref_mask >> field & 1 != 0,
-            ShapeKind::Fixed => self.wide_refs.binary_search(&(field as u32)).is_ok(),
+            ShapeKind::Fixed => self.fixed_part_is_ref(field),
             ShapeKind::RefArray => field < len as usize,
+            ShapeKind::Tailed if field < self.fields as usize => self.fixed_part_is_ref(field),
+            ShapeKind::Tailed => self.tail_refs && field - (self.fields as usize) < len as usize,
             ShapeKind::ByteArray | ShapeKind::Invalid => false,
+        }
+    }
+
+    /// Whether field `field` of a fixed-size type, or of a tailed type's fixed
+    /// part, is a reference field.
+    #[inline(always)]
+    fn fixed_part_is_ref(&self, field: usize) -> bool {
+        if field < 64 {
+            self.ref_mask >> field & 1 != 0
+        } else {
+            self.wide_refs.binary_search(&(field as u32)).is_ok()
+        }
+    }
+
+    /// Calls `f` with each field index of the fixed part (a fixed-size type's or a
+    /// tailed type's) whose bit is in `mask` or that is a wide reference field, in
+    /// increasing order.
+    #[inline(always)]
+    fn for_each_fixed_part_ref(&self, mut mask: u64, f: &mut impl FnMut(usize)) {
+        while mask != 0 {
+            f(mask.trailing_zeros() as usize);
+            mask &= mask - 1;
+        }
+        self.wide_refs.iter().for_each(|&r| f(r as usize));
+    }
+
+    /// Calls `f` with each tail field index of an object of this (tailed) shape
+    /// with header length `len` if its tail holds references.
+    #[inline(always)]
+    fn for_each_tail_ref(&self, len: u64, f: impl FnMut(usize)) {
+        if self.tail_refs {
+            let first = self.fields as usize;
+            (first..first + len as usize).for_each(f);
         }
     }
 }
@@ -245,17 +320,21 @@ impl FixedType {
     }
 }
 
-/// A reference field of a fixed-size type, checked once ([`TypeRegistry::ref_field`]).
+/// A reference field of a fixed-size type or of a tailed type's fixed part,
+/// checked once ([`TypeRegistry::ref_field`]).
 /// An access through it (`Mutator::get_ref`, `Mutator::set_ref`) is one header
 /// compare plus one load or store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefField {
-    /// What the object's header must equal (its `HASHED` flag masked off) for the
-    /// access's fast path: the type's header for a strong field. A weak field
-    /// carries [`WEAK_FIELD`] as well, a bit the masked header never has, so its
-    /// compare always fails and its accesses take the cold path, which checks the
-    /// type without that bit and goes through the weak-reference barrier. The fast
-    /// path so has no weak test of its own.
+    /// What the object's header must equal, masked to its type index
+    /// ([`TYPE_MASK`]: the length bits and the `HASHED` flag off), for the access's
+    /// fast path: the type's index for a strong field. Only the type is compared,
+    /// so a tailed type's field passes whatever its object's tail length (a
+    /// fixed-size object's length bits are always 0: for it this is the whole
+    /// header). A weak field carries [`WEAK_FIELD`] as well, a bit the masked
+    /// header never has, so its compare always fails and its accesses take the
+    /// cold path, which checks the type without that bit and goes through the
+    /// weak-reference barrier. The fast path so has no weak test of its own.
     pub(crate) expect: u64,
     pub(crate) offset: u32,
     pub(crate) registry: u32,
@@ -264,6 +343,10 @@ pub struct RefField {
 /// The mark of a weak [`RefField`] in its `expect` word: the header's `HASHED` bit,
 /// which the fast path's compare masks off the object's header.
 pub(crate) const WEAK_FIELD: u64 = HASHED;
+
+/// What a descriptor's fast path keeps of an object's header before comparing:
+/// the type index ([`Header::type_id`]'s bits).
+pub(crate) const TYPE_MASK: u64 = (1 << 24) - 1;
 
 impl RefField {
     /// Whether the field is weak (its reads go through the weak-reference barrier).
@@ -279,8 +362,8 @@ impl RefField {
     }
 }
 
-/// A word (non-reference) field of a fixed-size type, checked once
-/// ([`TypeRegistry::word_field`]); see [`RefField`].
+/// A word (non-reference) field of a fixed-size type or of a tailed type's fixed
+/// part, checked once ([`TypeRegistry::word_field`]); see [`RefField`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WordField {
     pub(crate) header: u64,
@@ -588,6 +671,26 @@ impl TypeRegistry {
         self.add(name, kind)
     }
 
+    /// Registers a tailed type: a fixed part of `fields` payload words, of which
+    /// the fields at the indices in `refs` hold references, followed by a
+    /// variable-length tail of references or words (`tail`), its element count
+    /// given at allocation ([`Mutator::alloc`](crate::Mutator::alloc)'s `len`).
+    /// An object is `1 + fields + len` words. Its fixed part is accessed through
+    /// [`TypeRegistry::ref_field`] and [`TypeRegistry::word_field`] descriptors,
+    /// its tail through [`Mutator::read_tail_value`](crate::Mutator::read_tail_value)
+    /// and its siblings, and every field by index (element `j` of the tail is
+    /// field `fields + j`). Refused as [`TypeRegistry::fixed`] refuses.
+    pub fn tailed(
+        &mut self,
+        name: &str,
+        fields: u32,
+        refs: &[u32],
+        tail: Tail,
+    ) -> Result<TypeId, GcError> {
+        let kind = tailed_kind(name, fields, refs, tail)?;
+        self.add(name, kind)
+    }
+
     /// Registers a variable-length array of references.
     pub fn ref_array(&mut self, name: &str) -> Result<TypeId, GcError> {
         self.add(name, TypeKind::RefArray)
@@ -638,8 +741,8 @@ impl TypeRegistry {
         false
     }
 
-    /// The header for a new object of type `id` with `len` elements (ignored for
-    /// fixed types), and its size in words. Errors for unknown types, the filler,
+    /// The header for a new object of type `id` with `len` elements (a tailed
+    /// type's tail elements; ignored for fixed types), and its size in words. Errors for unknown types, the filler,
     /// and lengths a header cannot hold.
     pub fn layout(&self, id: TypeId, len: usize) -> Result<(Header, usize), GcError> {
         let shape = self
@@ -696,6 +799,11 @@ impl TypeRegistry {
         match shape.kind {
             ShapeKind::Fixed => shape.ref_mask != 0 || !shape.wide_refs.is_empty(),
             ShapeKind::RefArray => !header.is_empty(),
+            ShapeKind::Tailed => {
+                shape.ref_mask != 0
+                    || !shape.wide_refs.is_empty()
+                    || (shape.tail_refs && !header.is_empty())
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => false,
         }
     }
@@ -716,15 +824,12 @@ impl TypeRegistry {
     pub fn for_each_ref_field(&self, header: Header, mut f: impl FnMut(usize)) {
         let shape = self.shape(header);
         match shape.kind {
-            ShapeKind::Fixed => {
-                let mut mask = shape.ref_mask;
-                while mask != 0 {
-                    f(mask.trailing_zeros() as usize);
-                    mask &= mask - 1;
-                }
-                shape.wide_refs.iter().for_each(|&r| f(r as usize));
-            }
+            ShapeKind::Fixed => shape.for_each_fixed_part_ref(shape.ref_mask, &mut f),
             ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::Tailed => {
+                shape.for_each_fixed_part_ref(shape.ref_mask, &mut f);
+                shape.for_each_tail_ref(header.len(), f);
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
     }
@@ -736,14 +841,14 @@ impl TypeRegistry {
         let shape = self.shape(header);
         match shape.kind {
             ShapeKind::Fixed => {
-                let mut mask = shape.ref_mask & !shape.weak_mask;
-                while mask != 0 {
-                    f(mask.trailing_zeros() as usize);
-                    mask &= mask - 1;
-                }
-                shape.wide_refs.iter().for_each(|&r| f(r as usize));
+                shape.for_each_fixed_part_ref(shape.ref_mask & !shape.weak_mask, &mut f)
             }
             ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::Tailed => {
+                // A tailed type has no weak fields.
+                shape.for_each_fixed_part_ref(shape.ref_mask, &mut f);
+                shape.for_each_tail_ref(header.len(), f);
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
     }
@@ -774,6 +879,10 @@ impl TypeRegistry {
                     lead_refs,
                 })
             }
+            ShapeKind::Tailed => Err(GcError::type_error(format!(
+                "{} is a tailed type: allocate it with a tail length (Mutator::alloc)",
+                self.name(id)
+            ))),
             _ => Err(GcError::type_error(format!(
                 "{} is an array type: allocate it with a length",
                 self.name(id)
@@ -781,8 +890,9 @@ impl TypeRegistry {
         }
     }
 
-    /// The descriptor of reference field `field` of fixed-size type `id`, strong or
-    /// weak: refused unless that field exists and holds a reference.
+    /// The descriptor of reference field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part), strong or weak: refused unless that field exists
+    /// and holds a reference.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         let (header, offset) = self.field_of(id, field, true)?;
         let weak = field < 64 && self.shape(Header(header)).weak_mask >> field & 1 != 0;
@@ -793,8 +903,9 @@ impl TypeRegistry {
         })
     }
 
-    /// The descriptor of word field `field` of fixed-size type `id`: refused unless
-    /// that field exists and holds no reference.
+    /// The descriptor of word field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part): refused unless that field exists and holds no
+    /// reference.
     pub fn word_field(&self, id: TypeId, field: u32) -> Result<WordField, GcError> {
         let (header, offset) = self.field_of(id, field, false)?;
         Ok(WordField {
@@ -805,13 +916,26 @@ impl TypeRegistry {
     }
 
     fn field_of(&self, id: TypeId, field: u32, want_ref: bool) -> Result<(u64, u32), GcError> {
-        let t = self.fixed_type(id)?;
-        // `fixed_type` found the type registered, so its shape is published here.
-        let shape = self.shape(Header(t.header));
+        let (header, _) = self.layout(id, 0)?;
+        // `layout` found the type registered, so its shape is published here.
+        let shape = self.shape(header);
         let name = self.name(id);
-        if field >= shape.fields {
+        if !matches!(shape.kind, ShapeKind::Fixed | ShapeKind::Tailed) {
             return Err(GcError::type_error(format!(
-                "{name}: field {field} out of range ({} fields)",
+                "{name} is an array type: its elements have no field descriptors"
+            )));
+        }
+        // The descriptor's header: the type index alone (length 0), which is what
+        // the access's compare keeps of an object's header (`TYPE_MASK`).
+        debug_assert_eq!(header.0 & !TYPE_MASK, 0);
+        if field >= shape.fields {
+            let what = if shape.kind == ShapeKind::Tailed {
+                " in the fixed part"
+            } else {
+                ""
+            };
+            return Err(GcError::type_error(format!(
+                "{name}: field {field} out of range ({} fields{what})",
                 shape.fields
             )));
         }
@@ -821,7 +945,22 @@ impl TypeRegistry {
                 if want_ref { " not" } else { "" }
             )));
         }
-        Ok((t.header, (field + 1) * WORD as u32))
+        Ok((header.0, (field + 1) * WORD as u32))
+    }
+}
+
+/// The kind of tailed type `name` (`TypeRegistry::tailed`'s checks: the builders'
+/// and the run-time registrations' alike): the fixed part checked as a fixed-size
+/// type's.
+pub(crate) fn tailed_kind(
+    name: &str,
+    fields: u32,
+    refs: &[u32],
+    tail: Tail,
+) -> Result<TypeKind, GcError> {
+    match fixed_kind(name, fields, refs, &[])? {
+        TypeKind::Fixed { fields, refs, .. } => Ok(TypeKind::Tailed { fields, refs, tail }),
+        _ => unreachable!("fixed_kind makes fixed kinds"),
     }
 }
 
