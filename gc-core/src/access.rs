@@ -24,7 +24,9 @@
 use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
-use crate::object::{is_ref, FixedType, Header, RefField, ShapeKind, TypeId, WordField, TYPE_MASK};
+use crate::object::{
+    is_ref, FixedType, Header, RefField, Shape, ShapeKind, TypeId, WordField, TYPE_MASK,
+};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -96,16 +98,28 @@ impl Mutator {
     fn slot_and_weak_mask(&self, obj: Gc<'_>, field: usize, want_ref: bool) -> (usize, u64) {
         let h = self.header_of(obj);
         let shape = self.heap.inner.types.shape(h);
-        let payload = match shape.kind {
-            ShapeKind::Fixed => shape.fields as usize,
-            ShapeKind::RefArray => h.len() as usize,
-            ShapeKind::Tailed => shape.fields as usize + h.len() as usize,
+        // Each kind checks the range and answers "reference?" in its own arm: one
+        // dispatch on the kind (a shared range check before a second dispatch
+        // measured 8 more instructions an access on the fixed-type path), the
+        // tailed kind's out of line (inline, it added one to the others).
+        let is_ref = match shape.kind {
+            ShapeKind::Fixed => {
+                if field >= shape.fields as usize {
+                    out_of_range(field, shape.fields as usize);
+                }
+                shape.fixed_part_is_ref(field)
+            }
+            ShapeKind::RefArray => {
+                let len = h.len() as usize;
+                if field >= len {
+                    out_of_range(field, len);
+                }
+                true
+            }
+            ShapeKind::Tailed => tailed_field_is_ref(shape, h, field),
             ShapeKind::ByteArray | ShapeKind::Invalid => byte_array_field(),
         };
-        if field >= payload {
-            out_of_range(field, payload);
-        }
-        if shape.is_ref(h.len(), field) != want_ref {
+        if is_ref != want_ref {
             wrong_kind(field, want_ref);
         }
         (obj.addr + WORD * (1 + field), shape.weak_mask)
@@ -520,6 +534,23 @@ impl Mutator {
 #[inline(never)]
 fn foreign(obj: Gc<'_>) -> ! {
     panic!("{obj:?} does not belong to this heap")
+}
+
+/// Whether field `field` of an object of tailed shape `shape` with header `h` is
+/// a reference field, after checking that it exists (panics otherwise): out of
+/// line, so that the fixed-type arm of `Mutator::slot_and_weak_mask`'s dispatch stays as
+/// short as it was before tailed types.
+#[inline(never)]
+fn tailed_field_is_ref(shape: &Shape, h: Header, field: usize) -> bool {
+    let (fields, len) = (shape.fields as usize, h.len() as usize);
+    if field >= fields + len {
+        out_of_range(field, fields + len);
+    }
+    if field < fields {
+        shape.fixed_part_is_ref(field)
+    } else {
+        shape.tail_refs
+    }
 }
 
 #[cold]

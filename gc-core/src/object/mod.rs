@@ -12,7 +12,7 @@ mod table;
 mod types;
 
 pub use header::{Header, HASHED};
-pub(crate) use types::{fixed_kind, tailed_kind, FixedScan, ShapeKind, TYPE_MASK};
+pub(crate) use types::{fixed_kind, tailed_kind, FixedScan, Shape, ShapeKind, TYPE_MASK};
 pub use types::{
     FixedType, RefField, Tail, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER,
     MAX_TYPES,

@@ -254,18 +254,28 @@ impl Shape {
     #[inline(always)]
     pub fn is_ref(&self, len: u64, field: usize) -> bool {
         match self.kind {
-            ShapeKind::Fixed => self.fixed_part_is_ref(field),
+            ShapeKind::Fixed if field < 64 => self.ref_mask >> field & 1 != 0,
+            ShapeKind::Fixed => self.wide_refs.binary_search(&(field as u32)).is_ok(),
             ShapeKind::RefArray => field < len as usize,
-            ShapeKind::Tailed if field < self.fields as usize => self.fixed_part_is_ref(field),
-            ShapeKind::Tailed => self.tail_refs && field - (self.fields as usize) < len as usize,
+            ShapeKind::Tailed => self.tailed_is_ref(len, field),
             ShapeKind::ByteArray | ShapeKind::Invalid => false,
+        }
+    }
+
+    /// [`Shape::is_ref`] for a tailed shape.
+    #[inline]
+    fn tailed_is_ref(&self, len: u64, field: usize) -> bool {
+        if field < self.fields as usize {
+            self.fixed_part_is_ref(field)
+        } else {
+            self.tail_refs && field - (self.fields as usize) < len as usize
         }
     }
 
     /// Whether field `field` of a fixed-size type, or of a tailed type's fixed
     /// part, is a reference field.
     #[inline(always)]
-    fn fixed_part_is_ref(&self, field: usize) -> bool {
+    pub(crate) fn fixed_part_is_ref(&self, field: usize) -> bool {
         if field < 64 {
             self.ref_mask >> field & 1 != 0
         } else {
