@@ -869,8 +869,8 @@ impl TypeRegistry {
         self.shape(header).weak_mask
     }
 
-    /// The allocation descriptor of fixed-size type `id`: refused for arrays (their
-    /// size needs a length), the filler and unknown types.
+    /// The allocation descriptor of fixed-size type `id`: refused for arrays and
+    /// tailed types (their size needs a length), the filler and unknown types.
     pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
         let (header, words) = self.layout(id, 0)?;
         // `layout` found the type registered, so its shape is published here.

@@ -511,7 +511,7 @@ pub(crate) fn stack_full() -> VmError {
 impl Vm {
     /// Pushes a closure without free variables for code constant `k`.
     pub fn push_closure(&mut self, k: u32) -> Result<(), VmError> {
-        self.m.alloc_push(self.t.closure, 1)?;
+        self.m.alloc_push(self.t.closure, 0)?;
         let clo = self.obj(self.top()).expect("fresh");
         let table = self.obj(CONSTS).expect("table");
         self.m

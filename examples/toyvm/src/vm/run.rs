@@ -59,7 +59,10 @@ impl Vm {
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self.m.read_value(g, 0).as_ref().expect("closure code");
+                let code = self
+                    .m
+                    .get_ref(g, self.t.closure_code)
+                    .expect("closure code");
                 let pid = self.m.get_word(code, self.t.code_proto) as u32;
                 self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
@@ -322,7 +325,7 @@ impl Vm {
                 }
                 Op::Closure(k, nfree) => {
                     let n = nfree as usize;
-                    self.m.alloc_push(self.t.closure, 1 + n)?;
+                    self.m.alloc_push(self.t.closure, n)?;
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
                     let table = self.obj(CONSTS).expect("table");
