@@ -15,7 +15,7 @@
 //! Vectors are arrays, allocated with a length and read by index; closures are
 //! tailed objects (a fixed part, the code object, then a tail of captured
 //! values), allocated with the number of captured values: their code is read
-//! through a descriptor, a captured value by index (field `1 + i`). The runtime features' types (weak pairs, `#!bwp`, hashtables,
+//! and written through a descriptor, a captured value by tail index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
 //! guardians) are in [`runtime`].
 
 pub mod runtime;

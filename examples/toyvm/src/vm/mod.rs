@@ -514,8 +514,11 @@ impl Vm {
         self.m.alloc_push(self.t.closure, 0)?;
         let clo = self.obj(self.top()).expect("fresh");
         let table = self.obj(CONSTS).expect("table");
-        self.m
-            .write_value(clo, 0, self.m.read_value(table, k as usize));
+        self.m.set_value(
+            clo,
+            self.t.closure_code,
+            self.m.read_value(table, k as usize),
+        );
         Ok(())
     }
 
