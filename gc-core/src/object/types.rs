@@ -1058,6 +1058,47 @@ mod tests {
     }
 
     #[test]
+    fn tailed_layouts_and_reference_fields() {
+        let mut r = TypeRegistry::new();
+        let clos = r.tailed("closure", 3, &[0, 2], Tail::Refs).unwrap();
+        let words = r.tailed("words", 2, &[1], Tail::Words).unwrap();
+        let (h, w) = r.layout(clos, 4).unwrap();
+        assert_eq!((h.type_id(), h.len(), w), (clos, 4, 1 + 3 + 4));
+        assert_eq!(r.object_words(h), Some(8));
+        let refs: Vec<bool> = (0..8).map(|f| r.is_ref_field(h, f)).collect();
+        assert_eq!(refs, [true, false, true, true, true, true, true, false]);
+        let mut fields = vec![];
+        r.for_each_ref_field(h, |f| fields.push(f));
+        assert_eq!(fields, [0, 2, 3, 4, 5, 6]);
+        let mut strong = vec![];
+        r.for_each_strong_ref_field(h, |f| strong.push(f));
+        assert_eq!(strong, fields);
+        assert!(r.has_ref_fields(h));
+        assert_eq!(
+            (r.fixed_scan(h).is_none(), r.fixed_ref_mask(h)),
+            (true, None)
+        );
+        let (h, w) = r.layout(words, 5).unwrap();
+        assert_eq!(w, 1 + 2 + 5);
+        let mut fields = vec![];
+        r.for_each_ref_field(h, |f| fields.push(f));
+        assert_eq!(fields, [1]);
+        let (empty, w) = r.layout(clos, 0).unwrap();
+        assert_eq!(w, 4);
+        let mut fields = vec![];
+        r.for_each_ref_field(empty, |f| fields.push(f));
+        assert_eq!(fields, [0, 2]);
+        let bare = r.tailed("bare", 0, &[], Tail::Refs).unwrap();
+        assert!(!r.has_ref_fields(r.layout(bare, 0).unwrap().0));
+        assert!(r.has_ref_fields(r.layout(bare, 1).unwrap().0));
+        // The fixed part's descriptors carry the type index alone.
+        let f = r.ref_field(clos, 2).unwrap();
+        assert_eq!((f.expect, f.offset), (u64::from(clos.0), 3 * WORD as u32));
+        assert!(r.layout(clos, MAX_LEN as usize + 1).is_err());
+        assert!(r.fixed_type(clos).is_err());
+    }
+
+    #[test]
     fn bad_types_are_refused() {
         let mut r = TypeRegistry::new();
         assert!(r
