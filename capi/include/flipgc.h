@@ -9,6 +9,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+// [`flipgc_types_tailed`]'s `tail`: the tail holds references.
+#define FLIPGC_TAIL_REFS 0
+
+// [`flipgc_types_tailed`]'s `tail`: the tail holds plain words.
+#define FLIPGC_TAIL_WORDS 1
+
 // What a call that can fail returns.
 typedef enum {
   // Success.
@@ -104,8 +110,9 @@ void flipgc_barrier_slow(flipgc_mutator *m, size_t slot);
 // `m` is a live mutator of this thread.
 uint64_t flipgc_stack_word(flipgc_mutator *m, size_t slot);
 
-// Compare-and-swap on reference field (or array element) `field` of the object
-// in slot `obj_slot`: if it holds the value of slot `expected`, stores the value
+// Compare-and-swap on reference field (or array element, or tail element:
+// field `fields + j` of a tailed object) `field` of the object in slot
+// `obj_slot`: if it holds the value of slot `expected`, stores the value
 // of slot `new` (with the write barrier) and returns 1; else returns 0. The
 // values are objects or null.
 //
@@ -118,7 +125,8 @@ int32_t flipgc_cas_field(flipgc_mutator *m,
                          size_t new_);
 
 // Stores the value of slot `new` (an object or null) into reference field (or
-// array element) `field` of the object in slot `obj_slot`, atomically, with the
+// array or tail element, as for [`flipgc_cas_field`]) `field` of the object in
+// slot `obj_slot`, atomically, with the
 // write barrier, and pushes the value it replaced.
 //
 // # Safety
@@ -128,7 +136,9 @@ void flipgc_swap_field(flipgc_mutator *m, size_t obj_slot, size_t field, size_t 
 // Copies elements `src_index .. src_index + n` of the reference array in slot
 // `src_slot` over elements `dst_index ..` of the one in `dst_slot` (the same
 // array or another; overlapping ranges as `memmove`), with the write barrier on
-// every overwritten element: `System.arraycopy`.
+// every overwritten element: `System.arraycopy`. Either object may instead be a
+// tailed object with a reference tail: its indices are then field indices
+// (`fields + j` for tail element `j`) and the range must lie in its tail.
 //
 // # Safety
 // `m` is a live mutator of this thread.
@@ -249,7 +259,8 @@ uint64_t flipgc_read_word(flipgc_mutator *m, size_t slot, size_t field);
 void flipgc_write_word(flipgc_mutator *m, size_t slot, size_t field, uint64_t word);
 
 // The element count of an array (bytes of a byte array; payload words of a
-// fixed-size object) in slot `slot`.
+// fixed-size object, or of a tailed object: fixed part plus tail) in slot
+// `slot`.
 //
 // # Safety
 // `m` is a live mutator of this thread.
@@ -480,6 +491,56 @@ void flipgc_heap_free(flipgc_heap *heap);
 // # Safety
 // `heap` is live.
 int32_t flipgc_heap_concurrent_compaction(const flipgc_heap *heap);
+
+// Registers a tailed type: a fixed part of `fields` payload words, the `nrefs`
+// indices at `refs` holding references, then a tail of references
+// (`FLIPGC_TAIL_REFS`) or words (`FLIPGC_TAIL_WORDS`) whose length is given to
+// `flipgc_alloc`; its index goes to `*out`. `FLIPGC_TYPE_ERROR` for a bad
+// definition, `FLIPGC_INVALID_ARGUMENT` for another `tail` value.
+//
+// # Safety
+// As [`crate::flipgc_types_fixed`].
+flipgc_status flipgc_types_tailed(flipgc_types *types,
+                                  const char *name,
+                                  uint32_t fields,
+                                  const uint32_t *refs,
+                                  size_t nrefs,
+                                  uint32_t tail,
+                                  uint32_t *out);
+
+// The tail length of the tailed object in slot `slot`.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+size_t flipgc_tail_len(flipgc_mutator *m, size_t slot);
+
+// Pushes what element `index` of the reference tail of the object in slot
+// `slot` holds (an object, null or an immediate).
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_get_tail(flipgc_mutator *m, size_t slot, size_t index);
+
+// Stores root-stack entry `value` (an object, null or an immediate) into
+// element `index` of the reference tail of the object in slot `slot`, with the
+// write barrier.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_set_tail(flipgc_mutator *m, size_t slot, size_t index, size_t value);
+
+// The word in element `index` of the word tail of the object in slot `slot`.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+uint64_t flipgc_read_tail_word(flipgc_mutator *m, size_t slot, size_t index);
+
+// Stores `word` into element `index` of the word tail of the object in slot
+// `slot`.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_write_tail_word(flipgc_mutator *m, size_t slot, size_t index, uint64_t word);
 
 #ifdef __cplusplus
 }  // extern "C"

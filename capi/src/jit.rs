@@ -88,8 +88,9 @@ pub unsafe extern "C" fn flipgc_stack_word(m: *mut flipgc_mutator, slot: usize) 
     })
 }
 
-/// Compare-and-swap on reference field (or array element) `field` of the object
-/// in slot `obj_slot`: if it holds the value of slot `expected`, stores the value
+/// Compare-and-swap on reference field (or array element, or tail element:
+/// field `fields + j` of a tailed object) `field` of the object in slot
+/// `obj_slot`: if it holds the value of slot `expected`, stores the value
 /// of slot `new` (with the write barrier) and returns 1; else returns 0. The
 /// values are objects or null.
 ///
@@ -115,7 +116,8 @@ pub unsafe extern "C" fn flipgc_cas_field(
 }
 
 /// Stores the value of slot `new` (an object or null) into reference field (or
-/// array element) `field` of the object in slot `obj_slot`, atomically, with the
+/// array or tail element, as for [`flipgc_cas_field`]) `field` of the object in
+/// slot `obj_slot`, atomically, with the
 /// write barrier, and pushes the value it replaced.
 ///
 /// # Safety
@@ -138,7 +140,9 @@ pub unsafe extern "C" fn flipgc_swap_field(
 /// Copies elements `src_index .. src_index + n` of the reference array in slot
 /// `src_slot` over elements `dst_index ..` of the one in `dst_slot` (the same
 /// array or another; overlapping ranges as `memmove`), with the write barrier on
-/// every overwritten element: `System.arraycopy`.
+/// every overwritten element: `System.arraycopy`. Either object may instead be a
+/// tailed object with a reference tail: its indices are then field indices
+/// (`fields + j` for tail element `j`) and the range must lie in its tail.
 ///
 /// # Safety
 /// `m` is a live mutator of this thread.

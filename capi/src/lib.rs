@@ -7,7 +7,8 @@
 //!
 //! The model C sees:
 //! - Setup: a configuration ([`flipgc_config_new`], [`flipgc_config_set`]) and a
-//!   type registry ([`flipgc_types_new`], [`flipgc_types_fixed`], ...) make a heap
+//!   type registry ([`flipgc_types_new`], [`flipgc_types_fixed`],
+//!   [`flipgc_types_tailed`], ...) make a heap
 //!   ([`flipgc_heap_new`]).
 //! - Each thread binds its own mutator ([`flipgc_mutator_bind`]) and uses it only
 //!   on that thread.
@@ -29,11 +30,13 @@ mod jit;
 mod mutator;
 mod roots;
 mod setup;
+mod tail;
 
 pub use jit::*;
 pub use mutator::*;
 pub use roots::*;
 pub use setup::*;
+pub use tail::*;
 
 use flipgc_core::{GcError, GcErrorKind};
 use std::cell::RefCell;

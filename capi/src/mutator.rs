@@ -348,7 +348,8 @@ pub unsafe extern "C" fn flipgc_write_word(
 }
 
 /// The element count of an array (bytes of a byte array; payload words of a
-/// fixed-size object) in slot `slot`.
+/// fixed-size object, or of a tailed object: fixed part plus tail) in slot
+/// `slot`.
 ///
 /// # Safety
 /// `m` is a live mutator of this thread.

@@ -124,7 +124,7 @@ pub unsafe extern "C" fn flipgc_types_free(types: *mut flipgc_types) {
     }
 }
 
-fn registered(r: Result<TypeId, flipgc_core::GcError>, out: *mut u32) -> flipgc_status {
+pub(crate) fn registered(r: Result<TypeId, flipgc_core::GcError>, out: *mut u32) -> flipgc_status {
     match r {
         Ok(id) => {
             if !out.is_null() {

@@ -1,5 +1,5 @@
 //! Types registered while the heap runs (class loading): [`Heap::register_fixed`]
-//! and its siblings, and the checked-once descriptors of any type of the heap.
+//! and its siblings ([`Heap::register_tailed`] among them), and the checked-once descriptors of any type of the heap.
 //!
 //! They add to the heap's own [`TypeRegistry`] (`object/types.rs`), which grows
 //! without disturbing its readers: a registration takes the registry's mutex,
@@ -10,7 +10,9 @@
 
 use crate::error::GcError;
 use crate::heap::Heap;
-use crate::object::{ephemeron_kind, fixed_kind, FixedType, RefField, TypeId, TypeKind, WordField};
+use crate::object::{
+    ephemeron_kind, fixed_kind, tailed_kind, FixedType, RefField, Tail, TypeId, TypeKind, WordField,
+};
 
 impl Heap {
     /// Registers a fixed-size type of `fields` payload words, of which the fields
@@ -72,7 +74,24 @@ impl Heap {
         fields: u32,
         refs: &[u32],
     ) -> Result<TypeId, GcError> {
+        self.refuse_on_model(name)?;
         let kind = ephemeron_kind(name, fields, refs)?;
+        self.inner.types.register(name, kind)
+    }
+
+    /// As [`Heap::register_fixed`], for a tailed type: a fixed part of `fields`
+    /// payload words (the fields in `refs` references) followed by a tail of
+    /// references or words, its length given at allocation, as
+    /// [`TypeRegistry::tailed`](crate::TypeRegistry::tailed) has it.
+    pub fn register_tailed(
+        &self,
+        name: &str,
+        fields: u32,
+        refs: &[u32],
+        tail: Tail,
+    ) -> Result<TypeId, GcError> {
+        self.refuse_on_model(name)?;
+        let kind = tailed_kind(name, fields, refs, tail)?;
         self.inner.types.register(name, kind)
     }
 
@@ -106,14 +125,16 @@ impl Heap {
         self.inner.types.fixed_type(id)
     }
 
-    /// The descriptor of reference field `field` of fixed-size type `id`:
+    /// The descriptor of reference field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part):
     /// [`TypeRegistry::ref_field`](crate::TypeRegistry::ref_field) on the heap's
     /// registry.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         self.inner.types.ref_field(id, field)
     }
 
-    /// The descriptor of word field `field` of fixed-size type `id`:
+    /// The descriptor of word field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part):
     /// [`TypeRegistry::word_field`](crate::TypeRegistry::word_field) on the heap's
     /// registry.
     pub fn word_field(&self, id: TypeId, field: u32) -> Result<WordField, GcError> {

@@ -147,8 +147,9 @@ impl Mutator {
     }
 
     /// [`Mutator::compare_exchange_ref`] on reference field `index` of `obj` (an
-    /// element of a reference array, or a strong reference field of a fixed-size
-    /// object). Panics if `obj` is not of this heap, `index` is out of range or
+    /// element of a reference array, a strong reference field of a fixed-size
+    /// object, or a reference field of a tailed object: of its fixed part, or
+    /// element `index - fields` of its reference tail). Panics if `obj` is not of this heap, `index` is out of range or
     /// not a reference field, the field is weak, or a value is not of this heap.
     /// On a heap with a VM object model, `index` is a word index (word 0 the
     /// header), checked against the model as [`Mutator::write_slot`] does.
@@ -206,11 +207,14 @@ impl Mutator {
     /// Copies elements `src_index .. src_index + n` of reference array `src` into
     /// elements `dst_index .. dst_index + n` of reference array `dst`; `src` and
     /// `dst` may be the same array, the ranges overlapping (as `memmove`: the
-    /// result is as if the source were copied out first).
+    /// result is as if the source were copied out first). Either may instead be a
+    /// tailed object with a reference tail: its indices are then field indices
+    /// (element `j` of the tail is field `fields + j`, as for
+    /// [`Mutator::compare_exchange_ref_at`]), and the range must lie in the tail.
     ///
     /// Who and when: any mutator, between GC points. Panics, before copying
     /// anything, if `src` or `dst` is not a reference array of this heap or a
-    /// range does not fit its array. Each element is copied as
+    /// range does not fit its array (its tail). Each element is copied as
     /// [`Mutator::read_ref`] and [`Mutator::write_ref`] would: an acquire load
     /// from `src`, the write barrier on the destination slot (while marking, the
     /// reference it held is logged before it is overwritten), a release store.
@@ -230,10 +234,10 @@ impl Mutator {
         dst_index: usize,
         n: usize,
     ) {
-        let src_len = self.ref_array_len(src, "source");
-        let dst_len = self.ref_array_len(dst, "destination");
-        check_range("source", src_index, n, src_len);
-        check_range("destination", dst_index, n, dst_len);
+        let src_run = self.ref_run(src, "source");
+        let dst_run = self.ref_run(dst, "destination");
+        check_range("source", src_index, n, src_run);
+        check_range("destination", dst_index, n, dst_run);
         let from = src.addr + WORD * (1 + src_index);
         let to = dst.addr + WORD * (1 + dst_index);
         // Overlapping with the destination above the source: copy from the end, so
@@ -242,8 +246,9 @@ impl Mutator {
         for k in 0..n {
             let i = if backwards { n - 1 - k } else { k };
             let (s, d) = (from + WORD * i, to + WORD * i);
-            // SAFETY: `s` and `d` are elements of live reference arrays of this heap,
-            // ready for access (`ref_array_len`), in range (`check_range`).
+            // SAFETY: `s` and `d` are elements of live reference arrays (or reference
+            // tails) of this heap, ready for access (`ref_run`), in range
+            // (`check_range`).
             unsafe {
                 let v = load_slot(s);
                 self.pre_write(d);
@@ -281,17 +286,22 @@ impl Mutator {
         slot
     }
 
-    /// The length of reference array `obj`, after checking that it is one, of this
-    /// heap (which also makes a large one ready). Panics otherwise, naming `which`.
-    fn ref_array_len(&self, obj: Gc<'_>, which: &str) -> usize {
+    /// The field indices `first..first + len` of `obj`'s run of strong
+    /// reference elements: a reference array's elements (`0..len`), or a tailed
+    /// object's reference tail (`fields..fields + len`), after checking that `obj`
+    /// is one of those, of this heap (which also makes a large one ready). Panics
+    /// otherwise, naming `which`.
+    fn ref_run(&self, obj: Gc<'_>, which: &str) -> (usize, usize) {
         if self.vm {
             panic!("copy_refs is not supported on a heap with a VM object model ({which} {obj:?})");
         }
         let h = self.header_of(obj);
-        if self.heap.inner.types.shape(h).kind != ShapeKind::RefArray {
-            not_a_ref_array(which, obj);
+        let shape = self.heap.inner.types.shape(h);
+        match shape.kind {
+            ShapeKind::RefArray => (0, h.len() as usize),
+            ShapeKind::Tailed if shape.tail_refs => (shape.fields as usize, h.len() as usize),
+            _ => not_a_ref_array(which, obj),
         }
-        h.len() as usize
     }
 
     /// The word a value is stored as (0 for `None`), after checking it belongs to
@@ -383,22 +393,31 @@ fn weak_refused(what: &str) -> ! {
 #[cold]
 #[inline(never)]
 fn not_a_ref_array(which: &str, obj: Gc<'_>) -> ! {
-    panic!("Mutator::copy_refs: the {which} {obj:?} is not a reference array")
+    panic!(
+        "Mutator::copy_refs: the {which} {obj:?} is not a reference array nor has a reference tail"
+    )
 }
 
 #[inline(always)]
-fn check_range(which: &str, index: usize, n: usize, len: usize) {
-    if index.checked_add(n).is_none_or(|end| end > len) {
-        range_out_of_bounds(which, index, n, len);
+fn check_range(which: &str, index: usize, n: usize, (first, len): (usize, usize)) {
+    if index < first || index.checked_add(n).is_none_or(|end| end > first + len) {
+        range_out_of_bounds(which, index, n, (first, len));
     }
 }
 
 #[cold]
 #[inline(never)]
-fn range_out_of_bounds(which: &str, index: usize, n: usize, len: usize) -> ! {
+fn range_out_of_bounds(which: &str, index: usize, n: usize, (first, len): (usize, usize)) -> ! {
+    if first == 0 {
+        panic!(
+            "Mutator::copy_refs: {which} range {index}..{index}+{n} out of bounds of a \
+             reference array of length {len}"
+        )
+    }
     panic!(
         "Mutator::copy_refs: {which} range {index}..{index}+{n} out of bounds of a \
-         reference array of length {len}"
+         reference tail at fields {first}..{}",
+        first + len
     )
 }
 

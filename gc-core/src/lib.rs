@@ -71,6 +71,7 @@ pub mod seams;
 mod sigbus;
 mod space;
 mod sync;
+mod tail;
 mod value;
 
 pub use access::RefReader;
@@ -98,8 +99,8 @@ pub use jit::{
 pub use model::{ObjectModel, ObjectRef};
 pub use mutator::{Gc, Mutator};
 pub use object::{
-    FixedType, RefField, TypeId, TypeKind, TypeRegistry, WordField, EPHEMERON_KEY, EPHEMERON_VALUE,
-    MAX_TYPES,
+    FixedType, RefField, Tail, TypeId, TypeKind, TypeRegistry, WordField, EPHEMERON_KEY,
+    EPHEMERON_VALUE, MAX_TYPES,
 };
 pub use pacer::Reason;
 pub use pauselog::{

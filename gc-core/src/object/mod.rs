@@ -15,9 +15,10 @@ mod types;
 pub(crate) use ephemeron::ephemeron_kind;
 pub use ephemeron::{EPHEMERON_KEY, EPHEMERON_VALUE};
 pub use header::{Header, HASHED};
-pub(crate) use types::{fixed_kind, FixedScan, ShapeKind};
+pub(crate) use types::{fixed_kind, tailed_kind, FixedScan, Shape, ShapeKind, TYPE_MASK};
 pub use types::{
-    FixedType, RefField, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER, MAX_TYPES,
+    FixedType, RefField, Tail, TypeId, TypeInfo, TypeKind, TypeRegistry, WordField, FILLER,
+    MAX_TYPES,
 };
 
 /// The low bits that mark a word in a reference slot as an immediate: a word `w`

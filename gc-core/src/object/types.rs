@@ -1,7 +1,10 @@
 //! The type registry: for each type, its object size and where its references are.
 //!
-//! Three kinds: fixed-size objects with reference fields at given field indices, a
-//! variable-length array of references, a variable-length array of bytes. The
+//! Four kinds: fixed-size objects with reference fields at given field indices, a
+//! variable-length array of references, a variable-length array of bytes, and a
+//! *tailed* type: a fixed part (as a fixed-size type's) followed by a
+//! variable-length tail of references or of words (a closure and its captured
+//! variables, a JVM array and its header fields). The
 //! registry is built before the heap (`&mut self` builders) and grows while the
 //! heap runs: [`Heap::register_fixed`](crate::Heap::register_fixed) and its
 //! siblings add types from any thread (class loading) while others allocate,
@@ -119,6 +122,27 @@ pub enum TypeKind {
     RefArray,
     /// An array of `len` bytes (padded to whole words).
     ByteArray,
+    /// A fixed part of `fields` payload words, those listed in `refs` (sorted,
+    /// unique) references, followed by a tail of `len` words (the header's
+    /// length), all references or all plain words as `tail` says. Field `i` is
+    /// payload word `i`: the tail's element `j` is field `fields + j`.
+    Tailed {
+        /// Payload words of the fixed part.
+        fields: u32,
+        /// Fixed-part field indices holding (strong) references.
+        refs: Box<[u32]>,
+        /// What the tail holds.
+        tail: Tail,
+    },
+}
+
+/// What the tail of a [`TypeKind::Tailed`] type holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// References (or immediates, or null), each traced and forwarded.
+    Refs,
+    /// Plain words the collector never looks into.
+    Words,
 }
 
 /// A registered type.
@@ -142,6 +166,9 @@ pub(crate) enum ShapeKind {
     RefArray,
     /// Array of bytes (`len` in the header), the filler included.
     ByteArray,
+    /// A fixed part of `fields` payload words, then a tail of `len` (the header's)
+    /// words: references if `tail_refs`, plain words otherwise.
+    Tailed,
 }
 
 /// A fixed-size type's shape as a scan of its objects needs it
@@ -172,6 +199,8 @@ pub(crate) struct Shape {
     /// An ephemeron type: fields 0 (key) and 1 (value) are in `weak_mask`, and
     /// marking treats them as `object/ephemeron.rs` says.
     pub ephemeron: bool,
+    /// Whether a tailed type's tail holds references (false for other kinds).
+    pub tail_refs: bool,
 }
 
 impl Shape {
@@ -187,6 +216,7 @@ impl Shape {
                     weak_mask,
                     wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
                     ephemeron: false,
+                    tail_refs: false,
                 }
             }
             TypeKind::Ephemeron { fields, refs } => Shape {
@@ -197,6 +227,15 @@ impl Shape {
                     weak: Box::new([0, 1]),
                 })
             },
+            TypeKind::Tailed { fields, refs, tail } => Shape {
+                kind: ShapeKind::Tailed,
+                fields: *fields,
+                ref_mask: refs.iter().filter(|&&r| r < 64).fold(0, |m, &r| m | 1 << r),
+                weak_mask: 0,
+                wide_refs: refs.iter().copied().filter(|&r| r >= 64).collect(),
+                ephemeron: false,
+                tail_refs: *tail == Tail::Refs,
+            },
             TypeKind::RefArray => Shape {
                 kind: ShapeKind::RefArray,
                 fields: 0,
@@ -204,6 +243,7 @@ impl Shape {
                 weak_mask: 0,
                 wide_refs: Box::new([]),
                 ephemeron: false,
+                tail_refs: false,
             },
             TypeKind::ByteArray => Shape {
                 kind: ShapeKind::ByteArray,
@@ -212,6 +252,7 @@ impl Shape {
                 weak_mask: 0,
                 wide_refs: Box::new([]),
                 ephemeron: false,
+                tail_refs: false,
             },
         }
     }
@@ -229,6 +270,7 @@ impl Shape {
         match self.kind {
             ShapeKind::Fixed => self.fields as usize,
             ShapeKind::RefArray => len as usize,
+            ShapeKind::Tailed => self.fields as usize + len as usize,
             ShapeKind::ByteArray | ShapeKind::Invalid => (len as usize).div_ceil(WORD),
         }
     }
@@ -241,7 +283,51 @@ impl Shape {
             ShapeKind::Fixed if field < 64 => self.ref_mask >> field & 1 != 0,
             ShapeKind::Fixed => self.wide_refs.binary_search(&(field as u32)).is_ok(),
             ShapeKind::RefArray => field < len as usize,
+            ShapeKind::Tailed => self.tailed_is_ref(len, field),
             ShapeKind::ByteArray | ShapeKind::Invalid => false,
+        }
+    }
+
+    /// [`Shape::is_ref`] for a tailed shape.
+    #[inline]
+    fn tailed_is_ref(&self, len: u64, field: usize) -> bool {
+        if field < self.fields as usize {
+            self.fixed_part_is_ref(field)
+        } else {
+            self.tail_refs && field - (self.fields as usize) < len as usize
+        }
+    }
+
+    /// Whether field `field` of a fixed-size type, or of a tailed type's fixed
+    /// part, is a reference field.
+    #[inline(always)]
+    pub(crate) fn fixed_part_is_ref(&self, field: usize) -> bool {
+        if field < 64 {
+            self.ref_mask >> field & 1 != 0
+        } else {
+            self.wide_refs.binary_search(&(field as u32)).is_ok()
+        }
+    }
+
+    /// Calls `f` with each field index of the fixed part (a fixed-size type's or a
+    /// tailed type's) whose bit is in `mask` or that is a wide reference field, in
+    /// increasing order.
+    #[inline(always)]
+    fn for_each_fixed_part_ref(&self, mut mask: u64, f: &mut impl FnMut(usize)) {
+        while mask != 0 {
+            f(mask.trailing_zeros() as usize);
+            mask &= mask - 1;
+        }
+        self.wide_refs.iter().for_each(|&r| f(r as usize));
+    }
+
+    /// Calls `f` with each tail field index of an object of this (tailed) shape
+    /// with header length `len` if its tail holds references.
+    #[inline(always)]
+    fn for_each_tail_ref(&self, len: u64, f: impl FnMut(usize)) {
+        if self.tail_refs {
+            let first = self.fields as usize;
+            (first..first + len as usize).for_each(f);
         }
     }
 }
@@ -270,17 +356,21 @@ impl FixedType {
     }
 }
 
-/// A reference field of a fixed-size type, checked once ([`TypeRegistry::ref_field`]).
+/// A reference field of a fixed-size type or of a tailed type's fixed part,
+/// checked once ([`TypeRegistry::ref_field`]).
 /// An access through it (`Mutator::get_ref`, `Mutator::set_ref`) is one header
 /// compare plus one load or store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefField {
-    /// What the object's header must equal (its `HASHED` flag masked off) for the
-    /// access's fast path: the type's header for a strong field. A weak field
-    /// carries [`WEAK_FIELD`] as well, a bit the masked header never has, so its
-    /// compare always fails and its accesses take the cold path, which checks the
-    /// type without that bit and goes through the weak-reference barrier. The fast
-    /// path so has no weak test of its own.
+    /// What the object's header must equal, masked to its type index
+    /// ([`TYPE_MASK`]: the length bits and the `HASHED` flag off), for the access's
+    /// fast path: the type's index for a strong field. Only the type is compared,
+    /// so a tailed type's field passes whatever its object's tail length (a
+    /// fixed-size object's length bits are always 0: for it this is the whole
+    /// header). A weak field carries [`WEAK_FIELD`] as well, a bit the masked
+    /// header never has, so its compare always fails and its accesses take the
+    /// cold path, which checks the type without that bit and goes through the
+    /// weak-reference barrier. The fast path so has no weak test of its own.
     pub(crate) expect: u64,
     pub(crate) offset: u32,
     pub(crate) registry: u32,
@@ -289,6 +379,10 @@ pub struct RefField {
 /// The mark of a weak [`RefField`] in its `expect` word: the header's `HASHED` bit,
 /// which the fast path's compare masks off the object's header.
 pub(crate) const WEAK_FIELD: u64 = HASHED;
+
+/// What a descriptor's fast path keeps of an object's header before comparing:
+/// the type index ([`Header::type_id`]'s bits).
+pub(crate) const TYPE_MASK: u64 = (1 << 24) - 1;
 
 impl RefField {
     /// Whether the field is weak (its reads go through the weak-reference barrier).
@@ -304,8 +398,8 @@ impl RefField {
     }
 }
 
-/// A word (non-reference) field of a fixed-size type, checked once
-/// ([`TypeRegistry::word_field`]); see [`RefField`].
+/// A word (non-reference) field of a fixed-size type or of a tailed type's fixed
+/// part, checked once ([`TypeRegistry::word_field`]); see [`RefField`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WordField {
     pub(crate) header: u64,
@@ -613,6 +707,26 @@ impl TypeRegistry {
         self.add(name, kind)
     }
 
+    /// Registers a tailed type: a fixed part of `fields` payload words, of which
+    /// the fields at the indices in `refs` hold references, followed by a
+    /// variable-length tail of references or words (`tail`), its element count
+    /// given at allocation ([`Mutator::alloc`](crate::Mutator::alloc)'s `len`).
+    /// An object is `1 + fields + len` words. Its fixed part is accessed through
+    /// [`TypeRegistry::ref_field`] and [`TypeRegistry::word_field`] descriptors,
+    /// its tail through [`Mutator::read_tail_value`](crate::Mutator::read_tail_value)
+    /// and its siblings, and every field by index (element `j` of the tail is
+    /// field `fields + j`). Refused as [`TypeRegistry::fixed`] refuses.
+    pub fn tailed(
+        &mut self,
+        name: &str,
+        fields: u32,
+        refs: &[u32],
+        tail: Tail,
+    ) -> Result<TypeId, GcError> {
+        let kind = tailed_kind(name, fields, refs, tail)?;
+        self.add(name, kind)
+    }
+
     /// Registers a variable-length array of references.
     pub fn ref_array(&mut self, name: &str) -> Result<TypeId, GcError> {
         self.add(name, TypeKind::RefArray)
@@ -663,8 +777,8 @@ impl TypeRegistry {
         false
     }
 
-    /// The header for a new object of type `id` with `len` elements (ignored for
-    /// fixed types), and its size in words. Errors for unknown types, the filler,
+    /// The header for a new object of type `id` with `len` elements (a tailed
+    /// type's tail elements; ignored for fixed types), and its size in words. Errors for unknown types, the filler,
     /// and lengths a header cannot hold.
     pub fn layout(&self, id: TypeId, len: usize) -> Result<(Header, usize), GcError> {
         let shape = self
@@ -721,6 +835,11 @@ impl TypeRegistry {
         match shape.kind {
             ShapeKind::Fixed => shape.ref_mask != 0 || !shape.wide_refs.is_empty(),
             ShapeKind::RefArray => !header.is_empty(),
+            ShapeKind::Tailed => {
+                shape.ref_mask != 0
+                    || !shape.wide_refs.is_empty()
+                    || (shape.tail_refs && !header.is_empty())
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => false,
         }
     }
@@ -741,15 +860,12 @@ impl TypeRegistry {
     pub fn for_each_ref_field(&self, header: Header, mut f: impl FnMut(usize)) {
         let shape = self.shape(header);
         match shape.kind {
-            ShapeKind::Fixed => {
-                let mut mask = shape.ref_mask;
-                while mask != 0 {
-                    f(mask.trailing_zeros() as usize);
-                    mask &= mask - 1;
-                }
-                shape.wide_refs.iter().for_each(|&r| f(r as usize));
-            }
+            ShapeKind::Fixed => shape.for_each_fixed_part_ref(shape.ref_mask, &mut f),
             ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::Tailed => {
+                shape.for_each_fixed_part_ref(shape.ref_mask, &mut f);
+                shape.for_each_tail_ref(header.len(), f);
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
     }
@@ -761,14 +877,14 @@ impl TypeRegistry {
         let shape = self.shape(header);
         match shape.kind {
             ShapeKind::Fixed => {
-                let mut mask = shape.ref_mask & !shape.weak_mask;
-                while mask != 0 {
-                    f(mask.trailing_zeros() as usize);
-                    mask &= mask - 1;
-                }
-                shape.wide_refs.iter().for_each(|&r| f(r as usize));
+                shape.for_each_fixed_part_ref(shape.ref_mask & !shape.weak_mask, &mut f)
             }
             ShapeKind::RefArray => (0..header.len() as usize).for_each(f),
+            ShapeKind::Tailed => {
+                // A tailed type has no weak fields.
+                shape.for_each_fixed_part_ref(shape.ref_mask, &mut f);
+                shape.for_each_tail_ref(header.len(), f);
+            }
             ShapeKind::ByteArray | ShapeKind::Invalid => {}
         }
     }
@@ -786,8 +902,8 @@ impl TypeRegistry {
         self.shape(header).weak_mask
     }
 
-    /// The allocation descriptor of fixed-size type `id`: refused for arrays (their
-    /// size needs a length), the filler and unknown types.
+    /// The allocation descriptor of fixed-size type `id`: refused for arrays and
+    /// tailed types (their size needs a length), the filler and unknown types.
     pub fn fixed_type(&self, id: TypeId) -> Result<FixedType, GcError> {
         let (header, words) = self.layout(id, 0)?;
         // `layout` found the type registered, so its shape is published here.
@@ -806,6 +922,10 @@ impl TypeRegistry {
                     lead_refs,
                 })
             }
+            ShapeKind::Tailed => Err(GcError::type_error(format!(
+                "{} is a tailed type: allocate it with a tail length (Mutator::alloc)",
+                self.name(id)
+            ))),
             _ => Err(GcError::type_error(format!(
                 "{} is an array type: allocate it with a length",
                 self.name(id)
@@ -813,8 +933,9 @@ impl TypeRegistry {
         }
     }
 
-    /// The descriptor of reference field `field` of fixed-size type `id`, strong or
-    /// weak: refused unless that field exists and holds a reference.
+    /// The descriptor of reference field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part), strong or weak: refused unless that field exists
+    /// and holds a reference.
     pub fn ref_field(&self, id: TypeId, field: u32) -> Result<RefField, GcError> {
         let (header, offset) = self.field_of(id, field, true)?;
         let weak = field < 64 && self.shape(Header(header)).weak_mask >> field & 1 != 0;
@@ -825,8 +946,9 @@ impl TypeRegistry {
         })
     }
 
-    /// The descriptor of word field `field` of fixed-size type `id`: refused unless
-    /// that field exists and holds no reference.
+    /// The descriptor of word field `field` of fixed-size type `id` (or of a
+    /// tailed type's fixed part): refused unless that field exists and holds no
+    /// reference.
     pub fn word_field(&self, id: TypeId, field: u32) -> Result<WordField, GcError> {
         let (header, offset) = self.field_of(id, field, false)?;
         Ok(WordField {
@@ -837,13 +959,26 @@ impl TypeRegistry {
     }
 
     fn field_of(&self, id: TypeId, field: u32, want_ref: bool) -> Result<(u64, u32), GcError> {
-        let t = self.fixed_type(id)?;
-        // `fixed_type` found the type registered, so its shape is published here.
-        let shape = self.shape(Header(t.header));
+        let (header, _) = self.layout(id, 0)?;
+        // `layout` found the type registered, so its shape is published here.
+        let shape = self.shape(header);
         let name = self.name(id);
-        if field >= shape.fields {
+        if !matches!(shape.kind, ShapeKind::Fixed | ShapeKind::Tailed) {
             return Err(GcError::type_error(format!(
-                "{name}: field {field} out of range ({} fields)",
+                "{name} is an array type: its elements have no field descriptors"
+            )));
+        }
+        // The descriptor's header: the type index alone (length 0), which is what
+        // the access's compare keeps of an object's header (`TYPE_MASK`).
+        debug_assert_eq!(header.0 & !TYPE_MASK, 0);
+        if field >= shape.fields {
+            let what = if shape.kind == ShapeKind::Tailed {
+                " in the fixed part"
+            } else {
+                ""
+            };
+            return Err(GcError::type_error(format!(
+                "{name}: field {field} out of range ({} fields{what})",
                 shape.fields
             )));
         }
@@ -853,7 +988,22 @@ impl TypeRegistry {
                 if want_ref { " not" } else { "" }
             )));
         }
-        Ok((t.header, (field + 1) * WORD as u32))
+        Ok((header.0, (field + 1) * WORD as u32))
+    }
+}
+
+/// The kind of tailed type `name` (`TypeRegistry::tailed`'s checks: the builders'
+/// and the run-time registrations' alike): the fixed part checked as a fixed-size
+/// type's.
+pub(crate) fn tailed_kind(
+    name: &str,
+    fields: u32,
+    refs: &[u32],
+    tail: Tail,
+) -> Result<TypeKind, GcError> {
+    match fixed_kind(name, fields, refs, &[])? {
+        TypeKind::Fixed { fields, refs, .. } => Ok(TypeKind::Tailed { fields, refs, tail }),
+        _ => unreachable!("fixed_kind makes fixed kinds"),
     }
 }
 
@@ -938,6 +1088,47 @@ mod tests {
         let mut fields = vec![];
         r.for_each_ref_field(r.layout(vec, 3).unwrap().0, |f| fields.push(f));
         assert_eq!(fields, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn tailed_layouts_and_reference_fields() {
+        let mut r = TypeRegistry::new();
+        let clos = r.tailed("closure", 3, &[0, 2], Tail::Refs).unwrap();
+        let words = r.tailed("words", 2, &[1], Tail::Words).unwrap();
+        let (h, w) = r.layout(clos, 4).unwrap();
+        assert_eq!((h.type_id(), h.len(), w), (clos, 4, 1 + 3 + 4));
+        assert_eq!(r.object_words(h), Some(8));
+        let refs: Vec<bool> = (0..8).map(|f| r.is_ref_field(h, f)).collect();
+        assert_eq!(refs, [true, false, true, true, true, true, true, false]);
+        let mut fields = vec![];
+        r.for_each_ref_field(h, |f| fields.push(f));
+        assert_eq!(fields, [0, 2, 3, 4, 5, 6]);
+        let mut strong = vec![];
+        r.for_each_strong_ref_field(h, |f| strong.push(f));
+        assert_eq!(strong, fields);
+        assert!(r.has_ref_fields(h));
+        assert_eq!(
+            (r.fixed_scan(h).is_none(), r.fixed_ref_mask(h)),
+            (true, None)
+        );
+        let (h, w) = r.layout(words, 5).unwrap();
+        assert_eq!(w, 1 + 2 + 5);
+        let mut fields = vec![];
+        r.for_each_ref_field(h, |f| fields.push(f));
+        assert_eq!(fields, [1]);
+        let (empty, w) = r.layout(clos, 0).unwrap();
+        assert_eq!(w, 4);
+        let mut fields = vec![];
+        r.for_each_ref_field(empty, |f| fields.push(f));
+        assert_eq!(fields, [0, 2]);
+        let bare = r.tailed("bare", 0, &[], Tail::Refs).unwrap();
+        assert!(!r.has_ref_fields(r.layout(bare, 0).unwrap().0));
+        assert!(r.has_ref_fields(r.layout(bare, 1).unwrap().0));
+        // The fixed part's descriptors carry the type index alone.
+        let f = r.ref_field(clos, 2).unwrap();
+        assert_eq!((f.expect, f.offset), (u64::from(clos.0), 3 * WORD as u32));
+        assert!(r.layout(clos, MAX_LEN as usize + 1).is_err());
+        assert!(r.fixed_type(clos).is_err());
     }
 
     #[test]

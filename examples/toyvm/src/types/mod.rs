@@ -12,15 +12,17 @@
 //! access): the interpreter's hot paths use those. A descriptor used on an object
 //! of another type panics, so code that must report a Scheme-level type error
 //! checks the type first (`m.type_of(g) == t.pair`), then uses the descriptor.
-//! Vectors and closures are arrays: they are allocated with a length and read by
-//! index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
+//! Vectors are arrays, allocated with a length and read by index; closures are
+//! tailed objects (a fixed part, the code object, then a tail of captured
+//! values), allocated with the number of captured values: their code is read
+//! and written through a descriptor, a captured value by tail index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
 //! guardians) are in [`runtime`].
 
 pub mod runtime;
 
 pub use runtime::{EntryDesc, RtTypes, WeakPairDesc};
 
-use flipgc_core::{FixedType, GcError, RefField, TypeId, TypeRegistry, WordField};
+use flipgc_core::{FixedType, GcError, RefField, Tail, TypeId, TypeRegistry, WordField};
 
 /// The type ids of every VM object kind, and the descriptors of the fixed-size
 /// ones and of their fields.
@@ -38,7 +40,8 @@ pub struct VmTypes {
     pub symbol: TypeId,
     /// A vector of references.
     pub vector: TypeId,
-    /// A closure: element 0 the code object, then the captured values.
+    /// A closure: field 0 the code object (its fixed part), then a tail of the
+    /// captured values (fields `1..`).
     pub closure: TypeId,
     /// Compiled code (one raw word: the prototype index).
     pub code: TypeId,
@@ -58,6 +61,8 @@ pub struct VmTypes {
     pub cdr: RefField,
     /// A cell's value.
     pub cell_value: RefField,
+    /// A closure's code object.
+    pub closure_code: RefField,
     /// A global's value.
     pub global_value: RefField,
     /// A global's raw word: `symbol id << 1 | bound`.
@@ -110,7 +115,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let string = types.byte_array("scm-string")?;
     let symbol = types.fixed("scm-symbol", 1, &[])?;
     let vector = types.ref_array("scm-vector")?;
-    let closure = types.ref_array("scm-closure")?;
+    let closure = types.tailed("scm-closure", 1, &[0], Tail::Refs)?;
     let code = types.fixed("scm-code", 1, &[])?;
     let prim = types.fixed("scm-prim", 1, &[])?;
     let cell = types.fixed("scm-cell", 1, &[0])?;
@@ -144,6 +149,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         car: types.ref_field(pair, 0)?,
         cdr: types.ref_field(pair, 1)?,
         cell_value: types.ref_field(cell, 0)?,
+        closure_code: types.ref_field(closure, 0)?,
         global_value: types.ref_field(global, 0)?,
         global_word: types.word_field(global, 1)?,
         int_value: types.word_field(int, 0)?,

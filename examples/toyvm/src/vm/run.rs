@@ -59,7 +59,10 @@ impl Vm {
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self.m.read_value(g, 0).as_ref().expect("closure code");
+                let code = self
+                    .m
+                    .get_ref(g, self.t.closure_code)
+                    .expect("closure code");
                 let pid = self.m.get_word(code, self.t.code_proto) as u32;
                 self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
@@ -263,17 +266,17 @@ impl Vm {
                 }
                 Op::Free(i) => {
                     let clo = self.obj(fp).expect("closure");
-                    self.m.push_value(self.m.read_value(clo, 1 + i as usize));
+                    self.m.push_value(self.m.read_tail_value(clo, i as usize));
                 }
                 Op::FreeCell(i) => {
                     let clo = self.obj(fp).expect("closure");
-                    let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
+                    let cell = self.m.read_tail_ref(clo, i as usize).expect("cell");
                     self.m.push_value(self.m.get_value(cell, self.t.cell_value));
                 }
                 Op::SetFreeCell(i) => {
                     let top = self.top();
                     let clo = self.obj(fp).expect("closure");
-                    let cell = self.m.read_ref(clo, 1 + i as usize).expect("cell");
+                    let cell = self.m.read_tail_ref(clo, i as usize).expect("cell");
                     self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
@@ -322,14 +325,17 @@ impl Vm {
                 }
                 Op::Closure(k, nfree) => {
                     let n = nfree as usize;
-                    self.m.alloc_push(self.t.closure, 1 + n)?;
+                    self.m.alloc_push(self.t.closure, n)?;
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
                     let table = self.obj(CONSTS).expect("table");
-                    self.m
-                        .write_value(clo, 0, self.m.read_value(table, k as usize));
+                    self.m.set_value(
+                        clo,
+                        self.t.closure_code,
+                        self.m.read_value(table, k as usize),
+                    );
                     for i in 0..n {
-                        self.m.write_value(clo, 1 + i, self.val(top - n + i));
+                        self.m.write_tail_value(clo, i, self.val(top - n + i));
                     }
                     self.m.stack_set(top - n, Some(clo));
                     self.m.stack_truncate(top - n + 1);
