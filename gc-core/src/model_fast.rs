@@ -214,6 +214,31 @@ impl Mutator {
         Value::from_bits(unsafe { mem::load_acquire(obj.addr + s.offset as usize) })
     }
 
+    /// What reference slots `ss` of `obj` hold (for example a tree node's two
+    /// children), with one check of `obj` for all of them when they are all
+    /// descriptors for one word 0 of one heap (otherwise each is checked as
+    /// [`Mutator::get_slot`] checks it). Panics as [`Mutator::get_slot`].
+    #[inline(always)]
+    pub fn get_slots<'m, const N: usize>(
+        &'m self,
+        obj: Gc<'m>,
+        ss: [SlotRef; N],
+    ) -> [Value<'m>; N] {
+        let Some(&SlotRef { w0, registry, .. }) = ss.first() else {
+            return [Value::NULL; N];
+        };
+        let same = ss.iter().all(|s| s.w0 == w0 && s.registry == registry);
+        if !same || !self.model_fits(obj, w0, registry) {
+            return ss.map(|s| self.get_slot(obj, s));
+        }
+        ss.map(|s| {
+            // SAFETY: every slot is a reference slot of objects with word 0 `w0`
+            // (checked when each was made), and `obj`'s word 0 is `w0` (checked
+            // above). Acquire, as `get_slot`.
+            Value::from_bits(unsafe { mem::load_acquire(obj.addr + s.offset as usize) })
+        })
+    }
+
     /// Stores `v` (null, an immediate, or an object of this heap) into reference
     /// slot `s` of `obj`, with the write barrier. Panics as [`Mutator::get_slot`],
     /// or if a reference in `v` is not of this heap.

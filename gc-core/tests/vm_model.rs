@@ -351,9 +351,11 @@ fn checksum(m: &Mutator, c: Classes) -> u64 {
             let d = desc.get_or_insert_with(|| NodeDesc::of(m, c));
             assert_eq!(m.get_slot_word(g, d.id), id);
             assert_eq!(m.get_slot_word(g, d.check), id * 7);
+            let [next, val2] = m.get_slots(g, [d.next, d.val]);
+            assert_eq!(val2, val);
             assert_eq!(m.get_slot(g, d.val), val);
             todo.push(val);
-            todo.push(m.get_slot(g, d.next));
+            todo.push(next);
         } else if class == c.refs.header() {
             let len = m.read_slot_word(g, 1) as usize;
             fold(len as u64);
@@ -777,6 +779,10 @@ fn descriptors_are_checked_once_and_refuse_what_the_layout_does_not_say() {
     });
     assert!(msg.contains("descriptor for objects with header"), "{msg}");
     let msg = panics(|| m.set_slot(arr, d.val, Value::NULL));
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    let msg = panics(|| {
+        m.get_slots(arr, [d.next, d.val]);
+    });
     assert!(msg.contains("descriptor for objects with header"), "{msg}");
     let msg = panics(|| {
         m.get_slot_word(arr, d.id);

@@ -85,10 +85,8 @@ pub struct BoundNode {
 impl BoundNode {
     #[inline(always)]
     fn children<'m>(&self, m: &'m Mutator, o: Gc<'m>) -> (Option<Gc<'m>>, Option<Gc<'m>>) {
-        (
-            m.get_slot(o, self.left).as_ref(),
-            m.get_slot(o, self.right).as_ref(),
-        )
+        let [l, r] = m.get_slots(o, [self.left, self.right]);
+        (l.as_ref(), r.as_ref())
     }
 }
 
