@@ -57,6 +57,7 @@ mod jit;
 pub mod mem;
 mod model;
 mod model_access;
+mod model_fast;
 mod mutator;
 pub mod object;
 pub mod pacer;
@@ -96,7 +97,8 @@ pub use jit::{
     flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
-pub use model::{ObjectModel, ObjectRef};
+pub use model::{FixedLayout, ObjectModel, ObjectRef};
+pub use model_fast::{ModelType, SlotRef, SlotWord};
 pub use mutator::{Gc, Mutator};
 pub use object::{
     FixedType, RefField, Tail, TypeId, TypeKind, TypeRegistry, WordField, EPHEMERON_KEY,

@@ -106,6 +106,54 @@ pub unsafe trait ObjectModel: Send + Sync + 'static {
     /// How many leading words of `obj` (header, length word, ...) are fixed at
     /// allocation and never written again (`>= 1`).
     fn header_words(&self, obj: ObjectRef) -> usize;
+
+    /// The layout of every object whose word 0 is `w0`, if it follows from `w0`
+    /// alone (for example a plain instance of a class, but not an array, whose
+    /// size depends on its length word); `None` otherwise, and by default. The
+    /// mutator asks it once, when it makes a checked-once descriptor
+    /// ([`Mutator::model_type`](crate::Mutator::model_type) and kin), and the
+    /// verifier asks it for every object it checks.
+    ///
+    /// Contract (part of the trait's safety contract): for every object whose
+    /// word 0 is `w0`, a `Some` layout agrees with the other methods:
+    /// `words == object_words`, `header_words == header_words`, and bit `i` of
+    /// `ref_mask` is set iff `is_ref_slot(obj, i)`, so every reference slot is
+    /// below 64 (answer `None` for a wider layout). Like them it must not
+    /// allocate, lock, block, panic or unwind; it gets no object, so it reads no
+    /// heap word.
+    fn fixed_layout(&self, w0: u64) -> Option<FixedLayout> {
+        let _ = w0;
+        None
+    }
+}
+
+/// A layout fixed by an object's word 0 alone: what
+/// [`ObjectModel::fixed_layout`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedLayout {
+    /// Size in words, header included (as [`ObjectModel::object_words`]).
+    pub words: usize,
+    /// Leading words fixed at allocation (as [`ObjectModel::header_words`]).
+    pub header_words: usize,
+    /// Bit `i` set iff word `i` is a reference slot (as
+    /// [`ObjectModel::is_ref_slot`]).
+    pub ref_mask: u64,
+}
+
+impl FixedLayout {
+    /// Whether the layout keeps the trait's size rules: `words >= header_words >=
+    /// 1`, and every reference slot lies in `header_words..words`.
+    pub fn is_well_formed(&self) -> bool {
+        let in_range = |i: usize| i >= self.header_words && i < self.words;
+        self.header_words >= 1
+            && self.words >= self.header_words
+            && (0..64).all(|i| self.ref_mask >> i & 1 == 0 || in_range(i))
+    }
+
+    /// Whether word `i` is a reference slot.
+    pub fn is_ref_slot(&self, i: usize) -> bool {
+        i < 64 && self.ref_mask >> i & 1 != 0
+    }
 }
 
 /// Whether word 0 `w0` of an object is a filler's (bit 0 set), on a model heap.

@@ -104,7 +104,7 @@ pub struct Mutator {
     pub(crate) id: u64,
     pub(crate) shared: Arc<MutatorShared>,
     /// This thread's allocation buffer (retired before every stop).
-    tlab: Tlab,
+    pub(crate) tlab: Tlab,
     /// Whether the write barrier logs (concurrent marking is on); see `barrier.rs`.
     pub(crate) marking: bool,
     /// The write barrier's log (handed in before every stop).
@@ -415,7 +415,12 @@ impl Mutator {
     /// Allocates `words` words and writes `header`; payload words `1..=skip` are
     /// the caller's to write before its next GC point, the others are zero.
     #[inline(always)]
-    fn alloc_words(&mut self, header: Header, words: usize, skip: usize) -> Result<usize, GcError> {
+    pub(crate) fn alloc_words(
+        &mut self,
+        header: Header,
+        words: usize,
+        skip: usize,
+    ) -> Result<usize, GcError> {
         if words >= self.large_words {
             return self.alloc_large(header, words);
         }

@@ -5,15 +5,19 @@
 //! (objects, arrays, immediates in reference slots, large objects), on every
 //! collection path and in both fault modes. Each thread's graph checksum must be
 //! the same before and after every collection, and the verifier (which also
-//! checks the model's answers) must pass. Then the error paths: sizes the model
-//! disagrees with, slots of the wrong kind, a heap without a model, and the
-//! built-in features refused on a model heap.
+//! checks the model's answers) must pass. Nodes are made and read both through
+//! the checked slot accessors and through the checked-once descriptors
+//! (`model_type`, `model_ref_slot`, `model_word_slot`, the constructors). Then
+//! the error paths: sizes the model disagrees with, slots of the wrong kind, a
+//! heap without a model, the built-in features refused on a model heap, and
+//! descriptor misuse (another class, another heap, an array header, a model
+//! whose `fixed_layout` lies, which the verifier must catch).
 
 mod common;
 
 use flipgc_core::{
-    FaultMode, FlipMode, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, Level, Mutator,
-    ObjectModel, ObjectRef, TypeRegistry, Value,
+    FaultMode, FixedLayout, FlipMode, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, Level,
+    ModelType, Mutator, ObjectModel, ObjectRef, SlotRef, SlotWord, TypeRegistry, Value,
 };
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -104,6 +108,52 @@ unsafe impl ObjectModel for ClassModel {
             Kind::RefArray | Kind::WordArray => 2,
         }
     }
+
+    fn fixed_layout(&self, w0: u64) -> Option<FixedLayout> {
+        // SAFETY: every word 0 given to the model here is a leaked `Class`'s
+        // address: the objects' (as above) and the tests' descriptor requests,
+        // which name only classes.
+        match unsafe { &*(w0 as *const Class) }.kind {
+            Kind::Plain { words, refs } => Some(FixedLayout {
+                words,
+                header_words: 1,
+                ref_mask: refs,
+            }),
+            Kind::RefArray | Kind::WordArray => None,
+        }
+    }
+}
+
+/// A model whose `fixed_layout` lies about plain objects (`lie` flips bits of
+/// the reference mask, or adds to the size): the verifier must catch it.
+struct LyingModel {
+    mask_xor: u64,
+    extra_words: usize,
+}
+
+// SAFETY: NOT sound: `fixed_layout` breaks the contract on purpose. The heap
+// built with it only allocates through the checked path (which never asks
+// `fixed_layout`) and is then verified, which must report the lie.
+unsafe impl ObjectModel for LyingModel {
+    fn object_words(&self, obj: ObjectRef) -> usize {
+        ClassModel.object_words(obj)
+    }
+    fn scan(&self, obj: ObjectRef, slot: &mut dyn FnMut(usize)) {
+        ClassModel.scan(obj, slot)
+    }
+    fn is_ref_slot(&self, obj: ObjectRef, i: usize) -> bool {
+        ClassModel.is_ref_slot(obj, i)
+    }
+    fn header_words(&self, obj: ObjectRef) -> usize {
+        ClassModel.header_words(obj)
+    }
+    fn fixed_layout(&self, w0: u64) -> Option<FixedLayout> {
+        ClassModel.fixed_layout(w0).map(|l| FixedLayout {
+            words: l.words + self.extra_words,
+            header_words: l.header_words,
+            ref_mask: l.ref_mask ^ self.mask_xor,
+        })
+    }
 }
 
 /// The classes of the test graphs.
@@ -137,8 +187,33 @@ const CHECK: usize = 4;
 /// 512 - 2 elements are large.
 const LARGE: usize = 4096;
 
+/// A node's checked-once descriptors on one heap.
+#[derive(Clone, Copy)]
+struct NodeDesc {
+    ty: ModelType,
+    next: SlotRef,
+    val: SlotRef,
+    id: SlotWord,
+    check: SlotWord,
+}
+
+impl NodeDesc {
+    fn of(m: &Mutator, c: Classes) -> NodeDesc {
+        let h = c.node.header();
+        NodeDesc {
+            ty: m.model_type(h).unwrap(),
+            next: m.model_ref_slot(h, NEXT).unwrap(),
+            val: m.model_ref_slot(h, VAL).unwrap(),
+            id: m.model_word_slot(h, ID).unwrap(),
+            check: m.model_word_slot(h, CHECK).unwrap(),
+        }
+    }
+}
+
 /// Allocates a node with `id` on the root stack; its `val` is a word array of
-/// `id % 13 + 1` words for odd ids, an immediate for even ones.
+/// `id % 13 + 1` words for odd ids, an immediate for even ones. Ids `3 (mod 4)`
+/// go through the checked-once descriptors, the others through the checked
+/// slot accessors.
 fn push_node(m: &mut Mutator, c: Classes, id: u64) {
     let n = (id % 13 + 1) as usize;
     m.push_object(2 + n, &[c.words.header(), n as u64]).unwrap();
@@ -147,18 +222,44 @@ fn push_node(m: &mut Mutator, c: Classes, id: u64) {
         m.write_slot_word(arr, 2 + j, id * 1000 + j as u64);
     }
     m.push(Some(arr));
+    let val = |arr| {
+        if id % 2 == 1 {
+            Value::from(arr)
+        } else {
+            Value::fixnum(id as i64).unwrap()
+        }
+    };
+    if id % 4 == 3 {
+        let d = NodeDesc::of(m, c);
+        m.push_object_of(d.ty).unwrap();
+        let node = m.pop().unwrap();
+        let arr = m.pop().unwrap();
+        m.set_slot_word(node, d.id, id);
+        m.set_slot_word(node, d.check, id * 7);
+        m.set_slot(node, d.val, val(arr));
+        m.push(Some(node));
+        return;
+    }
     m.push_object(5, &[c.node.header()]).unwrap();
     let node = m.pop().unwrap();
     let arr = m.pop().unwrap();
     m.write_slot_word(node, ID, id);
     m.write_slot_word(node, CHECK, id * 7);
-    let val = if id % 2 == 1 {
-        Value::from(arr)
-    } else {
-        Value::fixnum(id as i64).unwrap()
-    };
-    m.write_slot(node, VAL, val);
+    m.write_slot(node, VAL, val(arr));
     m.push(Some(node));
+}
+
+/// Allocates a node with even `id` whose `next` is the root stack's top entry,
+/// through the constructor (`push_object_of_from_stack`), and leaves it in that
+/// entry's place.
+fn push_node_from_stack(m: &mut Mutator, c: Classes, id: u64) {
+    assert!(id % 2 == 0, "an immediate val");
+    let d = NodeDesc::of(m, c);
+    m.push_object_of_from_stack(d.ty, 1).unwrap();
+    let node = m.stack_get(m.stack_len() - 1).unwrap();
+    m.set_slot_word(node, d.id, id);
+    m.set_slot_word(node, d.check, id * 7);
+    m.set_slot(node, d.val, Value::fixnum(id as i64).unwrap());
 }
 
 /// Pushes a list of `n` nodes (ids from `first`) on the root stack.
@@ -166,6 +267,13 @@ fn push_list(m: &mut Mutator, c: Classes, first: u64, n: u64) {
     m.push(None);
     let at = m.stack_len() - 1;
     for id in first..first + n {
+        if id % 4 == 0 {
+            m.stack_dup(at);
+            push_node_from_stack(m, c, id);
+            let node = m.pop().unwrap();
+            m.stack_set(at, Some(node));
+            continue;
+        }
         push_node(m, c, id);
         let node = m.pop().unwrap();
         m.write_slot(node, NEXT, Value::from(m.stack_get(at)));
@@ -212,6 +320,7 @@ fn push_word_array(m: &mut Mutator, c: Classes, len: usize, seed: u64) {
 /// word array's own redundancy on the way.
 fn checksum(m: &Mutator, c: Classes) -> u64 {
     let mut seen: HashMap<usize, u64> = HashMap::new();
+    let mut desc: Option<NodeDesc> = None;
     let mut sum = 0u64;
     let mut fold = |x: u64| sum = sum.wrapping_mul(0x100_0000_01b3).wrapping_add(x ^ 0x9e37);
     let mut todo: Vec<Value<'_>> = (0..m.stack_len())
@@ -238,8 +347,15 @@ fn checksum(m: &Mutator, c: Classes) -> u64 {
             if id % 2 == 0 {
                 assert_eq!(val.as_fixnum(), Some(id as i64), "node {id}'s immediate");
             }
+            // The descriptors read what the checked accessors read.
+            let d = desc.get_or_insert_with(|| NodeDesc::of(m, c));
+            assert_eq!(m.get_slot_word(g, d.id), id);
+            assert_eq!(m.get_slot_word(g, d.check), id * 7);
+            let [next, val2] = m.get_slots(g, [d.next, d.val]);
+            assert_eq!(val2, val);
+            assert_eq!(m.get_slot(g, d.val), val);
             todo.push(val);
-            todo.push(m.read_slot(g, NEXT));
+            todo.push(next);
         } else if class == c.refs.header() {
             let len = m.read_slot_word(g, 1) as usize;
             fold(len as u64);
@@ -588,4 +704,162 @@ fn a_heap_without_a_model_refuses_the_binding_and_a_model_heap_the_builtin_api()
     m.verify().unwrap();
     assert_eq!(m.get_weak(&kept), m.stack_get(0));
     assert_eq!(m.get_weak(&lost), None);
+}
+
+#[test]
+fn descriptors_are_checked_once_and_refuse_what_the_layout_does_not_say() {
+    let c = classes();
+    let heap = model_heap();
+    let mut m = heap.bind_mutator().unwrap();
+    let h = c.node.header();
+    // What the layout says, checked when the descriptor is made.
+    for (what, e) in [
+        (
+            "an array header",
+            m.model_type(c.refs.header()).unwrap_err(),
+        ),
+        ("a word array", m.model_type(c.words.header()).unwrap_err()),
+        (
+            "an array's slot",
+            m.model_ref_slot(c.refs.header(), 2).unwrap_err(),
+        ),
+    ] {
+        assert!(is_type_error(&e), "{what}: {e}");
+        assert!(e.to_string().contains("no fixed layout"), "{what}: {e}");
+    }
+    for (what, e) in [
+        (
+            "a word slot as a reference",
+            m.model_ref_slot(h, ID).unwrap_err(),
+        ),
+        (
+            "the header as a reference",
+            m.model_ref_slot(h, 0).unwrap_err(),
+        ),
+        ("past the end", m.model_ref_slot(h, 5).unwrap_err()),
+        (
+            "a reference slot as a word",
+            m.model_word_slot(h, NEXT).unwrap_err(),
+        ),
+        ("the header as a word", m.model_word_slot(h, 0).unwrap_err()),
+        (
+            "past the end as a word",
+            m.model_word_slot(h, 5).unwrap_err(),
+        ),
+        ("a filler's word 0", m.model_type(h | 1).unwrap_err()),
+    ] {
+        assert!(is_type_error(&e), "{what}: {e}");
+    }
+    let d = NodeDesc::of(&m, c);
+    assert_eq!((d.ty.words(), d.ty.header(), d.ty.lead_refs()), (5, h, 1));
+    assert_eq!((d.next.index(), d.val.index()), (NEXT, VAL));
+    assert_eq!((d.id.index(), d.check.index()), (ID, CHECK));
+
+    // The constructors: `new Node(new Node())`, and a node over the stack's top.
+    m.push_object_of_with_new::<1>(d.ty, d.ty).unwrap();
+    let parent = m.stack_get(0).unwrap();
+    let leaf = m.get_slot(parent, d.next).as_ref().expect("the new leaf");
+    assert_eq!(m.read_slot_word(leaf, 0), h);
+    assert_eq!(m.get_slot(leaf, d.next), Value::NULL);
+    let msg = panics(|| {
+        let _ = m.push_object_of_with_new::<2>(d.ty, d.ty);
+    });
+    assert!(msg.contains("first 1"), "{msg}");
+    let msg = panics(|| {
+        let _ = m.push_object_of_from_stack(d.ty, 2);
+    });
+    assert!(msg.contains("first 1"), "{msg}");
+    assert_eq!(m.stack_len(), 1, "refused constructors leave the stack");
+
+    // A descriptor of one class on an object of another: a panic, not a read.
+    push_word_array(&mut m, c, 4, 9);
+    let arr = m.stack_get(1).unwrap();
+    let msg = panics(|| {
+        m.get_slot(arr, d.next);
+    });
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    let msg = panics(|| m.set_slot(arr, d.val, Value::NULL));
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    let msg = panics(|| {
+        m.get_slots(arr, [d.next, d.val]);
+    });
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    let msg = panics(|| {
+        m.get_slot_word(arr, d.id);
+    });
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    let msg = panics(|| m.set_slot_word(arr, d.check, 77));
+    assert!(msg.contains("descriptor for objects with header"), "{msg}");
+    assert_eq!(
+        m.read_slot_word(arr, 2 + 2),
+        9 ^ 2,
+        "the refused store stored nothing"
+    );
+
+    // Another heap's descriptors, on the same model and the same classes.
+    let other = model_heap();
+    let mut o = other.bind_mutator().unwrap();
+    let e = o.push_object_of(d.ty).unwrap_err();
+    assert!(
+        is_type_error(&e) && e.to_string().contains("another heap"),
+        "{e}"
+    );
+    assert!(o.push_object_of_with_new::<1>(d.ty, d.ty).is_err());
+    assert_eq!(o.stack_len(), 0);
+    let od = NodeDesc::of(&o, c);
+    o.push_object_of(od.ty).unwrap();
+    let there = o.stack_get(0).unwrap();
+    let msg = panics(|| {
+        o.get_slot(there, d.next);
+    });
+    assert!(msg.contains("another heap"), "{msg}");
+    let msg = panics(|| o.set_slot_word(there, d.id, 1));
+    assert!(msg.contains("another heap"), "{msg}");
+    // This heap's descriptor on the other heap's object: a foreign object.
+    let msg = panics(|| {
+        m.get_slot(there, d.next);
+    });
+    assert!(msg.contains("does not belong to this heap"), "{msg}");
+    drop(o);
+
+    // A heap without a model makes no descriptors.
+    let plain = Heap::new(HeapConfig::new(8 << 20), TypeRegistry::new()).unwrap();
+    let p = plain.bind_mutator().unwrap();
+    let e = p.model_type(h).unwrap_err();
+    assert!(e.to_string().contains("no object model"), "{e}");
+    drop(p);
+
+    m.collect();
+    m.verify().unwrap();
+    let parent = m.stack_get(0).unwrap();
+    assert!(
+        m.get_slot(parent, d.next).as_ref().is_some(),
+        "the leaf survived"
+    );
+}
+
+#[test]
+fn the_verifier_catches_a_fixed_layout_that_lies() {
+    let c = classes();
+    for (mask_xor, extra_words, what) in [
+        (1 << ID, 0, "a word slot named a reference"),
+        (1 << VAL, 0, "a reference slot left out"),
+        (0, 1, "a size one word too big"),
+    ] {
+        let mut cfg = HeapConfig::new(16 << 20);
+        cfg.large_object_threshold = LARGE;
+        let heap = Heap::with_model(
+            cfg,
+            LyingModel {
+                mask_xor,
+                extra_words,
+            },
+        )
+        .unwrap();
+        let mut m = heap.bind_mutator().unwrap();
+        // The checked path never asks fixed_layout: the object is made.
+        m.push_object(5, &[c.node.header()]).unwrap();
+        let e = m.verify().expect_err(what);
+        assert!(e.to_string().contains("fixed_layout says"), "{what}: {e}");
+    }
 }

@@ -42,14 +42,15 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
     let start = Instant::now();
     let max = params.max_depth();
     let mut m = heap.bind_mutator()?;
+    let node = types.node.bind(&m)?;
     let base = m.stack_len();
 
-    make_tree(&mut m, &types.node, max + 1)?;
-    let stretch = (max + 1, count_nodes(&mut m, &types.node, base));
+    make_tree(&mut m, &node, max + 1)?;
+    let stretch = (max + 1, count_nodes(&mut m, &node, base));
     m.stack_truncate(base);
     expect("stretch tree", stretch.1, expected_check(1, max + 1))?;
 
-    make_tree(&mut m, &types.node, max)?; // long-lived, at `base`
+    make_tree(&mut m, &node, max)?; // long-lived, at `base`
     let depths: Vec<u32> = (MIN_DEPTH..=max).step_by(2).collect();
     let checks: Vec<u64> = if params.threads == 1 {
         let mut checks = vec![0; depths.len()];
@@ -73,7 +74,7 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
             check,
         });
     }
-    let long_lived = (max, count_nodes(&mut m, &types.node, base));
+    let long_lived = (max, count_nodes(&mut m, &node, base));
     expect("long lived tree", long_lived.1, expected_check(1, max))?;
     m.stack_truncate(base);
     Ok(Summary {
@@ -133,14 +134,15 @@ fn share(
     worker: usize,
     checks: &mut [u64],
 ) -> Result<(), StressError> {
+    let node = t.node.bind(m)?;
     let at = m.stack_len();
     for (&depth, check) in depths.iter().zip(checks.iter_mut()) {
         let mine = (params.iterations(depth) as usize)
             .saturating_sub(worker)
             .div_ceil(params.threads);
         for _ in 0..mine {
-            make_tree(m, &t.node, depth)?;
-            *check += count_nodes(m, &t.node, at);
+            make_tree(m, &node, depth)?;
+            *check += count_nodes(m, &node, at);
             m.stack_truncate(at);
         }
     }

@@ -8,7 +8,7 @@
 //! one word per element).
 
 use crate::object::{array_len, prim_elem, push_array, set_prim_elem, Jvm};
-use crate::tree::{count_nodes, make_tree, populate, tree_size, walk, Node};
+use crate::tree::{count_nodes, make_tree, populate, tree_size, walk, BoundNode, Node};
 use flipgc_core::{Heap, Mutator};
 use flipgc_stress::StressError;
 use std::time::{Duration, Instant};
@@ -110,12 +110,17 @@ fn array_chunks(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
 
 /// Makes the long-lived tree (labelled) and array in root-stack slots [`TREE`] and
 /// [`ARRAY`] (the stack must be empty).
-fn build_long_lived(m: &mut Mutator, t: &Types, p: &Params) -> Result<(), StressError> {
-    crate::object::push_new(m, t.node.class)?;
+fn build_long_lived(
+    m: &mut Mutator,
+    t: &Types,
+    node: &BoundNode,
+    p: &Params,
+) -> Result<(), StressError> {
+    m.push_object_of(node.ty)?;
     let root = m.stack_get(TREE).expect("just allocated");
-    let (_, remaining) = t.node.labels.expect("gcbench nodes are labelled");
-    remaining.set(m, root, u64::from(p.long_lived));
-    populate(m, &t.node, p.long_lived, TREE, &mut Some(1))?;
+    let (_, remaining) = node.labels.expect("gcbench nodes are labelled");
+    m.set_slot_word(root, remaining, u64::from(p.long_lived));
+    populate(m, node, p.long_lived, TREE, &mut Some(1))?;
     push_array(m, t.doubles, p.array_size)?;
     for range in array_chunks(p.array_size) {
         m.safepoint();
@@ -129,12 +134,13 @@ fn build_long_lived(m: &mut Mutator, t: &Types, p: &Params) -> Result<(), Stress
 
 fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressError> {
     let mut m = heap.bind_mutator()?;
-    make_tree(&mut m, &t.node, p.stretch)?;
+    let node = t.node.bind(&m)?;
+    make_tree(&mut m, &node, p.stretch)?;
     let at = m.stack_len() - 1;
-    check_tree(&mut m, &t.node, at, p.stretch, "stretch tree")?;
+    check_tree(&mut m, &node, at, p.stretch, "stretch tree")?;
     m.stack_truncate(0);
 
-    build_long_lived(&mut m, &t, p)?;
+    build_long_lived(&mut m, &t, &node, p)?;
 
     let mut times = vec![(Duration::ZERO, Duration::ZERO); p.depths().count()];
     let mut array_sum = 0.0;
@@ -143,28 +149,28 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
             let n = p.iterations(depth);
             let started = Instant::now();
             for i in 0..n {
-                crate::object::push_new(&mut m, t.node.class)?;
+                m.push_object_of(node.ty)?;
                 let at = m.stack_len() - 1;
-                populate(&mut m, &t.node, depth, at, &mut None)?;
+                populate(&mut m, &node, depth, at, &mut None)?;
                 if i + 1 == n {
-                    check_tree(&mut m, &t.node, at, depth, "top-down tree")?;
+                    check_tree(&mut m, &node, at, depth, "top-down tree")?;
                 }
                 m.stack_truncate(at);
             }
             let top_down = started.elapsed();
             let started = Instant::now();
             for i in 0..n {
-                make_tree(&mut m, &t.node, depth)?;
+                make_tree(&mut m, &node, depth)?;
                 let at = m.stack_len() - 1;
                 if i + 1 == n {
-                    check_tree(&mut m, &t.node, at, depth, "bottom-up tree")?;
+                    check_tree(&mut m, &node, at, depth, "bottom-up tree")?;
                 }
                 m.stack_truncate(at);
             }
             slot.0 += top_down;
             slot.1 += started.elapsed();
         }
-        check_long_lived(&mut m, &t.node, p)
+        check_long_lived(&mut m, &node, p)
             .map_err(|e| StressError::Check(format!("after round {}: {e}", round + 1)))?;
         array_sum = check_array(&mut m, p)?;
     }
@@ -173,7 +179,7 @@ fn run_thread(heap: &Heap, t: Types, p: &Params) -> Result<ThreadResult, StressE
 
 fn check_tree(
     m: &mut Mutator,
-    node: &Node,
+    node: &BoundNode,
     at: usize,
     depth: u32,
     what: &str,
@@ -191,12 +197,12 @@ fn check_tree(
 
 /// The long-lived tree: complete to its depth, every node's depth label one less
 /// than its parent's, and the serial labels exactly `0..n`.
-fn check_long_lived(m: &mut Mutator, node: &Node, p: &Params) -> Result<u32, String> {
+fn check_long_lived(m: &mut Mutator, node: &BoundNode, p: &Params) -> Result<u32, String> {
     let (serial, remaining) = node.labels.expect("gcbench nodes are labelled");
     let n = tree_size(p.long_lived);
     let mut seen = vec![false; n as usize];
     let walked = walk(m, node, TREE, p.long_lived, |m, o, depth, children| {
-        let (id, label) = (serial.get(m, o), remaining.get(m, o));
+        let (id, label) = (m.get_slot_word(o, serial), m.get_slot_word(o, remaining));
         if label != u64::from(depth) {
             return Err(format!(
                 "long-lived node {id} labelled depth {label}, found at {depth}"

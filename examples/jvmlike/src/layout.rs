@@ -17,7 +17,7 @@
 //! refuses it unless it was allocated as exactly that.
 
 use crate::class::{ClassTable, Shape, ARRAY_HEADER_WORDS};
-use flipgc_core::{ObjectModel, ObjectRef};
+use flipgc_core::{FixedLayout, ObjectModel, ObjectRef};
 
 /// The object model of one VM: its class table.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +64,9 @@ impl JvmModel {
 // exactly the slots `is_ref_slot` accepts, in increasing order, all between
 // header_words and object_words. No method allocates, locks or panics: `resolve`
 // is arithmetic and an atomic load, the rest is arithmetic (saturating, so a huge
-// length word cannot overflow).
+// length word cannot overflow). `fixed_layout` answers only for instances, whose
+// layout is the class's alone, with exactly what the other methods answer for
+// them (`words`, one header word, slots `1..=refs`).
 unsafe impl ObjectModel for JvmModel {
     #[inline]
     fn object_words(&self, obj: ObjectRef) -> usize {
@@ -102,6 +104,22 @@ unsafe impl ObjectModel for JvmModel {
         match self.table.resolve(header).map(|c| c.shape()) {
             Some(Shape::RefArray | Shape::PrimArray(_)) => ARRAY_HEADER_WORDS,
             Some(Shape::Instance { .. }) | None => 1,
+        }
+    }
+
+    /// An instance's layout follows from its class pointer alone: `words` words,
+    /// one header word, references at `1..=refs` (`None` for more than 63 of
+    /// them, for arrays, whose size is in their length word, and for headers
+    /// that name no class).
+    #[inline]
+    fn fixed_layout(&self, w0: u64) -> Option<FixedLayout> {
+        match self.table.resolve(w0)?.shape() {
+            Shape::Instance { refs, words } if refs < 64 => Some(FixedLayout {
+                words,
+                header_words: 1,
+                ref_mask: ((1u64 << refs) - 1) << 1,
+            }),
+            _ => None,
         }
     }
 }

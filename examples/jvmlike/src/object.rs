@@ -2,17 +2,20 @@
 //! allocation of instances and arrays in the VM's layout, field access by name
 //! resolved once to a slot ([`RefField`], [`PrimField`]), and array element access.
 //!
-//! Everything goes through flipgc's slot accessors (`Mutator::read_slot` and kin),
-//! which check every index against the object model: a wrong slot is a panic,
-//! never a forged reference. On top of that, in debug builds, a field handle checks
+//! Everything goes through flipgc's slot accessors: a field handle bound to a
+//! heap ([`RefField::bind`], [`PrimField::bind`], [`instance_type`]) is a
+//! checked-once descriptor (`Mutator::get_slot` and kin: one header compare per
+//! access, which also checks the class), and the unbound handles and the array
+//! accessors use `Mutator::read_slot` and kin, which check every index against
+//! the object model. A wrong slot is a panic, never a forged reference. On top of that, in debug builds, a field handle checks
 //! that the object is of the handle's class (the header compare costs a slot read;
 //! release builds rely on the collector's slot checks alone, which keep memory
 //! safety but not the VM's typing).
 
-use crate::class::{Class, ClassTable, LoadError, Shape, ARRAY_HEADER_WORDS, MAX_ARRAY_LEN};
+use crate::class::{Class, ClassTable, LoadError, ARRAY_HEADER_WORDS, MAX_ARRAY_LEN};
 use crate::classfile::FieldKind;
 use crate::layout::JvmModel;
-use flipgc_core::{Gc, GcError, Heap, HeapConfig, Mutator, Value};
+use flipgc_core::{Gc, GcError, Heap, HeapConfig, ModelType, Mutator, SlotRef, SlotWord, Value};
 
 /// Classes a [`Jvm`]'s table holds (programs load a handful; churn loads some
 /// per thread as it runs).
@@ -80,13 +83,24 @@ impl Jvm {
 }
 
 /// Allocates an instance of `class` (all fields null or zero) and pushes it on the
-/// root stack. A GC point. Panics if `class` is an array class.
+/// root stack. A GC point. Panics if `class` is an array class. (It asks the
+/// model for the class's layout on every call; a loop allocating one class
+/// should make its [`instance_type`] once and use `Mutator::push_object_of`.)
 #[inline]
 pub fn push_new(m: &mut Mutator, class: &'static Class) -> Result<(), GcError> {
-    match class.shape() {
-        Shape::Instance { words, .. } => m.push_object(words, &[class.header()]),
-        _ => panic!("push_new: {} is an array class", class.name()),
+    if class.is_array() {
+        panic!("push_new: {} is an array class", class.name());
     }
+    let t = m.model_type(class.header())?;
+    m.push_object_of(t)
+}
+
+/// The checked-once allocation descriptor of `class`'s instances on `m`'s heap
+/// (`Mutator::model_type`): `Mutator::push_object_of` then allocates one with no
+/// model call. Errors for an array class or a class with more than 63 reference
+/// fields (no fixed layout), or a heap not laid out by this VM's model.
+pub fn instance_type(m: &Mutator, class: &'static Class) -> Result<ModelType, GcError> {
+    m.model_type(class.header())
 }
 
 /// Allocates an array of `class` with `len` null or zero elements and pushes it on
@@ -153,6 +167,13 @@ impl RefField {
         self.slot
     }
 
+    /// The field as a checked-once descriptor of `m`'s heap
+    /// (`Mutator::model_ref_slot`), for `Mutator::get_slot`/`set_slot`: one
+    /// header compare per access, which also checks the object's class.
+    pub fn bind(self, m: &Mutator) -> Result<SlotRef, GcError> {
+        m.model_ref_slot(self.class.header(), self.slot)
+    }
+
     /// What the field of `obj` refers to (`None` for null).
     #[inline]
     pub fn get<'m>(self, m: &'m Mutator, obj: Gc<'m>) -> Option<Gc<'m>> {
@@ -187,6 +208,12 @@ impl PrimField {
     /// Its word index.
     pub fn slot(self) -> usize {
         self.slot
+    }
+
+    /// The field as a checked-once descriptor of `m`'s heap
+    /// (`Mutator::model_word_slot`), for `Mutator::get_slot_word`/`set_slot_word`.
+    pub fn bind(self, m: &Mutator) -> Result<SlotWord, GcError> {
+        m.model_word_slot(self.class.header(), self.slot)
     }
 
     /// The field's word in `obj`.

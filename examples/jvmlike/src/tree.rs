@@ -3,12 +3,15 @@
 //! counts. The same algorithms as `flipgc_stress::tree`, written against the VM's
 //! field handles ([`RefField`], [`PrimField`]) instead of the built-in descriptors.
 //!
+//! A caller binds the node class to its mutator's heap once ([`Node::bind`]:
+//! checked-once descriptors, a [`BoundNode`]) and passes that to every call.
+//!
 //! As there, everything works on root-stack slots: a `Gc` dies at every
 //! allocation, while stack slots are roots the collector updates.
 
 use crate::class::Class;
-use crate::object::{push_new, PrimField, RefField};
-use flipgc_core::{Gc, GcError, Mutator};
+use crate::object::{instance_type, PrimField, RefField};
+use flipgc_core::{Gc, GcError, ModelType, Mutator, SlotRef, SlotWord};
 
 pub use flipgc_stress::tree::{tree_size, Walked, POLL_EVERY};
 
@@ -28,11 +31,20 @@ pub struct Node {
 
 impl Node {
     /// The fields of `class`: `left` and `right`, and with `labels` `i` and `j`.
+    /// `left` and `right` must be the class's first two slots (its first two
+    /// reference fields), which the tree constructors fill.
     pub fn of(class: &'static Class, labels: bool) -> Result<Node, String> {
+        let (left, right) = (RefField::of(class, "left")?, RefField::of(class, "right")?);
+        if (left.slot(), right.slot()) != (1, 2) {
+            return Err(format!(
+                "class {}: left and right must be its first two reference fields",
+                class.name()
+            ));
+        }
         Ok(Node {
             class,
-            left: RefField::of(class, "left")?,
-            right: RefField::of(class, "right")?,
+            left,
+            right,
             labels: if labels {
                 Some((PrimField::of(class, "i")?, PrimField::of(class, "j")?))
             } else {
@@ -40,25 +52,65 @@ impl Node {
             },
         })
     }
+
+    /// The node's class and fields as checked-once descriptors of `m`'s heap.
+    /// Errors for a heap not laid out by this VM's model.
+    pub fn bind(&self, m: &Mutator) -> Result<BoundNode, GcError> {
+        Ok(BoundNode {
+            ty: instance_type(m, self.class)?,
+            left: self.left.bind(m)?,
+            right: self.right.bind(m)?,
+            labels: match self.labels {
+                Some((i, j)) => Some((i.bind(m)?, j.bind(m)?)),
+                None => None,
+            },
+        })
+    }
+}
+
+/// A [`Node`] bound to one heap: its allocation descriptor and its fields'
+/// slot descriptors.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundNode {
+    /// Allocates a node.
+    pub ty: ModelType,
+    /// The `left` slot.
+    pub left: SlotRef,
+    /// The `right` slot.
+    pub right: SlotRef,
+    /// The `i` and `j` slots, if the node is labelled.
+    pub labels: Option<(SlotWord, SlotWord)>,
+}
+
+impl BoundNode {
+    #[inline(always)]
+    fn children<'m>(&self, m: &'m Mutator, o: Gc<'m>) -> (Option<Gc<'m>>, Option<Gc<'m>>) {
+        let [l, r] = m.get_slots(o, [self.left, self.right]);
+        (l.as_ref(), r.as_ref())
+    }
 }
 
 /// Builds a tree of `depth` bottom-up (children before parents) and pushes its
 /// root: `new Node()` for the parent, then `parent.left = l; parent.right = r`.
-pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError> {
+pub fn make_tree(m: &mut Mutator, b: &BoundNode, depth: u32) -> Result<(), GcError> {
     if depth == 0 {
-        return push_new(m, node.class);
+        return m.push_object_of(b.ty);
     }
-    make_tree(m, node, depth - 1)?;
-    make_tree(m, node, depth - 1)?;
-    push_new(m, node.class)?;
-    // Stack: [.., left, right, parent] -> [.., parent(left, right)].
-    let top = m.stack_len() - 1;
-    let parent = m.stack_get(top).expect("just allocated");
-    node.left.set(m, parent, m.stack_get(top - 2));
-    node.right.set(m, parent, m.stack_get(top - 1));
-    m.stack_copy(top, top - 2);
-    m.stack_truncate(top - 1);
-    Ok(())
+    make_subtrees(m, b, depth)
+}
+
+/// [`make_tree`] for `depth >= 1`, with the constructors of the bound class
+/// (`left` and `right` are its first two slots, see [`Node::bind`]): the leaves'
+/// parents make their leaves themselves, as `flipgc_stress::tree` does.
+fn make_subtrees(m: &mut Mutator, b: &BoundNode, depth: u32) -> Result<(), GcError> {
+    if depth == 1 {
+        // `new Node(new Node(), new Node())`: the leaves never touch the stack.
+        return m.push_object_of_with_new::<2>(b.ty, b.ty);
+    }
+    make_subtrees(m, b, depth - 1)?;
+    make_subtrees(m, b, depth - 1)?;
+    // Stack: [.., left, right] -> [.., parent(left, right)].
+    m.push_object_of_from_stack(b.ty, 2)
 }
 
 /// Gives the node at stack slot `at` two new children and populates them to
@@ -67,7 +119,7 @@ pub fn make_tree(m: &mut Mutator, node: &Node, depth: u32) -> Result<(), GcError
 /// field `i` and its remaining depth in field `j`.
 pub fn populate(
     m: &mut Mutator,
-    node: &Node,
+    b: &BoundNode,
     depth: u32,
     at: usize,
     labels: &mut Option<u64>,
@@ -75,23 +127,23 @@ pub fn populate(
     if depth == 0 {
         return Ok(());
     }
-    push_new(m, node.class)?;
-    push_new(m, node.class)?;
+    m.push_object_of(b.ty)?;
+    m.push_object_of(b.ty)?;
     let left = m.stack_len() - 2;
     let parent = m.stack_get(at).expect("a node to populate");
-    node.left.set(m, parent, m.stack_get(left));
-    node.right.set(m, parent, m.stack_get(left + 1));
+    m.set_slot(parent, b.left, m.stack_get(left).into());
+    m.set_slot(parent, b.right, m.stack_get(left + 1).into());
     if let Some(next) = labels {
-        let (serial, remaining) = node.labels.expect("a labelled node class");
+        let (serial, remaining) = b.labels.expect("a labelled node class");
         for child in [left, left + 1].into_iter().filter_map(|i| m.stack_get(i)) {
-            serial.set(m, child, *next);
-            remaining.set(m, child, u64::from(depth - 1));
+            m.set_slot_word(child, serial, *next);
+            m.set_slot_word(child, remaining, u64::from(depth - 1));
             *next += 1;
         }
     }
     if depth > 1 {
-        populate(m, node, depth - 1, left, labels)?;
-        populate(m, node, depth - 1, left + 1, labels)?;
+        populate(m, b, depth - 1, left, labels)?;
+        populate(m, b, depth - 1, left + 1, labels)?;
     }
     m.stack_truncate(left);
     Ok(())
@@ -105,7 +157,7 @@ pub fn populate(
 /// pending nodes on the root stack and stops.
 pub fn walk<T: Copy, E>(
     m: &mut Mutator,
-    node: &Node,
+    b: &BoundNode,
     at: usize,
     root: T,
     mut visit: impl FnMut(&Mutator, Gc<'_>, T, [bool; 2]) -> Result<T, E>,
@@ -124,7 +176,7 @@ pub fn walk<T: Copy, E>(
             let mut next = todo.pop();
             while let Some((o, p)) = next {
                 walked.nodes += 1;
-                let (l, r) = (node.left.get(m, o), node.right.get(m, o));
+                let (l, r) = b.children(m, o);
                 let down = visit(m, o, p, [l.is_some(), r.is_some()])?;
                 if let Some(l) = l {
                     todo.push((l, down));
@@ -152,7 +204,7 @@ pub fn walk<T: Copy, E>(
 
 /// Nodes reachable from the tree rooted at stack slot `at` (0 for an empty slot),
 /// by the same traversal as [`walk`] without payloads (binary-trees' check).
-pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
+pub fn count_nodes(m: &mut Mutator, b: &BoundNode, at: usize) -> u64 {
     let base = m.stack_len();
     m.stack_dup(at);
     let mut nodes = 0u64;
@@ -166,7 +218,7 @@ pub fn count_nodes(m: &mut Mutator, node: &Node, at: usize) -> u64 {
             let mut poll = POLL_EVERY;
             while let Some(o) = next {
                 nodes += 1;
-                let (l, r) = (node.left.get(m, o), node.right.get(m, o));
+                let (l, r) = b.children(m, o);
                 next = match (l, r) {
                     (Some(l), Some(r)) => {
                         todo.push(l);

@@ -189,7 +189,9 @@ fn walk(
 /// `w0`, `size` words) against the trait's promises: `1 <= header_words <=
 /// size`, and `scan` visits, in increasing order, exactly the words `i` with
 /// `header_words <= i < size` that `is_ref_slot` names (probed over the whole
-/// object). Nothing to check for built-in objects and fillers.
+/// object); and, where the model gives a
+/// [`fixed_layout`](crate::ObjectModel::fixed_layout) for `w0`, that it agrees
+/// with all three. Nothing to check for built-in objects and fillers.
 fn check_model(dec: &Decoder<'_>, at: usize, w0: u64, size: usize) -> Result<(), String> {
     let Some(m) = dec.vm_model(w0) else {
         return Ok(());
@@ -209,6 +211,17 @@ fn check_model(dec: &Decoder<'_>, at: usize, w0: u64, size: usize) -> Result<(),
             "VM object at {at:#x} ({size} words, {header} header words): scan visits \
              {scanned:?}, is_ref_slot names {probed:?}"
         ));
+    }
+    if let Some(l) = m.fixed_layout(w0) {
+        let mask: u64 = probed.iter().filter(|&&i| i < 64).map(|&i| 1 << i).sum();
+        let wide = probed.iter().any(|&i| i >= 64);
+        if l.words != size || l.header_words != header || l.ref_mask != mask || wide {
+            return Err(format!(
+                "VM object at {at:#x} (header {w0:#x}): fixed_layout says {l:?}, but the \
+                 object has {size} words, {header} header words and reference slots \
+                 {probed:?}"
+            ));
+        }
     }
     Ok(())
 }
