@@ -379,10 +379,10 @@ impl Mutator {
         let parent = at + N * words * WORD;
         for i in 0..N {
             let child = at + i * words * WORD;
-            // SAFETY: leaf i and the parent were just bumped (`Tlab::bump_n_then`):
-            // fresh words of the moving space owned by this mutator, unpublished;
-            // word 1 + i (i < N <= lead_refs) of the parent is one of its skipped
-            // words and a reference slot.
+            // Leaf i and the parent were just bumped (`Tlab::bump_n_then`); word
+            // 1 + i (i < N <= lead_refs) of the parent is one of its skipped words.
+            // SAFETY: fresh, unpublished words of this mutator's moving space; the
+            // parent's word is a reference slot.
             unsafe {
                 mem::store(child, leaf.w0);
                 mem::store(parent + WORD * (1 + i), child as u64);

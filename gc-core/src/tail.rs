@@ -53,10 +53,10 @@ impl Mutator {
             None => value.bits() as usize,
         };
         self.pre_write(at);
-        // SAFETY: `at` is a tail element (a strong reference slot: tails have no
-        // weak elements) of a live object of this heap; `v` is null, an immediate
-        // or an object of this heap (checked). Release: publishes `v`'s header and
-        // fields to readers.
+        // Release: publishes `v`'s header and fields to readers. Tails have no
+        // weak elements, so `at` is a strong reference slot.
+        // SAFETY: `at` is a tail element of a live object of this heap; `v` is
+        // null, an immediate or an object of this heap (checked).
         unsafe { mem::store_release(at, v as u64) };
     }
 

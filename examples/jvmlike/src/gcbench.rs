@@ -13,6 +13,7 @@ use flipgc_core::{Heap, Mutator};
 use flipgc_stress::StressError;
 use std::time::{Duration, Instant};
 
+use flipgc_stress::gcbench::{array_element, run_threads, ThreadResult};
 pub use flipgc_stress::gcbench::{DepthTime, Params, Summary};
 
 /// The class description GCBench loads.
@@ -37,63 +38,11 @@ pub fn load(jvm: &Jvm) -> Result<Types, String> {
 }
 
 /// Runs GCBench on `heap` (built for the VM `types` were loaded into),
-/// `params.threads` mutators, each running the whole program.
+/// `params.threads` mutators, each running the whole program (the threads and
+/// the summary are `flipgc_stress::gcbench::run_threads`', shared with the
+/// built-in embedding).
 pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, StressError> {
-    params.validate()?;
-    let start = Instant::now();
-    let per_thread: Vec<Result<ThreadResult, StressError>> = if params.threads == 1 {
-        vec![run_thread(heap, *types, params)]
-    } else {
-        std::thread::scope(|s| {
-            let workers: Vec<_> = (0..params.threads)
-                .map(|_| s.spawn(|| run_thread(heap, *types, params)))
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_else(|p| Err(StressError::from_panic(p))))
-                .collect()
-        })
-    };
-    let mut depths: Vec<DepthTime> = params
-        .depths()
-        .map(|depth| DepthTime {
-            depth,
-            iterations: params.iterations(depth),
-            top_down_ns: 0,
-            bottom_up_ns: 0,
-        })
-        .collect();
-    let mut array_sum = 0.0;
-    for r in per_thread {
-        let r = r?;
-        array_sum = r.array_sum;
-        for (d, (td, bu)) in depths.iter_mut().zip(r.times) {
-            d.top_down_ns += td.as_nanos() as u64;
-            d.bottom_up_ns += bu.as_nanos() as u64;
-        }
-    }
-    Ok(Summary {
-        params: params.clone(),
-        nodes_allocated: params.total_nodes(),
-        long_lived_nodes: tree_size(params.long_lived),
-        array_sum,
-        depths,
-        elapsed_ns: start.elapsed().as_nanos() as u64,
-    })
-}
-
-struct ThreadResult {
-    array_sum: f64,
-    times: Vec<(Duration, Duration)>,
-}
-
-/// Element `i` of the long-lived array of `n` doubles, as GCBench fills it.
-fn array_element(i: usize, n: usize) -> f64 {
-    if i < n / 2 {
-        1.0 / i as f64
-    } else {
-        0.0
-    }
+    run_threads(params, || run_thread(heap, *types, params))
 }
 
 /// Root-stack slots of one thread's long-lived data.

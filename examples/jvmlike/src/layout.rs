@@ -43,13 +43,12 @@ impl JvmModel {
         let shape = class.shape();
         let len = match shape {
             Shape::Instance { .. } => 0,
-            // SAFETY: an object whose header names an array class has both array
-            // header words: `object::push_array` allocates `2 + len` words with
-            // the header and the length as its prefix, and word 1 is fixed at
-            // allocation like word 0. (A raw `Mutator::alloc_object` of one word
-            // with an array class's header would make this read the word after
-            // it during the collector's allocation check, which asks
-            // `object_words` before `header_words`; the VM never does that.)
+            // `object::push_array` allocates `2 + len` words with the header and the
+            // length as its prefix, and word 1 is fixed at allocation like word 0.
+            // (A raw `Mutator::alloc_object` of one word with an array class's
+            // header would make this read the word after it during the
+            // collector's allocation check; the VM never does that.)
+            // SAFETY: an array-class object has both array header words (above).
             Shape::RefArray | Shape::PrimArray(_) => (unsafe { obj.load(1) }) as usize,
         };
         Some((shape, len))

@@ -234,15 +234,24 @@ impl std::fmt::Display for Summary {
 
 /// Runs GCBench on `heap` (whose registry holds `types`), `params.threads` mutators.
 pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, StressError> {
+    run_threads(params, || run_thread(heap, *types, params))
+}
+
+/// Runs `thread` (one mutator's whole program) on `params.threads` threads (on the
+/// calling thread when there is one) and sums their results into a [`Summary`]:
+/// the part of GCBench that does not depend on the object layout, shared with
+/// other embeddings of the same program (the class-based VM's).
+pub fn run_threads(
+    params: &Params,
+    thread: impl Fn() -> Result<ThreadResult, StressError> + Sync,
+) -> Result<Summary, StressError> {
     params.validate()?;
     let start = Instant::now();
     let per_thread: Vec<Result<ThreadResult, StressError>> = if params.threads == 1 {
-        vec![run_thread(heap, *types, params)]
+        vec![thread()]
     } else {
         std::thread::scope(|s| {
-            let workers: Vec<_> = (0..params.threads)
-                .map(|_| s.spawn(|| run_thread(heap, *types, params)))
-                .collect();
+            let workers: Vec<_> = (0..params.threads).map(|_| s.spawn(&thread)).collect();
             workers
                 .into_iter()
                 .map(|w| w.join().unwrap_or_else(|p| Err(StressError::from_panic(p))))
@@ -277,14 +286,16 @@ pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, Stres
     })
 }
 
-struct ThreadResult {
-    array_sum: f64,
+/// What one mutator's run of GCBench reports to [`run_threads`].
+pub struct ThreadResult {
+    /// The sum of the long-lived array, read back at the end.
+    pub array_sum: f64,
     /// (top-down, bottom-up) per depth, summed over rounds.
-    times: Vec<(Duration, Duration)>,
+    pub times: Vec<(Duration, Duration)>,
 }
 
 /// Element `i` of the long-lived array of `n` doubles, as GCBench fills it.
-fn array_element(i: usize, n: usize) -> f64 {
+pub fn array_element(i: usize, n: usize) -> f64 {
     if i < n / 2 {
         1.0 / i as f64
     } else {
