@@ -115,8 +115,11 @@ impl Params {
                 ..Default::default()
             },
             churn: churn::Params {
-                threads,
-                cycles: Some(CHURN_CYCLES),
+                graph: churn::GraphParams {
+                    threads,
+                    cycles: Some(CHURN_CYCLES),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             bursts: bursts::Params::default(),
@@ -362,7 +365,7 @@ mod tests {
         p.set("binarytrees.depth=8").unwrap();
         p.set("churn.seconds=0.5").unwrap();
         assert_eq!((p.gcbench.rounds, p.binarytrees.depth), (1, 8));
-        assert_eq!(p.churn.seconds, Some(0.5));
+        assert_eq!(p.churn.graph.seconds, Some(0.5));
         for bad in ["rounds=1", "gcbench.laps=1", "jvm.x=1", "gcbench.rounds=x"] {
             assert!(p.set(bad).is_err(), "{bad}");
         }

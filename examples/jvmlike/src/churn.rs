@@ -24,7 +24,7 @@ use crate::class::{Class, LoadError, Shape};
 use crate::object::{array_len, push_array, push_new, Jvm};
 use flipgc_core::{Gc, GcError, Heap, Mutator, Value};
 use flipgc_stress::churn::model::{self, Model, FNV_START, NULL_MARK, SEEN_MARK};
-use flipgc_stress::params::{parse_value, unknown_key, SetParam};
+use flipgc_stress::churn::GraphParams;
 use flipgc_stress::rng::Rng;
 use flipgc_stress::StressError;
 use serde::Serialize;
@@ -65,89 +65,9 @@ pub fn load(jvm: &Jvm) -> Result<Types, String> {
     })
 }
 
-/// churn's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Params {
-    /// Mutator threads, each with its own graph.
-    pub threads: usize,
-    /// Cycles per thread; `None` with `seconds` set means unlimited.
-    pub cycles: Option<u64>,
-    /// Stop after this many seconds (at the next cycle boundary).
-    pub seconds: Option<f64>,
-    /// Operations per cycle.
-    pub ops: u64,
-    /// Root slots per thread.
-    pub roots: usize,
-    /// Most unrooted nodes one garbage operation allocates.
-    pub garbage: usize,
-    /// Seed; thread `i` uses `seed + i`.
-    pub seed: u64,
-}
-
-impl Default for Params {
-    /// One thread, 100 cycles of 10 000 operations, 64 slots, garbage up to 2000
-    /// nodes per operation, seed 1.
-    fn default() -> Self {
-        Params {
-            threads: 1,
-            cycles: None,
-            seconds: None,
-            ops: 10_000,
-            roots: 64,
-            garbage: 2000,
-            seed: 1,
-        }
-    }
-}
-
-impl SetParam for Params {
-    const KEYS: &'static [&'static str] = &[
-        "threads", "cycles", "seconds", "ops", "roots", "garbage", "seed",
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "threads" => self.threads = parse_value(key, value)?,
-            "cycles" => self.cycles = Some(parse_value(key, value)?),
-            "seconds" => self.seconds = Some(parse_value(key, value)?),
-            "ops" => self.ops = parse_value(key, value)?,
-            "roots" => self.roots = parse_value(key, value)?,
-            "garbage" => self.garbage = parse_value(key, value)?,
-            "seed" => self.seed = parse_value(key, value)?,
-            _ => return Err(unknown_key::<Params>("jvmlike-churn", key)),
-        }
-        Ok(())
-    }
-}
-
-impl Params {
-    /// Cycles per thread: `cycles`, else unlimited if `seconds` is set, else 100.
-    pub fn cycle_limit(&self) -> u64 {
-        match (self.cycles, self.seconds) {
-            (Some(c), _) => c,
-            (None, Some(_)) => u64::MAX,
-            (None, None) => 100,
-        }
-    }
-
-    /// Refuses parameters that cannot run.
-    pub fn validate(&self) -> Result<(), StressError> {
-        let bad = |m: &str| Err(StressError::Params(m.to_string()));
-        if self.threads == 0 || self.threads > 256 {
-            return bad("threads must be between 1 and 256");
-        }
-        if self.roots == 0 || self.roots > 1 << 20 {
-            return bad("roots must be between 1 and 2^20");
-        }
-        if self.garbage == 0 || self.garbage > 1 << 20 {
-            return bad("garbage must be between 1 and 2^20");
-        }
-        if self.seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
-            return bad("seconds must be positive");
-        }
-        Ok(())
-    }
-}
+/// churn's parameters: the graph parameters of `flipgc_stress::churn`, which this
+/// churn shares (it has no runtime-feature operations).
+pub type Params = GraphParams;
 
 /// What a run did.
 #[derive(Clone, Debug, Serialize)]

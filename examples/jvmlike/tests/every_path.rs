@@ -170,7 +170,7 @@ fn churn_model_check_on_every_path() {
             roots: 32,
             garbage: 500,
             seed: 11,
-            ..churn::Params::default()
+            ..Default::default()
         };
         let s = churn::run(&heap, &jvm, &t, &p).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(s.cycles, 8, "{path}");
@@ -196,7 +196,7 @@ fn churn_is_deterministic_per_seed() {
             roots: 16,
             garbage: 200,
             seed,
-            ..churn::Params::default()
+            ..Default::default()
         };
         churn::run(&heap, &jvm, &t, &p).unwrap().checksums
     };

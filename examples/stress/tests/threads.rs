@@ -66,15 +66,17 @@ fn gcbench_threads_share_a_heap() {
 fn churn_threads() {
     let (heap, t) = heap(16 << 20, churn::register);
     let p = churn::Params {
-        garbage: 5000,
-        threads: 2,
-        cycles: Some(6),
-        ops: 3000,
-        roots: 32,
-        seed: 21,
+        graph: churn::GraphParams {
+            garbage: 5000,
+            threads: 2,
+            cycles: Some(6),
+            ops: 3000,
+            roots: 32,
+            seed: 21,
+            ..Default::default()
+        },
         refs: 30,
         refs_check: 2,
-        ..churn::Params::default()
     };
     let s = churn::run(&heap, &t, &p).unwrap();
     assert_eq!((s.cycles, s.checksums.len()), (12, 2));

@@ -145,12 +145,15 @@ fn binarytrees_small_depth_uses_six() {
 
 fn small_churn(threads: usize, seed: u64) -> churn::Params {
     churn::Params {
-        threads,
-        cycles: Some(6),
-        ops: 3000,
-        roots: 32,
-        garbage: 500,
-        seed,
+        graph: churn::GraphParams {
+            threads,
+            cycles: Some(6),
+            ops: 3000,
+            roots: 32,
+            garbage: 500,
+            seed,
+            ..Default::default()
+        },
         ..churn::Params::default()
     }
 }
@@ -187,11 +190,9 @@ fn churn_is_deterministic_per_seed() {
 #[test]
 fn churn_stops_at_the_deadline() {
     let (heap, t) = heap("auto", 4 << 20, churn::register);
-    let p = churn::Params {
-        cycles: None,
-        seconds: Some(0.2),
-        ..small_churn(1, 3)
-    };
+    let mut p = small_churn(1, 3);
+    p.graph.cycles = None;
+    p.graph.seconds = Some(0.2);
     // Ends by itself (the deadline is the only limit) after at least one cycle.
     let s = churn::run(&heap, &t, &p).unwrap();
     assert!(s.cycles >= 1);

@@ -49,7 +49,7 @@ fn main() -> ExitCode {
         ops: args.ops,
         roots: args.roots,
         seed: args.seed,
-        ..churn::Params::default()
+        ..Default::default()
     };
     let mut config = args.heap.config(64 << 20);
     config.verify_after_gc = !args.no_verify;

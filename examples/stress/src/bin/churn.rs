@@ -60,15 +60,17 @@ fn main() -> ExitCode {
     cli::init_tracing();
     let args = Args::parse();
     let params = churn::Params {
-        threads: args.threads,
-        cycles: args.cycles,
-        seconds: args.seconds,
-        ops: args.ops,
-        roots: args.roots,
-        seed: args.seed,
+        graph: churn::GraphParams {
+            threads: args.threads,
+            cycles: args.cycles,
+            seconds: args.seconds,
+            ops: args.ops,
+            roots: args.roots,
+            seed: args.seed,
+            ..Default::default()
+        },
         refs: args.refs,
         refs_check: args.refs_check,
-        ..churn::Params::default()
     };
     let mut config = args.heap.config(64 << 20);
     config.verify_after_gc = !args.no_verify;

@@ -21,7 +21,10 @@
 //! heap after every collection too. The same seed reproduces the same operations.
 
 pub mod model;
+pub mod params;
 mod refs;
+
+pub use params::{GraphParams, DEFAULT_CYCLES};
 
 use crate::params::{parse_value, unknown_key, SetParam};
 use crate::rng::Rng;
@@ -52,23 +55,12 @@ pub fn register(r: &mut TypeRegistry) -> Result<Types, GcError> {
     })
 }
 
-/// churn's parameters.
+/// churn's parameters: the shared graph parameters and the runtime-feature ones.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Params {
-    /// Mutator threads, each with its own graph.
-    pub threads: usize,
-    /// Cycles per thread; `None` with `seconds` set means unlimited.
-    pub cycles: Option<u64>,
-    /// Stop after this many seconds (at the next cycle boundary).
-    pub seconds: Option<f64>,
-    /// Operations per cycle.
-    pub ops: u64,
-    /// Root slots per thread.
-    pub roots: usize,
-    /// Most unrooted nodes one garbage operation allocates.
-    pub garbage: usize,
-    /// Seed; thread `i` uses `seed + i`.
-    pub seed: u64,
+    /// Threads, cycles, operations, roots, garbage and seed.
+    #[serde(flatten)]
+    pub graph: GraphParams,
     /// Runtime-feature operations (weak handles, finalizers, cleaners, identity
     /// hashes) per thousand operations; 0 turns them off.
     pub refs: u64,
@@ -78,26 +70,16 @@ pub struct Params {
 }
 
 impl Default for Params {
-    /// One thread, 100 cycles of 10 000 operations, 64 slots, garbage up to 2000
-    /// nodes per operation, seed 1, 10 runtime-feature operations in a thousand,
+    /// [`GraphParams::default`], 10 runtime-feature operations in a thousand,
     /// checked exactly every 4th cycle.
     fn default() -> Self {
         Params {
-            threads: 1,
-            cycles: None,
-            seconds: None,
-            ops: 10_000,
-            roots: 64,
-            garbage: 2000,
-            seed: 1,
+            graph: GraphParams::default(),
             refs: 10,
             refs_check: 4,
         }
     }
 }
-
-/// Cycles run when neither `cycles` nor `seconds` is given.
-pub const DEFAULT_CYCLES: u64 = 100;
 
 impl SetParam for Params {
     const KEYS: &'static [&'static str] = &[
@@ -113,14 +95,10 @@ impl SetParam for Params {
     ];
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if let Some(done) = self.graph.set(key, value) {
+            return done;
+        }
         match key {
-            "threads" => self.threads = parse_value(key, value)?,
-            "cycles" => self.cycles = Some(parse_value(key, value)?),
-            "seconds" => self.seconds = Some(parse_value(key, value)?),
-            "ops" => self.ops = parse_value(key, value)?,
-            "roots" => self.roots = parse_value(key, value)?,
-            "garbage" => self.garbage = parse_value(key, value)?,
-            "seed" => self.seed = parse_value(key, value)?,
             "refs" => self.refs = parse_value(key, value)?,
             "refs_check" => self.refs_check = parse_value(key, value)?,
             _ => return Err(unknown_key::<Params>("churn", key)),
@@ -130,36 +108,15 @@ impl SetParam for Params {
 }
 
 impl Params {
-    /// Cycles per thread: `cycles`, else unlimited if `seconds` is set, else
-    /// [`DEFAULT_CYCLES`].
-    pub fn cycle_limit(&self) -> u64 {
-        match (self.cycles, self.seconds) {
-            (Some(c), _) => c,
-            (None, Some(_)) => u64::MAX,
-            (None, None) => DEFAULT_CYCLES,
-        }
-    }
-
     /// Refuses parameters that cannot run.
     pub fn validate(&self) -> Result<(), StressError> {
+        self.graph.validate()?;
         let bad = |m: &str| Err(StressError::Params(m.to_string()));
-        if self.threads == 0 || self.threads > 256 {
-            return bad("threads must be between 1 and 256");
-        }
-        if self.roots == 0 || self.roots > 1 << 20 {
-            return bad("roots must be between 1 and 2^20");
-        }
-        if self.garbage == 0 || self.garbage > 1 << 20 {
-            return bad("garbage must be between 1 and 2^20");
-        }
         if self.refs > 1000 {
             return bad("refs must be at most 1000 (operations per thousand)");
         }
         if self.refs_check == 0 {
             return bad("refs_check must be at least 1");
-        }
-        if self.seconds.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
-            return bad("seconds must be positive");
         }
         Ok(())
     }
@@ -196,7 +153,7 @@ impl std::fmt::Display for Summary {
         writeln!(
             f,
             "churn: {} thread(s), {} cycles, {} operations, {} objects allocated",
-            self.params.threads, self.cycles, self.ops, self.objects
+            self.params.graph.threads, self.cycles, self.ops, self.objects
         )?;
         writeln!(
             f,
@@ -214,13 +171,16 @@ impl std::fmt::Display for Summary {
     }
 }
 
-/// Runs churn on `heap` (whose registry holds `types`): `params.threads` mutators.
+/// Runs churn on `heap` (whose registry holds `types`): `params.graph.threads` mutators.
 pub fn run(heap: &Heap, types: &Types, params: &Params) -> Result<Summary, StressError> {
     params.validate()?;
     let start = Instant::now();
-    let deadline = params.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let deadline = params
+        .graph
+        .seconds
+        .map(|s| start + Duration::from_secs_f64(s));
     let results: Vec<Result<ThreadResult, StressError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..params.threads)
+        let handles: Vec<_> = (0..params.graph.threads)
             .map(|tid| {
                 // Named, so that pause records can say which thread a stop waited for.
                 std::thread::Builder::new()
@@ -305,7 +265,7 @@ fn churn_thread(
 ) -> Result<ThreadResult, StressError> {
     let mut m = heap.bind_mutator()?;
     let base = m.stack_len();
-    for _ in 0..p.roots {
+    for _ in 0..p.graph.roots {
         m.push(None);
     }
     let mut c = Churn {
@@ -316,21 +276,21 @@ fn churn_thread(
         queue: heap.finalizer_queue(),
         next_token: 0,
         counts: [0; 3],
-        rng: Rng::new(p.seed.wrapping_add(tid as u64)),
-        model: Model::new(p.roots),
+        rng: Rng::new(p.graph.seed.wrapping_add(tid as u64)),
+        model: Model::new(p.graph.roots),
         base,
         tid: tid as u64 + 1,
         next_id: 1,
         objects: 0,
         large_len: heap.config().large_object_threshold + 8,
-        garbage: p.garbage,
+        garbage: p.graph.garbage,
     };
     let (mut cycles, mut ops, mut checksum) = (0, 0, 0);
-    while cycles < p.cycle_limit() && deadline.is_none_or(|d| Instant::now() < d) {
-        for _ in 0..p.ops {
+    while cycles < p.graph.cycle_limit() && deadline.is_none_or(|d| Instant::now() < d) {
+        for _ in 0..p.graph.ops {
             c.step(&mut m)?;
         }
-        ops += p.ops;
+        ops += p.graph.ops;
         cycles += 1;
         checksum = c
             .check(&m)
