@@ -17,13 +17,17 @@ use crate::safepoint::Stopped;
 use crate::space::moving::MovingSpace;
 use std::sync::Arc;
 
+/// Where a run of black pages knows its covering object from (a page index and
+/// an old address: [`FillCtx::fill_pages_to`]'s `cover`).
+pub(crate) type Cover = Option<(usize, usize)>;
+
 /// Page filling's entry points ([`FillCtx`]): each produces one page or a run.
 #[derive(Clone, Copy)]
 pub(crate) struct FillFns {
     /// [`FillCtx::fill_pages_to`].
-    pub pages_to: fn(&FillCtx<'_>, usize, usize, usize, &mut Option<(usize, usize)>),
+    pub pages_to: fn(&FillCtx<'_>, usize, usize, usize, &mut Cover),
     /// [`FillCtx::fill_black_in_place`].
-    pub black_in_place: fn(&FillCtx<'_>, usize, &mut Option<(usize, usize)>),
+    pub black_in_place: fn(&FillCtx<'_>, usize, &mut Cover),
     /// [`FillCtx::fill_dense`].
     pub dense: fn(&FillCtx<'_>, usize),
 }
