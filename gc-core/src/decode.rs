@@ -180,7 +180,7 @@ impl<M: ObjectModel> Decode for ModelDecoder<'_, M> {
 
     #[inline(always)]
     fn fixed_ref_mask(&self, w0: u64) -> Option<u64> {
-        // A filler: no references (its mask is the registry's, 0).
+        // A filler: the registry's answer, as on a built-in heap.
         if is_filler(w0) {
             self.types.fixed_ref_mask(Header(w0))
         } else {
@@ -299,5 +299,85 @@ impl<M: ObjectModel> Kind for ModelKind<M> {
                 "a VM model's decoder was chosen for a heap without that model"
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The decoders agree with what they stand for: a model decoder asks the
+    //! model about VM objects and decodes fillers the built-in way (never
+    //! passing one to the model), and narrowing finds the heap's model.
+    use super::*;
+    use crate::mem::WORD;
+    use crate::object::FILLER;
+
+    /// A model whose word 0 is `words << 3` (bit 0 clear) and whose every word
+    /// past the header is a reference slot.
+    struct Sized3;
+
+    // SAFETY: `object_words >= header_words = 1`; `scan` visits exactly the
+    // slots `is_ref_slot` names, in order, all past the header; nothing else
+    // is read.
+    unsafe impl ObjectModel for Sized3 {
+        fn object_words(&self, obj: ObjectRef) -> usize {
+            // SAFETY: word 0 is the header, below `header_words`.
+            (unsafe { obj.load(0) } >> 3) as usize
+        }
+        fn scan(&self, obj: ObjectRef, slot: &mut dyn FnMut(usize)) {
+            (1..self.object_words(obj)).for_each(slot);
+        }
+        fn is_ref_slot(&self, obj: ObjectRef, i: usize) -> bool {
+            (1..self.object_words(obj)).contains(&i)
+        }
+        fn header_words(&self, _obj: ObjectRef) -> usize {
+            1
+        }
+    }
+
+    #[test]
+    fn a_model_decoder_asks_the_model_but_decodes_fillers_itself() {
+        let types = TypeRegistry::new();
+        let model = Sized3;
+        let dec = ModelDecoder {
+            types: &types,
+            model: &model,
+        };
+        // A VM object of 3 words, then a 5-word filler.
+        let filler = Header::new(FILLER, (4 * WORD) as u64).0;
+        let heap: Vec<u64> = vec![3 << 3, 0, 0, filler, 0, 0, 0, 0];
+        let (obj, fill) = (heap.as_ptr() as usize, heap.as_ptr() as usize + 3 * WORD);
+        assert!(!dec.is_filler(heap[0]) && dec.is_filler(filler));
+        assert_eq!(dec.object_words(obj, heap[0]), Some(3));
+        assert_eq!(dec.object_words(fill, filler), Some(5));
+        let mut fields = Vec::new();
+        dec.for_each_ref_field(obj, heap[0], |f| fields.push(f));
+        assert_eq!(fields, [0, 1], "payload indices of words 1 and 2");
+        fields.clear();
+        dec.for_each_strong_ref_field(fill, filler, |f| fields.push(f));
+        assert!(fields.is_empty(), "a filler has no references: {fields:?}");
+        assert_eq!(dec.fixed_ref_mask(heap[0]), None);
+        assert!(dec.shape_cacheable(filler) && !dec.shape_cacheable(heap[0]));
+        // The built-in decoder reads the same filler the same way.
+        let builtin = Builtin { types: &types };
+        assert_eq!(dec.fixed_ref_mask(filler), builtin.fixed_ref_mask(filler));
+        assert!(builtin.is_filler(filler));
+        assert_eq!(builtin.object_words(fill, filler), Some(5));
+    }
+
+    #[test]
+    fn narrowing_finds_the_heaps_model() {
+        let types = TypeRegistry::new();
+        let model = Sized3;
+        let erased = Decoder {
+            types: &types,
+            model: Some((&model as &dyn ObjectModel, TypeId::of::<Sized3>())),
+        };
+        let dec = ModelKind::<Sized3>::narrow(erased);
+        assert!(std::ptr::eq(dec.model, &model));
+        let builtin = BuiltinKind::narrow(Decoder {
+            types: &types,
+            model: None,
+        });
+        assert!(std::ptr::eq(builtin.types, &types));
     }
 }
