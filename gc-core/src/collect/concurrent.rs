@@ -170,58 +170,56 @@ pub(crate) fn mark_phase<K: Kind>(
 ) -> u32 {
     let young = old_end.is_some();
     let mut rounds = 0;
-    {
-        let workers = inner.config.concurrent_workers;
-        let ctx = MarkCtx::new(
-            K::narrow(inner.decoder()),
-            inner.base,
-            boundary,
-            inner.end,
-            (mark, live),
-            &inner.los_marks,
-        )
-        .with_old_region(old_end.unwrap_or(inner.base));
-        // With one worker, all marking of this cycle goes through `ctx`, one thread
-        // at a time: a round with one worker marks on the calling thread and spawns
-        // none; a mark-end pause drains (and resurrects) on this thread or on the
-        // mutator that took it from the offer, while this thread waits for it, the
-        // offer's lock ordering the marks both ways (`pause_offer.rs`); otherwise
-        // mutators never mark (their barrier logs references for the markers), and
-        // `collector` stays locked, so no other collection marks into these bitmaps.
-        let ctx = if workers == 1 {
-            // SAFETY: one thread at a time marks through `ctx`, each hand-off
-            // ordered by a lock (above).
-            unsafe { ctx.single_marker() }
-        } else {
-            ctx
-        };
-        let mut round = 1;
-        loop {
-            rounds += 1;
-            fatal.phase("concurrent marking");
-            concurrent_mark::round(
-                &ctx,
-                &inner.intake,
-                &inner.inject,
-                workers,
-                young && rounds == 1,
-            );
-            fatal.phase("the mark-end pause");
-            // Offered to the mutators; `ctx` marks on whichever thread runs it, the
-            // offer's lock ordering those marks after this thread's and before its
-            // next ones (`single_marker`'s contract).
-            let done = inner.pause_offer.run(&**inner, |me| {
-                concurrent_mark::end(inner, &ctx, round, me, |pause| {
-                    if inner.config.verify_after_gc {
-                        sanity::check_marking(inner, &pause.stopped, &ctx);
-                    }
-                })
-            });
-            if done {
-                break;
-            }
-            round = (round + 1).min(MAX_ROUNDS);
+    let workers = inner.config.concurrent_workers;
+    let ctx = MarkCtx::new(
+        K::narrow(inner.decoder()),
+        inner.base,
+        boundary,
+        inner.end,
+        (mark, live),
+        &inner.los_marks,
+    )
+    .with_old_region(old_end.unwrap_or(inner.base));
+    // With one worker, all marking of this cycle goes through `ctx`, one thread
+    // at a time: a round with one worker marks on the calling thread and spawns
+    // none; a mark-end pause drains (and resurrects) on this thread or on the
+    // mutator that took it from the offer, while this thread waits for it, the
+    // offer's lock ordering the marks both ways (`pause_offer.rs`); otherwise
+    // mutators never mark (their barrier logs references for the markers), and
+    // `collector` stays locked, so no other collection marks into these bitmaps.
+    let ctx = if workers == 1 {
+        // SAFETY: one thread at a time marks through `ctx`, each hand-off
+        // ordered by a lock (above).
+        unsafe { ctx.single_marker() }
+    } else {
+        ctx
+    };
+    let mut round = 1;
+    loop {
+        rounds += 1;
+        fatal.phase("concurrent marking");
+        concurrent_mark::round(
+            &ctx,
+            &inner.intake,
+            &inner.inject,
+            workers,
+            young && rounds == 1,
+        );
+        fatal.phase("the mark-end pause");
+        // Offered to the mutators; `ctx` marks on whichever thread runs it, the
+        // offer's lock ordering those marks after this thread's and before its
+        // next ones (`single_marker`'s contract).
+        let done = inner.pause_offer.run(&**inner, |me| {
+            concurrent_mark::end(inner, &ctx, round, me, |pause| {
+                if inner.config.verify_after_gc {
+                    sanity::check_marking(inner, &pause.stopped, &ctx);
+                }
+            })
+        });
+        if done {
+            break;
         }
+        round = (round + 1).min(MAX_ROUNDS);
     }
     rounds
 }

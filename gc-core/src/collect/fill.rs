@@ -237,7 +237,7 @@ impl FillCtx<'_> {
 
     /// The first black page (a to-space page index) that producing black pages
     /// from `p` on may read the old page of: the page holding the start of the
-    /// carve covering page `p`'s first word ([`FillCtx::fill_black`] reads old
+    /// carve covering page `p`'s first word ([`Filler::fill_black`] reads old
     /// pages back to there, and no further). [`FillCtx::pages`] for `p` past the
     /// last page.
     pub fn first_black_read(&self, p: usize) -> usize {
@@ -285,7 +285,7 @@ impl FillCtx<'_> {
     /// lands on it (`dense_pages`), and a later page's first object that starts
     /// here is read through its head ([`Dense::heads`]).
     ///
-    /// [`FillCtx::fill_compacted`] in place, cut down to what a dense page needs:
+    /// [`Filler::fill_compacted`] in place, cut down to what a dense page needs:
     /// every word is live, so the next object starts where this one ends (no
     /// search of the live-words bitmap, no copy), and a reference into the dense
     /// prefix is its own new address (every word below it is live), so only the
@@ -389,7 +389,7 @@ impl<D: Decode> Filler<'_, '_, D> {
     }
 
     /// What a walk needs of the object with header `h` at old address `at`: its
-    /// words ([`FillCtx::object_words`]) and
+    /// words ([`Filler::object_words`]) and
     /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask).
     #[inline]
     fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
@@ -422,14 +422,7 @@ impl<D: Decode> Filler<'_, '_, D> {
         }
     }
 
-    /// Produces to-space pages `[first, end)` into consecutive page-sized buffers
-    /// from `out` (compacted pages, then black ones), except that a black page whose
-    /// covering object is known starts from it, instead of walking again from its
-    /// carve's start (up to an allocation buffer of objects: most of the filling
-    /// time of black pages before this). `cover` carries that knowledge from call
-    /// to call (a page index and the old address of the object covering its first
-    /// word): a caller that fills runs of pages in address order passes the same
-    /// one each time.
+    /// [`FillCtx::fill_pages_to`], decoding with `D`.
     fn fill_pages_to(
         &self,
         first: usize,
@@ -529,17 +522,7 @@ impl<D: Decode> Filler<'_, '_, D> {
         }
     }
 
-    /// Black page `p` (a to-space page index, past the compacted pages) produced
-    /// in place, in its old page ([`FillCtx::black_old_page`]): its references
-    /// forwarded there and its words past the flip top zeroed, so that the old
-    /// page is to-space page `p` as it must be, ready to be moved there. `cover`
-    /// as in [`FillCtx::fill_pages_to`] (the same for a run of calls in address
-    /// order).
-    ///
-    /// Only the claimant of page `p` may call this, once: forwarding is not
-    /// idempotent. Others read the old page only for object headers (producing a
-    /// later page walks headers from its carve's start), which this leaves as they
-    /// are; their references they do not read.
+    /// [`FillCtx::fill_black_in_place`], decoding with `D`.
     fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) {
         let q = p - self.page_first.len();
         let known = cover.filter(|(at, _)| *at == p).map(|(_, obj)| obj);
@@ -547,22 +530,7 @@ impl<D: Decode> Filler<'_, '_, D> {
         *cover = Some((p + 1, next));
     }
 
-    /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
-    /// from-space: its objects keep their addresses, so only its references are
-    /// forwarded. The page is then ready to be installed from from-space at the
-    /// same offset in to-space (moved or copied).
-    ///
-    /// Only the claimant of page `p` may call this, once: forwarding is not
-    /// idempotent. From-space page `p` is read by nobody else: every object on it
-    /// lands on it (`dense_pages`), and a later page's first object that starts
-    /// here is read through its head ([`Dense::heads`]).
-    ///
-    /// [`FillCtx::fill_compacted`] in place, cut down to what a dense page needs:
-    /// every word is live, so the next object starts where this one ends (no
-    /// search of the live-words bitmap, no copy), and a reference into the dense
-    /// prefix is its own new address (every word below it is live), so only the
-    /// others are looked up. In binary-trees, whose long-lived tree (96 MiB) is the
-    /// prefix and refers only into itself, that is nearly every reference.
+    /// [`FillCtx::fill_dense`], decoding with `D`.
     fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
         let words = self.at.page_words;
