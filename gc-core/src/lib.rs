@@ -44,6 +44,7 @@ mod barrier;
 mod bindings;
 mod collect;
 mod config;
+mod decode;
 mod error;
 mod fatal;
 mod finalize;
