@@ -1025,8 +1025,6 @@ impl Compaction {
             self.inner.inject.panic_once(InjectPoint::CompactionPanic);
             recycled_early.extend(self.work_black());
             recycled_early.sort_unstable();
-            let released = self.release_unread_below();
-            tracing::debug!(released, "from-space released behind the black pass");
             self.work(true);
             for h in helpers {
                 // A worker's panic aborts the process (its guard) before this.

@@ -27,10 +27,7 @@
 //! ([`Parked::source`](crate::collect::park::Parked::source)).
 //!
 //! What from-space keeps after them is mapped afresh (`release_from_space`), and
-//! so is what is left parked. Before that, once the black pass is over, the
-//! pages below to-space's produced pages that compaction does not read are
-//! released ([`Compaction::release_unread_below`]): to-space has fresh pages at
-//! their offsets, so keeping them to the end only added to the peak RSS.
+//! so is what is left parked.
 //!
 //! Why no allocation can see garbage (invariant Z): before any pass moves a
 //! page, the dirty end is raised over the old image under the space lock, so every
@@ -138,58 +135,6 @@ impl Compaction {
             _ => runs.push((a, q)),
         }
         Ok(())
-    }
-
-    /// Releasing behind: called once by the compaction's own thread after the
-    /// black region is filled and recycled ([`Compaction::work_black`]; no spare
-    /// chunk is taken after it), before the rest of the fill. Frees
-    /// (`MADV_DONTNEED`) from-space's pages below to-space's produced pages
-    /// (`self.pages`) that compaction does not read: no live word, outside the
-    /// black region. Their offsets in the heap get to-space's pages, so no pass
-    /// moves them back, and they were freed only at the end
-    /// (`release_from_space`); meanwhile each stood beside a fresh to-space page,
-    /// and the process's peak RSS held both (docs/findings.md, "Where peak RSS
-    /// goes"). Returns the bytes released (including holes: pages moved away as
-    /// spares, or parked, release as nothing).
-    ///
-    /// Why nobody reads a released page: page filling reads only live words and
-    /// the black region (`fill.rs`), the same rule as the ahead pass; the spare
-    /// chunks were this range's only other readers, and their pass is over. The
-    /// end pass moves only pages above the allocation top, which is at or above
-    /// to-space's produced pages. A mutator never maps from-space. On an error
-    /// (none is expected: the range is inside the span) it stops; the end's
-    /// fresh mapping frees the rest as before.
-    pub(super) fn release_unread_below(&self) -> usize {
-        if self.move_fails || !self.inner.config.recycle_from_space {
-            return 0;
-        }
-        let at = self.layout;
-        let (page, chunk) = (self.page_bytes(), self.recycle_align);
-        let hi = (self.pages * page).min(self.from_bytes);
-        let ctx = self.tables.ctx(&self.inner, &at);
-        let (boundary, flip_top) = (at.boundary - at.base, at.flip_top - at.base);
-        let read = |p: usize| {
-            let end = p + page;
-            (p < flip_top && end > boundary)
-                || (p < boundary
-                    && ctx
-                        .live
-                        .next_set(p / WORD, end.min(boundary) / WORD)
-                        .is_some())
-        };
-        // From-space's own lock: no mutator takes it (`release_from_space`).
-        let mut from = self.inner.from_space.lock();
-        debug_assert_eq!(from.span.addr(), at.from);
-        let (mut p, mut released) = (0, 0);
-        while let Some((a, q)) = unread_run(p, hi, (page, chunk), read) {
-            if let Err(e) = from.span.release(a, q - a) {
-                tracing::debug!(%e, "releasing from-space behind stopped early");
-                break;
-            }
-            released += q - a;
-            p = q;
-        }
-        released
     }
 
     /// Starts recycling the black region early ([`Compaction::recycle_black_below`]):
