@@ -18,6 +18,7 @@ Sub-commands:
 """
 
 import json
+import math
 import os
 import sys
 
@@ -205,7 +206,8 @@ def esc(t):
 
 def svg(recs):
     """The plot: per workload, one panel of wall time and one of max pause (log
-    scale), against the heap factor, one line per system (median over repeats)."""
+    scale), against the heap factor (log scale), one line per system (median
+    over repeats)."""
     data = series(recs)
     workloads = sorted(data)
     systems = sorted({s for w in data.values() for s in w})
@@ -222,7 +224,8 @@ def svg(recs):
         fmax = fmin + 1
 
     def fx(f, x0):
-        return x0 + (f - fmin) / (fmax - fmin) * pw
+        # log scale: the factors are about evenly spaced in log (1.25x .. 6x)
+        return x0 + math.log(f / fmin) / math.log(fmax / fmin) * pw
 
     for wi, w in enumerate(workloads):
         y0 = mt + wi * (ph + mt + gap)
@@ -235,7 +238,6 @@ def svg(recs):
             if log:
                 lo = min(v for v in vals if v > 0) if any(v > 0 for v in vals) else 0.01
                 hi = max(vals) if vals else 1.0
-                import math
                 e0, e1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
                 if e1 <= e0:
                     e1 = e0 + 1
@@ -258,7 +260,7 @@ def svg(recs):
                 x = fx(f, x0)
                 out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (x, y0, x, y0 + ph))
                 out.append('<text x="%.1f" y="%d" text-anchor="middle">%gx</text>' % (x, y0 + ph + 14, f))
-            out.append('<text x="%d" y="%d" text-anchor="middle">heap / Parallel\'s minimum</text>'
+            out.append('<text x="%d" y="%d" text-anchor="middle">heap / Parallel\'s minimum (log scale)</text>'
                        % (x0 + pw // 2, y0 + ph + 28))
             for s in systems:
                 pts = data[w].get(s, [])
