@@ -6,6 +6,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 
 usage() {
     cat <<'USAGE'
@@ -89,17 +91,9 @@ if [[ -n "$FLIPGC_MODES" ]] && ! command -v cargo >/dev/null 2>&1; then
     FLIPGC_MODES=""
 fi
 if [[ -n "$FLIPGC_MODES" ]]; then
-    read -r -a g <<< "$GCBENCH_ARGS"
-    read -r -a b <<< "$BINARYTREES_ARGS"
-    if [[ ${#g[@]} -ne 6 ]]; then
-        echo "run.sh: --gcbench-args needs 6 numbers, got '$GCBENCH_ARGS'" >&2
-        exit 2
-    fi
-    params="gcbench.stretch=${g[0]},gcbench.long-lived=${g[1]},gcbench.array-size=${g[2]}"
-    params+=",gcbench.min-depth=${g[3]},gcbench.max-depth=${g[4]},gcbench.rounds=${g[5]}"
-    params+=",binarytrees.depth=${b[0]}"
-    threads=1
-    if [[ ${#b[@]} -ge 3 && "${b[1]}" == --threads ]]; then threads="${b[2]}"; fi
+    flipgc_params "$GCBENCH_ARGS" "$BINARYTREES_ARGS" || exit 2
+    params="$FLIPGC_PARAMS"
+    threads="$FLIPGC_THREADS"
     pretouch=()
     [[ $PRETOUCH == 1 ]] || pretouch=(--no-pretouch)
     echo "# flipgc (pausebench --modes $FLIPGC_MODES)"
@@ -130,10 +124,7 @@ else
     echo "note: /usr/bin/time not found; rss_mib will be '-'" >&2
 fi
 
-# Compile into benches/peers/build (git-ignored).
-CLASSES="$HERE/build/classes"
-mkdir -p "$CLASSES"
-"$JAVAC" -nowarn -d "$CLASSES" "$HERE/HiccupMeter.java" "$HERE/GCBench.java" "$HERE/BinaryTrees.java"
+compile_classes
 
 if [[ -n "$KEEP_LOGS" ]]; then
     LOGDIR="$KEEP_LOGS"
@@ -144,24 +135,6 @@ else
 fi
 RUNS_JSONL="$LOGDIR/runs.jsonl"
 : > "$RUNS_JSONL"
-
-collector_flag() {
-    case "$1" in
-        parallel) echo "-XX:+UseParallelGC" ;;
-        g1) echo "-XX:+UseG1GC" ;;
-        z) echo "-XX:+UseZGC" ;;
-        shenandoah) echo "-XX:+UseShenandoahGC" ;;
-        *) return 1 ;;
-    esac
-}
-
-workload_class() {
-    case "$1" in
-        gcbench) echo "GCBench" ;;
-        binarytrees) echo "BinaryTrees" ;;
-        *) return 1 ;;
-    esac
-}
 
 IFS=, read -r -a heap_list <<< "$HEAPS"
 IFS=, read -r -a workload_list <<< "$WORKLOADS"
@@ -188,67 +161,29 @@ if [[ ${#available[@]} -eq 0 ]]; then
     exit 0
 fi
 
-common_opts=()
-if [[ "$PRETOUCH" == 1 ]]; then
-    common_opts+=(-XX:+AlwaysPreTouch)
-fi
-read -r -a extra_opts <<< "$EXTRA_OPTS"
-
 echo "# JVM peers: $("$JAVA" -version 2>&1 | sed -n 2p)"
 echo "# workloads: $WORKLOADS; heaps: $HEAPS; collectors: ${available[*]}; pretouch: $([[ $PRETOUCH == 1 ]] && echo on || echo off)"
 echo "# gcbench args: $GCBENCH_ARGS; binarytrees args: $BINARYTREES_ARGS"
 python3 "$HERE/peers.py" header
 
-# Wait (at most $SETTLE s) until the guest's count of memory reported free to the
-# host has stayed the same for 3 s, longer than the kernel's 2 s delay before a
-# report: the run before's heap is reported after it exits, and the host's work on
-# it would show as steal in this run (docs/pausebench.md). Same rule as pausebench.
-settle() {
-    local f=/sys/module/page_reporting/parameters/reported_kib
-    [[ -r $f && $SETTLE -gt 0 ]] || return 0
-    local last cur quiet=0 ticks=0
-    last="$(cat "$f")"
-    while (( quiet < 12 && ticks < SETTLE * 4 )); do
-        sleep 0.25
-        ticks=$((ticks + 1))
-        cur="$(cat "$f")"
-        if [[ $cur == "$last" ]]; then quiet=$((quiet + 1)); else quiet=0; last=$cur; fi
-    done
-}
-
 failures=0
 for w in "${workload_list[@]}"; do
-    class="$(workload_class "$w")"
     if [[ "$w" == gcbench ]]; then args_str="$GCBENCH_ARGS"; else args_str="$BINARYTREES_ARGS"; fi
-    read -r -a wargs <<< "$args_str"
     for h in "${heap_list[@]}"; do
         for c in "${available[@]}"; do
             tag="$w-$h-$c"
-            sp_log="$LOGDIR/$tag.safepoint.log"
-            gc_log="$LOGDIR/$tag.gc.log"
-            out="$LOGDIR/$tag.stdout"
-            tfile="$LOGDIR/$tag.time"
-            rm -f "$sp_log" "$gc_log" "$tfile"
-            jvm=(-Xms"$h" -Xmx"$h" "$(collector_flag "$c")" ${common_opts[@]+"${common_opts[@]}"}
-                 "-Xlog:safepoint:file=$sp_log:uptime,tags"
-                 "-Xlog:gc:file=$gc_log:uptime,tags"
-                 ${extra_opts[@]+"${extra_opts[@]}"})
-            cmd=("$JAVA" "${jvm[@]}" -cp "$CLASSES" "$class" ${wargs[@]+"${wargs[@]}"})
-            if [[ $HAVE_TIME == 1 ]]; then
-                cmd=(/usr/bin/time -f %M -o "$tfile" "${cmd[@]}")
-            fi
-            settle
-            rc=0
-            "${cmd[@]}" > "$out" 2>&1 || rc=$?
+            run_jvm "$w" "$h" "$c" "$args_str" "$LOGDIR" "$tag"
+            rc=$JVM_RC
             if [[ $rc -ne 0 ]]; then
                 failures=$((failures + 1))
                 echo "# $tag exited with status $rc; last lines of its output:" >&2
-                tail -n 5 "$out" | sed 's/^/#   /' >&2
+                tail -n 5 "$LOGDIR/$tag.stdout" | sed 's/^/#   /' >&2
             fi
             python3 "$HERE/peers.py" row "$RUNS_JSONL" \
                 --workload "$w" --heap "$h" --mode "jvm-$c" \
-                --stdout "$out" --safepoint-log "$sp_log" --gc-log "$gc_log" \
-                --time-file "$tfile" --exit-code "$rc" --jvm-args "${jvm[*]}"
+                --stdout "$LOGDIR/$tag.stdout" --safepoint-log "$LOGDIR/$tag.safepoint.log" \
+                --gc-log "$LOGDIR/$tag.gc.log" --time-file "$LOGDIR/$tag.time" \
+                --exit-code "$rc" --jvm-args "$JVM_ARGS"
         done
     done
 done
