@@ -102,7 +102,10 @@ fn bad_bytes_and_ranges_are_errors() {
             "(bytevector-length \"abc\")",
             "bytevector-length: expected a bytevector, got \"abc\"",
         ),
-        ("(write-u8 1 (open-output-string))", "write-u8: expected a binary output port"),
+        (
+            "(write-u8 1 (open-output-string))",
+            "write-u8: expected a binary output port",
+        ),
     ] {
         let e = error_of(&format!("{IMPORTS}{src}"));
         assert!(e.message.starts_with(msg), "{src}: {e}");

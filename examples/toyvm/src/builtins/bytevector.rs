@@ -29,7 +29,11 @@ fn range(
     len: usize,
     who: &str,
 ) -> Result<(usize, usize), VmError> {
-    let start = if argc > at { vm.index(base + at, who)? } else { 0 };
+    let start = if argc > at {
+        vm.index(base + at, who)?
+    } else {
+        0
+    };
     let end = if argc > at + 1 {
         vm.index(base + at + 1, who)?
     } else {
@@ -100,7 +104,12 @@ pub fn bytevector_u8_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErr
 
 /// `(bytevector-length bv)`.
 pub fn bytevector_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let g = vm.expect(base, vm.t.io.bytevector, "a bytevector", "bytevector-length")?;
+    let g = vm.expect(
+        base,
+        vm.t.io.bytevector,
+        "a bytevector",
+        "bytevector-length",
+    )?;
     let n = vm.m.len(g) as i64;
     vm.push_int(n)
 }

@@ -113,7 +113,9 @@ impl Vm {
 
 /// `(%make-error kind message irritants)`: a new error object.
 pub fn make_error(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let kind = vm.int(base, "%make-error")?.clamp(ERROR as i64, VM_ERROR as i64) as u64;
+    let kind = vm
+        .int(base, "%make-error")?
+        .clamp(ERROR as i64, VM_ERROR as i64) as u64;
     vm.dup(base + 1);
     vm.dup(base + 2);
     vm.make_condition(kind)
@@ -176,7 +178,12 @@ pub fn is_read_error(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> 
 
 /// `(error-object-message e)`.
 pub fn error_object_message(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let c = vm.expect(base, vm.t.io.condition, "an error object", "error-object-message")?;
+    let c = vm.expect(
+        base,
+        vm.t.io.condition,
+        "an error object",
+        "error-object-message",
+    )?;
     let v = vm.m.get_value(c, vm.t.io.cond_message);
     vm.m.push_value(v);
     Ok(())

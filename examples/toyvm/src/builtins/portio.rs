@@ -62,7 +62,9 @@ impl Vm {
         let chunk = match kind_of(flags) {
             FILE => {
                 let shared = Arc::clone(&self.shared);
-                let r = self.m.blocking(move || lock(&shared.files).read_chunk(host));
+                let r = self
+                    .m
+                    .blocking(move || lock(&shared.files).read_chunk(host));
                 match r {
                     Ok(c) => c,
                     Err(e) => return Err(self.raise_file_error(format!("read: {e}"))),
@@ -378,7 +380,13 @@ pub fn read_bytevector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmEr
     vm.push_bytes(&bytes)
 }
 
-fn output(vm: &mut Vm, base: usize, argc: usize, write: bool, labels: Labels) -> Result<(), VmError> {
+fn output(
+    vm: &mut Vm,
+    base: usize,
+    argc: usize,
+    write: bool,
+    labels: Labels,
+) -> Result<(), VmError> {
     let who = if write { "write" } else { "display" };
     let p = vm.port_arg(base, argc, 1, 1)?;
     let flags = vm.open_port(p, OUT, who)?;
@@ -489,7 +497,11 @@ pub fn write_u8(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 pub fn write_bytevector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     vm.expect(base, vm.t.io.bytevector, "a bytevector", "write-bytevector")?;
     let bytes = vm.bytes_of(base);
-    let start = if argc > 2 { vm.index(base + 2, "write-bytevector")? } else { 0 };
+    let start = if argc > 2 {
+        vm.index(base + 2, "write-bytevector")?
+    } else {
+        0
+    };
     let end = if argc > 3 {
         vm.index(base + 3, "write-bytevector")?
     } else {

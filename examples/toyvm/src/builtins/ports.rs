@@ -211,7 +211,12 @@ pub(crate) fn set_buffer(vm: &Vm, p: usize, b: usize) {
 
 /// `(open-input-bytevector bv)`.
 pub fn open_input_bytevector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.io.bytevector, "a bytevector", "open-input-bytevector")?;
+    vm.expect(
+        base,
+        vm.t.io.bytevector,
+        "a bytevector",
+        "open-input-bytevector",
+    )?;
     let bytes = vm.bytes_of(base);
     vm.push_port(IN | BINARY, 0)?;
     vm.push_bytes(&bytes)?;
@@ -312,7 +317,15 @@ pub fn open_file(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let bin = if binary { BINARY } else { 0 };
     vm.push_port(dir | bin | FILE << KIND_SHIFT, index as u64)?;
     let p = vm.obj(vm.top()).expect("fresh");
-    vm.m.register_cleaner(p, index as u64, &vm.shared.files.lock().unwrap_or_else(|e| e.into_inner()).dead);
+    vm.m.register_cleaner(
+        p,
+        index as u64,
+        &vm.shared
+            .files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .dead,
+    );
     Ok(())
 }
 
@@ -402,11 +415,19 @@ pub fn current_port(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// an input port for 0, an output port for 1 and 2).
 pub fn set_current_port(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let k = vm.int(base, "%set-current-port!")?.clamp(0, 2) as usize;
-    let who = ["current-input-port", "current-output-port", "current-error-port"][k];
+    let who = [
+        "current-input-port",
+        "current-output-port",
+        "current-error-port",
+    ][k];
     let flags = vm.port_flags(base + 1, who)?;
     let want = if k == 0 { IN } else { OUT };
     if flags & want == 0 {
-        let what = if k == 0 { "an input port" } else { "an output port" };
+        let what = if k == 0 {
+            "an input port"
+        } else {
+            "an output port"
+        };
         return Err(vm.type_error(who, what, base + 1));
     }
     vm.dup(base + 1);

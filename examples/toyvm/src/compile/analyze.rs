@@ -285,9 +285,7 @@ impl Analyzer<'_> {
             | DatumKind::Char(_)
             | DatumKind::Str(_)
             | DatumKind::Vector(_)
-            | DatumKind::Bytevector(_) => {
-                Ok(Expr::Const(d.clone()))
-            }
+            | DatumKind::Bytevector(_) => Ok(Expr::Const(d.clone())),
             DatumKind::Sym(name) => Ok(match self.lookup(name) {
                 Some(v) => {
                     self.use_var(v);
