@@ -70,8 +70,13 @@ fn binary_ports() {
          (write-bytevector #u8(1 2 3 4) op 1 2)
          (write (list (binary-port? op) (get-output-bytevector op)))
          (let loop ((i 0)) (when (< i 1000) (write-u8 (modulo i 256) op) (loop (+ i 1))))
-         (write (bytevector-length (get-output-bytevector op)))",
-        "(#t #t 1 1 #t #u8(2 3) #t #t #t)(#t #u8(65 67 68 2))1004",
+         (write (bytevector-length (get-output-bytevector op)))
+         (define into (make-bytevector 5 0))
+         (define bp (open-input-bytevector #u8(7 8 9)))
+         (write (list (read-bytevector! into bp 1 3) into (read-bytevector! into bp)
+                      into (eof-object? (read-bytevector! into bp))))",
+        "(#t #t 1 1 #t #u8(2 3) #t #t #t)(#t #u8(65 67 68 2))1004\
+         (2 #u8(9 7 8 0 0) 1 #u8(9 7 8 0 0) #t)",
     );
 }
 

@@ -341,7 +341,11 @@ fn close(vm: &mut Vm, i: usize, sides: u64, who: &str) -> Result<(), VmError> {
         let p = vm.obj(i).expect("a port");
         let index = vm.m.get_word(p, vm.t.io.port_host) as usize;
         let shared = Arc::clone(&vm.shared);
-        let r = vm.m.blocking(move || lock(&shared.files).close(index));
+        let r = vm.m.blocking(move || {
+            let mut files = lock(&shared.files);
+            files.reap();
+            files.close(index)
+        });
         if let Err(e) = r {
             return Err(vm.raise_file_error(format!("{who}: {e}")));
         }
