@@ -59,6 +59,9 @@ impl Session {
             if let Err(e) = r {
                 self.vm.unwind(stack, frames);
                 self.vm.flush_files();
+                // An error skips `dynamic-wind` exits: no handler or redirected
+                // port outlives it.
+                let _ = self.vm.reset_dynamic_state();
                 return Err(with_source(e));
             }
             let top = self.vm.top();

@@ -187,3 +187,36 @@ fn uncaught_raises_name_what_was_raised() {
     );
     assert_eq!(o.output, "(outer \"car: expected a pair, got 5\")");
 }
+
+/// An error that ends an evaluation (a REPL line) leaves no handler installed
+/// and the standard ports current, though it skipped the `dynamic-wind` exits
+/// of the `with-exception-handler` and `with-output-to-file` it left.
+#[test]
+fn an_error_ending_an_evaluation_resets_handlers_and_current_ports() {
+    use flipgc_core::{Heap, HeapConfig, TypeRegistry};
+    let cap = common::Capture::default();
+    let mut reg = TypeRegistry::new();
+    let types = flipgc_toyvm::register_types(&mut reg).unwrap();
+    let heap = Heap::new(HeapConfig::new(16 << 20), reg).unwrap();
+    let mut s = flipgc_toyvm::Session::new(&heap, &types, Box::new(cap.clone())).unwrap();
+    // Stack overflow is not an exception: it ends the evaluation inside the
+    // handler's extent.
+    let e = s
+        .eval(
+            "t.scm",
+            "(with-exception-handler (lambda (e) 'ignored) (lambda () (let f () (+ 1 (f)))))",
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, flipgc_toyvm::ErrorKind::StackOverflow, "{e}");
+    let e = s.eval("t.scm", "(car 1)").unwrap_err();
+    assert_eq!(e.message, "car: expected a pair, got 1");
+    let file = common::guile::scratch("exceptions").join("redirect.txt");
+    let src = format!(
+        "(with-output-to-file \"{}\" (lambda () (display \"in file\") (car 1)))",
+        file.display()
+    );
+    assert!(s.eval("t.scm", &src).is_err());
+    s.eval("t.scm", "(display \"on stdout\")").unwrap();
+    assert_eq!(cap.text(), "on stdout");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "in file");
+}

@@ -31,7 +31,7 @@ pub const READ_ERROR: u64 = 2;
 pub const VM_ERROR: u64 = 3;
 
 /// The global holding the handler stack.
-const HANDLERS: &str = "%handlers";
+pub(crate) const HANDLERS: &str = "%handlers";
 
 impl Vm {
     /// Whether an exception handler is installed.

@@ -55,6 +55,13 @@ pub const CURRENT: [&str; 3] = [
     "%current-output-port",
     "%current-error-port",
 ];
+/// The hidden globals holding the standard input, output and error ports
+/// (what the current ports are reset to after an error ends an evaluation).
+const STANDARD: [&str; 3] = [
+    "%standard-input-port",
+    "%standard-output-port",
+    "%standard-error-port",
+];
 /// The hidden global holding the end-of-file object.
 const EOF_GLOBAL: &str = "%eof-object";
 
@@ -186,9 +193,31 @@ pub fn install(vm: &mut Vm) -> Result<(), VmError> {
     let std = [(IN, STDIN), (OUT, STDOUT), (OUT, STDERR)];
     for (k, (dir, kind)) in std.into_iter().enumerate() {
         vm.push_port(dir | kind << KIND_SHIFT, 0)?;
+        vm.dup(vm.top());
         vm.define_global(CURRENT[k])?;
+        vm.define_global(STANDARD[k])?;
     }
     Ok(())
+}
+
+impl Vm {
+    /// Makes the standard ports current again and uninstalls every exception
+    /// handler: called when an error ends an evaluation (a REPL line), which may
+    /// have left a `with-output-to-file` or `with-exception-handler` without
+    /// running its `dynamic-wind` exit.
+    pub(crate) fn reset_dynamic_state(&mut self) -> Result<(), VmError> {
+        for k in 0..3 {
+            if let Some(v) = self.global_value(STANDARD[k]) {
+                self.m.push_value(v);
+                self.define_global(CURRENT[k])?;
+            }
+        }
+        if self.global_value(super::exceptions::HANDLERS).is_some() {
+            self.m.push(None);
+            self.define_global(super::exceptions::HANDLERS)?;
+        }
+        Ok(())
+    }
 }
 
 /// `(open-input-string s)`.
