@@ -122,6 +122,26 @@ fn a_file_written_then_read_back_by_the_same_program() {
     check(&src, &expected);
 }
 
+/// A file port the program forgets is closed (its output flushed) once a
+/// collection has found it unreachable and another file is opened.
+#[test]
+fn a_forgotten_file_port_is_closed_after_a_collection() {
+    let f = path("forgotten.txt");
+    let src = format!(
+        r#"{IMPORTS}(define (scribble) (let ((p (open-output-file "{f}"))) (write '(kept data) p)))
+           (scribble)
+           (gc)
+           (write (call-with-input-file "{f}" read))"#
+    );
+    for flip in common::FLIP_MODES {
+        let o = run_in(&src, 16 << 20, flip, "auto", true);
+        if let Err(e) = &o.result {
+            panic!("{flip}: {e}\noutput: {}", o.output);
+        }
+        assert_eq!(o.output, "(kept data)", "{flip}");
+    }
+}
+
 #[test]
 fn the_current_ports_are_parameters() {
     check(
