@@ -3,6 +3,7 @@
 //! `base..base + argc` and pushes its result (anything it pushes above the
 //! arguments is dropped by the caller, which keeps only the top).
 
+mod binport;
 mod bytevector;
 mod control;
 mod exceptions;
@@ -283,14 +284,14 @@ table! {
     "read-line" 0 1 => portio::read_line;
     "read-string" 1 2 => portio::read_string;
     "char-ready?" 0 1 => portio::char_ready;
-    "read-u8" 0 1 => portio::read_u8;
-    "peek-u8" 0 1 => portio::peek_u8;
-    "u8-ready?" 0 1 => portio::u8_ready;
-    "read-bytevector" 1 2 => portio::read_bytevector;
+    "read-u8" 0 1 => binport::read_u8;
+    "peek-u8" 0 1 => binport::peek_u8;
+    "u8-ready?" 0 1 => binport::u8_ready;
+    "read-bytevector" 1 2 => binport::read_bytevector;
     "write-char" 1 2 => portio::write_char;
     "write-string" 1 4 => portio::write_string;
-    "write-u8" 1 2 => portio::write_u8;
-    "write-bytevector" 1 4 => portio::write_bytevector;
+    "write-u8" 1 2 => binport::write_u8;
+    "write-bytevector" 1 4 => binport::write_bytevector;
     "flush-output-port" 0 1 => portio::flush_output_port;
     // Bytevectors (bytevector.rs).
     "bytevector?" 1 1 => bytevector::is_bytevector;

@@ -1,8 +1,7 @@
-//! Reading and writing through ports (R7RS 6.13.2, 6.13.3): `read-char`,
-//! `peek-char`, `read-line`, `read-string`, `char-ready?`, `read` (the datum
-//! reader), `read-u8`, `peek-u8`, `u8-ready?`, `read-bytevector`, and `write`,
-//! `display`, `newline`, `write-char`, `write-string`, `write-u8`,
-//! `write-bytevector`, `flush-output-port`. Each takes an optional port (the
+//! Reading and writing through textual ports (R7RS 6.13.2, 6.13.3):
+//! `read-char`, `peek-char`, `read-line`, `read-string`, `char-ready?`, `read`
+//! (the datum reader), and `write`, `display`, `newline`, `write-char`,
+//! `write-string`, `flush-output-port` (binary ports' are in `binport.rs`). Each takes an optional port (the
 //! current input or output port without one). The port objects, and how an
 //! input port's heap buffer is refilled from its host source, are described in
 //! `ports.rs`.
@@ -21,7 +20,7 @@ const READ_WINDOW: usize = 256;
 impl Vm {
     /// The input port at stack entry `p`: its buffer's unread bytes, at most
     /// `max` of them.
-    fn unread(&self, p: usize, max: usize) -> Vec<u8> {
+    pub(crate) fn unread(&self, p: usize, max: usize) -> Vec<u8> {
         let port = self.obj(p).expect("a port");
         let Some(buf) = self.m.get_ref(port, self.t.io.port_buf) else {
             return Vec::new();
@@ -43,7 +42,7 @@ impl Vm {
     }
 
     /// Consumes `n` buffered bytes of the input port at stack entry `p`.
-    fn consume(&self, p: usize, n: usize) {
+    pub(crate) fn consume(&self, p: usize, n: usize) {
         let port = self.obj(p).expect("a port");
         let pos = self.m.get_word(port, self.t.io.port_pos);
         self.m.set_word(port, self.t.io.port_pos, pos + n as u64);
@@ -92,7 +91,7 @@ impl Vm {
 
     /// At least `n` unread bytes buffered in the input port at `p`, unless its
     /// source ends first: how many there are.
-    fn fill(&mut self, p: usize, n: usize) -> Result<usize, VmError> {
+    pub(crate) fn fill(&mut self, p: usize, n: usize) -> Result<usize, VmError> {
         loop {
             let have = self.buffered(p);
             if have >= n {
@@ -334,52 +333,6 @@ pub fn read(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     }
 }
 
-/// `(read-u8 [port])`.
-pub fn read_u8(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    next_u8(vm, base, argc, true, "read-u8")
-}
-
-/// `(peek-u8 [port])`.
-pub fn peek_u8(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    next_u8(vm, base, argc, false, "peek-u8")
-}
-
-fn next_u8(vm: &mut Vm, base: usize, argc: usize, take: bool, who: &str) -> Result<(), VmError> {
-    let p = vm.port_arg(base, argc, 0, 0)?;
-    vm.open_port(p, IN | super::ports::BINARY, who)?;
-    if vm.fill(p, 1)? == 0 {
-        return vm.push_eof();
-    }
-    let b = vm.unread(p, 1)[0];
-    if take {
-        vm.consume(p, 1);
-    }
-    vm.push_int(i64::from(b))
-}
-
-/// `(u8-ready? [port])`: binary ports are in memory, so always ready.
-pub fn u8_ready(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    let p = vm.port_arg(base, argc, 0, 0)?;
-    vm.open_port(p, IN | super::ports::BINARY, "u8-ready?")?;
-    vm.push_bool(true);
-    Ok(())
-}
-
-/// `(read-bytevector k [port])`: up to `k` bytes, or the end-of-file object if
-/// none are left.
-pub fn read_bytevector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    let k = vm.index(base, "read-bytevector")?;
-    let p = vm.port_arg(base, argc, 1, 0)?;
-    vm.open_port(p, IN | super::ports::BINARY, "read-bytevector")?;
-    let n = vm.fill(p, k)?;
-    if n == 0 && k > 0 {
-        return vm.push_eof();
-    }
-    let bytes = vm.unread(p, n);
-    vm.consume(p, n);
-    vm.push_bytes(&bytes)
-}
-
 fn output(
     vm: &mut Vm,
     base: usize,
@@ -478,44 +431,6 @@ pub fn write_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError
         s
     };
     vm.write_text(base, argc, 1, &part, "write-string")?;
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `(write-u8 byte [port])`.
-pub fn write_u8(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    let b = vm.int(base, "write-u8")?;
-    let b = u8::try_from(b).map_err(|_| vm.type_error("write-u8", "a byte", base))?;
-    let p = vm.port_arg(base, argc, 1, 1)?;
-    let flags = vm.open_port(p, OUT | super::ports::BINARY, "write-u8")?;
-    vm.port_write(p, flags, &[b])?;
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `(write-bytevector bv [port [start [end]]])`.
-pub fn write_bytevector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    vm.expect(base, vm.t.io.bytevector, "a bytevector", "write-bytevector")?;
-    let bytes = vm.bytes_of(base);
-    let start = if argc > 2 {
-        vm.index(base + 2, "write-bytevector")?
-    } else {
-        0
-    };
-    let end = if argc > 3 {
-        vm.index(base + 3, "write-bytevector")?
-    } else {
-        bytes.len()
-    };
-    if start > end || end > bytes.len() {
-        return Err(VmError::runtime(format!(
-            "write-bytevector: range {start}..{end} out of bounds for length {}",
-            bytes.len()
-        )));
-    }
-    let p = vm.port_arg(base, argc, 1, 1)?;
-    let flags = vm.open_port(p, OUT | super::ports::BINARY, "write-bytevector")?;
-    vm.port_write(p, flags, &bytes[start..end])?;
     vm.push_unspec();
     Ok(())
 }

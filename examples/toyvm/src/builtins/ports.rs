@@ -346,15 +346,10 @@ pub fn open_file(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     let bin = if binary { BINARY } else { 0 };
     vm.push_port(dir | bin | FILE << KIND_SHIFT, index as u64)?;
     let p = vm.obj(vm.top()).expect("fresh");
-    vm.m.register_cleaner(
-        p,
-        index as u64,
-        &vm.shared
-            .files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .dead,
-    );
+    // The file is closed once a collection finds the port unreachable
+    // (`FileTable::reap`).
+    let files = lock(&vm.shared.files);
+    vm.m.register_cleaner(p, index as u64, &files.dead);
     Ok(())
 }
 
