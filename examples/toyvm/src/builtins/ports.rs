@@ -2,9 +2,9 @@
 //! ports (string, bytevector and file ports, and the three standard ports),
 //! closing them, their predicates, the current ports, the end-of-file object,
 //! `file-exists?` and `delete-file`. Reading and writing through a port are in
-//! `portio.rs`; the Scheme half (`open-input-file`, `call-with-output-file`,
-//! `with-output-to-file`, the current ports as parameters...) is in
-//! `prelude-r7rs.scm`.
+//! `portio.rs` (textual) and `binport.rs` (binary); the Scheme half
+//! (`open-input-file`, `call-with-output-file`, `with-output-to-file`, the
+//! current ports as parameters...) is in `prelude-r7rs.scm`.
 //!
 //! A port is a heap object (`scm-port`, `crate::types::io`): its buffer is a
 //! bytevector in the heap that the collector traces and moves with it. An input
