@@ -15,6 +15,7 @@ pub mod builtins;
 pub mod bytecode;
 pub mod compile;
 mod error;
+mod files;
 pub mod fuzz;
 pub mod heapsize;
 pub mod reader;

@@ -141,9 +141,6 @@
 (define (vector->string v) (list->string (vector->list v)))
 (define (string->vector s) (list->vector (string->list s)))
 
-;; Input.
-(define (eof-object? x) (eq? x (eof-object)))
-(define (char-ready? . port) #t)
 
 ;; Records (define-record-type): a record is a vector whose slot 0 is its type.
 (define (%make-record-type name) (list name))
@@ -252,3 +249,86 @@
          (old (map (lambda (p) (p)) params))
          (swap! (lambda (vals) (for-each (lambda (p v) (p %param-key 'set v)) params vals))))
     (dynamic-wind (lambda () (swap! new)) thunk (lambda () (swap! old)))))
+;; Exceptions (the Rust half is builtins/exceptions.rs). The handler stack,
+;; innermost first, is kept by dynamic-wind; a handler runs with the handlers
+;; outside it installed. The VM's own runtime errors, and file and read errors,
+;; are raised as error objects when a handler is installed.
+(define %handlers '())
+(define (with-exception-handler handler thunk)
+  (if (not (procedure? handler))
+      (error "with-exception-handler: expected a procedure, got" handler))
+  (let ((outer %handlers))
+    (dynamic-wind (lambda () (set! %handlers (cons handler outer)))
+                  thunk
+                  (lambda () (set! %handlers outer)))))
+(define (%call-handler obj after)
+  (let ((hs %handlers))
+    (dynamic-wind (lambda () (set! %handlers (cdr hs)))
+                  (lambda () (after ((car hs) obj)))
+                  (lambda () (set! %handlers hs)))))
+(define (raise obj)
+  (if (null? %handlers)
+      (%raise-uncaught obj)
+      (%call-handler obj (lambda (v)
+                           (error "handler returned from non-continuable raise of" obj)))))
+(define (raise-continuable obj)
+  (if (null? %handlers)
+      (%raise-uncaught obj)
+      (%call-handler obj (lambda (v) v))))
+(define (error message . irritants) (raise (%make-error 0 message irritants)))
+;; guard (compile/guard.rs) calls this with its body as a thunk and its
+;; clauses as (lambda (condition reraise) ...). The handler escapes to the
+;; guard's continuation, then the clauses run there, in the guard's dynamic
+;; environment; with no clause matching, the condition is raised again with
+;; raise-continuable, from the guard's dynamic environment (continuations do
+;; not re-enter yet, so not from the original raise's).
+(define (%guard body clauses)
+  ((call-with-current-continuation
+    (lambda (guard-k)
+      (with-exception-handler
+       (lambda (condition)
+         (guard-k (lambda ()
+                    (clauses condition (lambda () (raise-continuable condition))))))
+       (lambda ()
+         (call-with-values body (lambda vals (lambda () (apply values vals))))))))))
+
+;; Ports (builtins/ports.rs, portio.rs). The current ports are parameters.
+(define (%port-parameter k)
+  (lambda args
+    (cond ((null? args) (%current-port k))
+          ((and (eq? (car args) %param-key) (eq? (cadr args) 'convert))
+           (let ((p (car (cddr args))))
+             (if (if (= k 0) (input-port? p) (output-port? p))
+                 p
+                 (error "parameterize: expected a port, got" p))))
+          ((and (eq? (car args) %param-key) (eq? (cadr args) 'set))
+           (%set-current-port! k (car (cddr args))))
+          (else (error "current port: called with arguments" args)))))
+(define current-input-port (%port-parameter 0))
+(define current-output-port (%port-parameter 1))
+(define current-error-port (%port-parameter 2))
+(define (open-input-file name) (%open-file name 0))
+(define (open-output-file name) (%open-file name 1))
+(define (open-binary-input-file name) (%open-file name 2))
+(define (open-binary-output-file name) (%open-file name 3))
+(define (call-with-port port proc)
+  (call-with-values (lambda () (proc port))
+    (lambda vals (close-port port) (apply values vals))))
+(define (call-with-input-file name proc) (call-with-port (open-input-file name) proc))
+(define (call-with-output-file name proc) (call-with-port (open-output-file name) proc))
+(define (with-input-from-file name thunk)
+  (call-with-port (open-input-file name)
+    (lambda (p) (parameterize ((current-input-port p)) (thunk)))))
+(define (read-bytevector! bv . rest)
+  (let* ((port (if (pair? rest) (car rest) (current-input-port)))
+         (start (if (and (pair? rest) (pair? (cdr rest))) (cadr rest) 0))
+         (end (if (and (pair? rest) (pair? (cdr rest)) (pair? (cddr rest)))
+                  (car (cddr rest))
+                  (bytevector-length bv)))
+         (got (read-bytevector (- end start) port)))
+    (if (eof-object? got)
+        got
+        (begin (bytevector-copy! bv start got) (bytevector-length got)))))
+(define (with-output-to-file name thunk)
+  (call-with-port (open-output-file name)
+    (lambda (p) (parameterize ((current-output-port p)) (thunk)))))

@@ -38,6 +38,8 @@ pub enum DatumKind {
     List(Vec<Datum>, Option<Box<Datum>>),
     /// A vector literal.
     Vector(Vec<Datum>),
+    /// A bytevector literal (`#u8(...)`).
+    Bytevector(Vec<u8>),
 }
 
 impl Datum {
@@ -395,6 +397,26 @@ impl Reader {
                 match list.kind {
                     DatumKind::List(items, None) => Ok(mk(DatumKind::Vector(items))),
                     _ => Err(VmError::syntax(line, col, "dotted vector literal")),
+                }
+            }
+            Some('u') if self.chars.get(self.pos + 1..self.pos + 3) == Some(&['8', '(']) => {
+                for _ in 0..3 {
+                    self.bump();
+                }
+                self.nest()?;
+                let list = self.list_tail(')', line, col)?;
+                self.depth -= 1;
+                let bad = || VmError::syntax(line, col, "#u8(...): expected bytes (0 to 255)");
+                match list.kind {
+                    DatumKind::List(items, None) => items
+                        .iter()
+                        .map(|d| match d.kind {
+                            DatumKind::Int(i) => u8::try_from(i).map_err(|_| bad()),
+                            _ => Err(bad()),
+                        })
+                        .collect::<Result<Vec<u8>, _>>()
+                        .map(|b| mk(DatumKind::Bytevector(b))),
+                    _ => Err(bad()),
                 }
             }
             Some('\\') => {

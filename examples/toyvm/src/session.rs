@@ -58,14 +58,17 @@ impl Session {
                 .and_then(|()| self.vm.call(0));
             if let Err(e) = r {
                 self.vm.unwind(stack, frames);
-                self.vm.flush();
+                self.vm.flush_files();
+                // An error skips `dynamic-wind` exits: no handler or redirected
+                // port outlives it.
+                let _ = self.vm.reset_dynamic_state();
                 return Err(with_source(e));
             }
             let top = self.vm.top();
             last = (self.vm.val(top) != crate::vm::UNSPEC).then(|| self.vm.repr_full(top));
             self.vm.m.stack_truncate(stack);
         }
-        self.vm.flush();
+        self.vm.flush_files();
         Ok(last)
     }
 

@@ -1,7 +1,8 @@
 //! [`Shared`]: state every thread of one program shares: the heap, the constant
 //! table (a heap vector rooted by a [`Global`]), interned symbol names, compiled
 //! prototypes, spawned threads, the output, and the host side of hashtables and
-//! guardians ([`TableState`], [`Guardians`], the reaper queue).
+//! guardians ([`TableState`], [`Guardians`], the reaper queue), and the open
+//! files of file ports ([`crate::files::FileTable`]).
 //!
 //! No lock here is ever held across a GC point (a thread blocked on a lock
 //! outside a GC point would stall every collection).
@@ -139,6 +140,8 @@ pub struct Shared {
     /// Cleaner tokens of dead guardians (their index) and of the weak-table
     /// canary (`vm::weak::CANARY`).
     pub reaper: FinalizerQueue,
+    /// The open files of file ports.
+    pub files: Mutex<crate::files::FileTable>,
 }
 
 impl Shared {
@@ -163,6 +166,7 @@ impl Shared {
             tables: Mutex::new(TableState::default()),
             guardians: Mutex::new(Guardians::default()),
             reaper: heap.finalizer_queue(),
+            files: Mutex::new(crate::files::FileTable::new(heap)),
         })
     }
 

@@ -3,10 +3,15 @@
 //! `base..base + argc` and pushes its result (anything it pushes above the
 //! arguments is dropped by the caller, which keeps only the top).
 
+mod binport;
+mod bytevector;
 mod control;
+mod exceptions;
 mod hashtable;
 mod list;
 mod num;
+mod portio;
+pub mod ports;
 mod r7rs;
 mod string;
 mod system;
@@ -130,12 +135,11 @@ table! {
     "procedure?" 1 1 => system::is_procedure;
     "boolean?" 1 1 => system::is_boolean;
     "char?" 1 1 => system::is_char;
-    "display" 1 2 => system::display;
-    "write" 1 2 => system::write;
-    "write-shared" 1 2 => system::write_shared;
-    "write-simple" 1 2 => system::write_simple;
-    "newline" 0 1 => system::newline;
-    "error" 1 _ => system::error;
+    "display" 1 2 => portio::display;
+    "write" 1 2 => portio::write;
+    "write-shared" 1 2 => portio::write_shared;
+    "write-simple" 1 2 => portio::write_simple;
+    "newline" 0 1 => portio::newline;
     "exit" 0 1 => system::exit;
     "gc" 0 0 => system::gc;
     "gc-stats" 0 0 => system::gc_stats;
@@ -244,22 +248,71 @@ table! {
     "char>=?" 1 _ => r7rs::char_ge;
     "char-ci=?" 1 _ => r7rs::char_ci_eq;
     "char-ci<?" 1 _ => r7rs::char_ci_lt;
-    "read" 0 1 => r7rs::read;
-    "read-char" 0 1 => r7rs::read_char;
-    "peek-char" 0 1 => r7rs::peek_char;
-    "read-line" 0 1 => r7rs::read_line;
-    "eof-object" 0 0 => r7rs::eof_object;
-    "current-input-port" 0 0 => r7rs::current_input_port;
-    "current-output-port" 0 0 => r7rs::current_output_port;
-    "flush-output-port" 0 1 => r7rs::flush_output_port;
-    "write-char" 1 2 => r7rs::write_char;
-    "write-string" 1 2 => r7rs::write_string;
     "%with-escape" 1 1 => control::with_escape;
     "%escape" 2 2 => control::escape;
     "%cons" 2 2 => list::cons;
     "%list" 0 _ => list::list;
     "%vector" 0 _ => list::vector;
     "%list->vector" 1 1 => list::list_to_vector;
+    // Ports (ports.rs, portio.rs).
+    "open-input-string" 1 1 => ports::open_input_string;
+    "open-output-string" 0 0 => ports::open_output_string;
+    "get-output-string" 1 1 => ports::get_output_string;
+    "open-input-bytevector" 1 1 => ports::open_input_bytevector;
+    "open-output-bytevector" 0 0 => ports::open_output_bytevector;
+    "get-output-bytevector" 1 1 => ports::get_output_bytevector;
+    "%open-file" 2 2 => ports::open_file;
+    "close-port" 1 1 => ports::close_port;
+    "close-input-port" 1 1 => ports::close_input_port;
+    "close-output-port" 1 1 => ports::close_output_port;
+    "port?" 1 1 => ports::is_port;
+    "input-port?" 1 1 => ports::is_input_port;
+    "output-port?" 1 1 => ports::is_output_port;
+    "textual-port?" 1 1 => ports::is_textual_port;
+    "binary-port?" 1 1 => ports::is_binary_port;
+    "input-port-open?" 1 1 => ports::is_input_port_open;
+    "output-port-open?" 1 1 => ports::is_output_port_open;
+    "%current-port" 1 1 => ports::current_port;
+    "%set-current-port!" 2 2 => ports::set_current_port;
+    "eof-object" 0 0 => ports::eof_object;
+    "eof-object?" 1 1 => ports::is_eof_object;
+    "file-exists?" 1 1 => ports::file_exists;
+    "delete-file" 1 1 => ports::delete_file;
+    "read" 0 1 => portio::read;
+    "read-char" 0 1 => portio::read_char;
+    "peek-char" 0 1 => portio::peek_char;
+    "read-line" 0 1 => portio::read_line;
+    "read-string" 1 2 => portio::read_string;
+    "char-ready?" 0 1 => portio::char_ready;
+    "read-u8" 0 1 => binport::read_u8;
+    "peek-u8" 0 1 => binport::peek_u8;
+    "u8-ready?" 0 1 => binport::u8_ready;
+    "read-bytevector" 1 2 => binport::read_bytevector;
+    "write-char" 1 2 => portio::write_char;
+    "write-string" 1 4 => portio::write_string;
+    "write-u8" 1 2 => binport::write_u8;
+    "write-bytevector" 1 4 => binport::write_bytevector;
+    "flush-output-port" 0 1 => portio::flush_output_port;
+    // Bytevectors (bytevector.rs).
+    "bytevector?" 1 1 => bytevector::is_bytevector;
+    "make-bytevector" 1 2 => bytevector::make_bytevector;
+    "bytevector" 0 _ => bytevector::bytevector;
+    "bytevector-u8-ref" 2 2 => bytevector::bytevector_u8_ref;
+    "bytevector-u8-set!" 3 3 => bytevector::bytevector_u8_set;
+    "bytevector-length" 1 1 => bytevector::bytevector_length;
+    "bytevector-copy" 1 3 => bytevector::bytevector_copy;
+    "bytevector-copy!" 3 5 => bytevector::bytevector_copy_to;
+    "bytevector-append" 0 _ => bytevector::bytevector_append;
+    "utf8->string" 1 3 => bytevector::utf8_to_string;
+    "string->utf8" 1 3 => bytevector::string_to_utf8;
+    // Exceptions (exceptions.rs; the rest is in prelude-r7rs.scm).
+    "%make-error" 3 3 => exceptions::make_error;
+    "%raise-uncaught" 1 1 => exceptions::raise_uncaught;
+    "error-object?" 1 1 => exceptions::is_error_object;
+    "file-error?" 1 1 => exceptions::is_file_error;
+    "read-error?" 1 1 => exceptions::is_read_error;
+    "error-object-message" 1 1 => exceptions::error_object_message;
+    "error-object-irritants" 1 1 => exceptions::error_object_irritants;
 }
 
 /// The builtin named `name`.
@@ -288,7 +341,7 @@ pub fn install(vm: &mut Vm) -> Result<(), VmError> {
             vm.define_global(b.name)?;
         }
     }
-    Ok(())
+    ports::install(vm)
 }
 
 #[cfg(test)]

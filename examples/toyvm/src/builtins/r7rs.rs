@@ -1,25 +1,14 @@
 //! The R7RS-small builtins the toy VM gained for standard programs: time
 //! (`current-jiffy`...), the inexact library (`exp`, `sin`, `atan`...),
 //! `expt`, `truncate`, `ceiling`, exactness predicates, `string-set!`, the
-//! character library, and reading from the program's standard input (`read`,
-//! `read-char`, `peek-char`, `read-line`). The Scheme half (`values`,
-//! records, promises, the `c[ad]{3,4}r`...) is in `prelude-r7rs.scm`.
-//!
-//! Ports are not objects yet: `current-input-port` and `current-output-port`
-//! return symbols naming them, and the optional port argument of the output
-//! procedures is ignored (output goes to the program's output), that of the
-//! input procedures must be the current input port. The end-of-file object is
-//! the symbol `#<eof>`.
+//! character library. The Scheme half (`values`, records, promises, the
+//! `c[ad]{3,4}r`...) is in `prelude-r7rs.scm`; ports are in `ports.rs` and
+//! `portio.rs`.
 
 use crate::error::VmError;
-use crate::reader::Datum;
 use crate::vm::{as_char, Num, Vm};
-use std::io::Read;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-
-/// The name of the end-of-file object (a symbol).
-pub const EOF: &str = "#<eof>";
 
 fn start() -> Instant {
     static START: OnceLock<Instant> = OnceLock::new();
@@ -292,145 +281,4 @@ char_cmp! {
     char_ge "char>=?" false |a, b| a >= b;
     char_ci_eq "char-ci=?" true |a, b| a == b;
     char_ci_lt "char-ci<?" true |a, b| a < b;
-}
-
-/// The program's standard input, read whole on first use, and how far the
-/// input procedures have consumed it (in bytes).
-struct Stdin {
-    text: String,
-    at: usize,
-}
-
-fn with_stdin<R>(f: impl FnOnce(&mut Stdin) -> R) -> Result<R, VmError> {
-    static STDIN: OnceLock<Mutex<Stdin>> = OnceLock::new();
-    let cell = STDIN.get_or_init(|| {
-        let mut bytes = Vec::new();
-        let _ = std::io::stdin().read_to_end(&mut bytes);
-        let text = String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Mutex::new(Stdin { text, at: 0 })
-    });
-    let mut g = cell
-        .lock()
-        .map_err(|_| VmError::runtime("standard input: poisoned by a failed thread"))?;
-    Ok(f(&mut g))
-}
-
-fn check_input_port(vm: &Vm, base: usize, argc: usize, who: &str) -> Result<(), VmError> {
-    if argc == 1 && vm.repr(vm.val(base), true) != "#<input-port>" {
-        return Err(vm.type_error(who, "the current input port", base));
-    }
-    Ok(())
-}
-
-/// `read`: the next datum of the standard input, or the end-of-file object.
-pub fn read(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    check_input_port(vm, base, argc, "read")?;
-    let next: Result<Option<Datum>, VmError> = with_stdin(|s| {
-        let rest = &s.text[s.at..];
-        match crate::reader::read_prefix(rest)? {
-            None => {
-                s.at = s.text.len();
-                Ok(None)
-            }
-            Some((d, used)) => {
-                s.at += used;
-                Ok(Some(d))
-            }
-        }
-    })?;
-    match next? {
-        Some(d) => vm.build_datum(&d),
-        None => vm.push_symbol(EOF),
-    }
-}
-
-/// `read-char` / `peek-char`.
-fn next_char(vm: &mut Vm, base: usize, argc: usize, who: &str, take: bool) -> Result<(), VmError> {
-    check_input_port(vm, base, argc, who)?;
-    let c = with_stdin(|s| {
-        let c = s.text[s.at..].chars().next();
-        if take {
-            s.at += c.map_or(0, char::len_utf8);
-        }
-        c
-    })?;
-    match c {
-        Some(c) => {
-            vm.push_char(c);
-            Ok(())
-        }
-        None => vm.push_symbol(EOF),
-    }
-}
-
-/// `read-char`.
-pub fn read_char(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    next_char(vm, base, argc, "read-char", true)
-}
-
-/// `peek-char`.
-pub fn peek_char(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    next_char(vm, base, argc, "peek-char", false)
-}
-
-/// `read-line`: the rest of the line without its newline, or the end-of-file
-/// object at the end.
-pub fn read_line(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    check_input_port(vm, base, argc, "read-line")?;
-    let line = with_stdin(|s| {
-        let rest = &s.text[s.at..];
-        if rest.is_empty() {
-            return None;
-        }
-        let (line, used) = match rest.find('\n') {
-            Some(n) => (&rest[..n], n + 1),
-            None => (rest, rest.len()),
-        };
-        let line = line.to_string();
-        s.at += used;
-        Some(line)
-    })?;
-    match line {
-        Some(l) => vm.push_str(&l),
-        None => vm.push_symbol(EOF),
-    }
-}
-
-/// `eof-object`.
-pub fn eof_object(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    vm.push_symbol(EOF)
-}
-
-/// `current-input-port`: the symbol `#<input-port>`.
-pub fn current_input_port(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    vm.push_symbol("#<input-port>")
-}
-
-/// `current-output-port`: the symbol `#<output-port>`.
-pub fn current_output_port(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    vm.push_symbol("#<output-port>")
-}
-
-/// `flush-output-port` (the port argument is ignored).
-pub fn flush_output_port(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    vm.flush();
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `write-char` (the port argument is ignored).
-pub fn write_char(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let c = char_arg(vm, base, "write-char")?;
-    vm.out.push(c);
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `write-string` (the port argument is ignored).
-pub fn write_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let s = vm.string(base, "write-string")?;
-    vm.out.push_str(&s);
-    vm.push_unspec();
-    Ok(())
 }

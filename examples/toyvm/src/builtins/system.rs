@@ -1,9 +1,7 @@
-//! Equivalence and type predicates, output (`display`, `write`, `write-shared`,
-//! `write-simple`, `newline`), `error`, `exit`, and the collector's `(gc)` and
-//! `(gc-stats)`.
+//! Equivalence and type predicates, `exit`, and the collector's `(gc)` and
+//! `(gc-stats)`. (Output is in `portio.rs`, `error` in the prelude.)
 
 use crate::error::{ErrorKind, VmError};
-use crate::vm::print::{Labels, MAX_PRINT};
 use crate::vm::{as_char, kind, Kind, Vm, TRUE};
 
 /// `eq?` / `eqv?` (the same here: numbers and characters compare by value).
@@ -72,62 +70,6 @@ pub fn is_char(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     Ok(())
 }
 
-fn output(vm: &mut Vm, base: usize, write: bool, labels: Labels) -> Result<(), VmError> {
-    let mut s = std::mem::take(&mut vm.out);
-    let mark = s.len();
-    let r = vm.print_with(vm.val(base), write, labels, &mut s, mark + MAX_PRINT);
-    if r.is_err() {
-        s.truncate(mark);
-    }
-    vm.out = s;
-    r.map_err(|_| VmError::runtime("printed form too large (more than 64 MiB)"))?;
-    if vm.out.len() > 1 << 16 {
-        vm.flush();
-    }
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `display` (an optional port argument is ignored: output goes to the program's
-/// output). Cycles are shown with datum labels.
-pub fn display(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, false, Labels::Cycles)
-}
-
-/// `write`: cycles are shown with datum labels (`#0=(1 . #0#)`).
-pub fn write(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, true, Labels::Cycles)
-}
-
-/// `write-shared`: every pair and vector that appears more than once is labelled.
-pub fn write_shared(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, true, Labels::Shared)
-}
-
-/// `write-simple`: no labels (a cycle fails once the output passes 64 MiB).
-pub fn write_simple(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    output(vm, base, true, Labels::None)
-}
-
-/// `newline` (flushes the output).
-pub fn newline(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
-    vm.out.push('\n');
-    vm.flush();
-    vm.push_unspec();
-    Ok(())
-}
-
-/// `error`: a runtime error with the message and the irritants written after it.
-pub fn error(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
-    let mut msg = String::new();
-    let _ = vm.print(vm.val(base), false, &mut msg);
-    for i in 1..argc {
-        msg.push(' ');
-        msg.push_str(&vm.repr(vm.val(base + i), true));
-    }
-    Err(VmError::runtime(msg))
-}
-
 /// `exit`: ends the program, flushing its output. No argument or `#t` exits
 /// with status 0, an integer with that status (its low 8 bits, as the operating
 /// system keeps them), `#f` or anything else with 1. In a spawned thread it ends
@@ -140,7 +82,7 @@ pub fn exit(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     } else {
         1
     };
-    vm.flush();
+    vm.flush_files();
     Err(VmError::new(ErrorKind::Exit(code), format!("exit {code}")))
 }
 

@@ -281,9 +281,11 @@ impl Analyzer<'_> {
         match &d.kind {
             DatumKind::Int(i) => Ok(Expr::Int(*i)),
             DatumKind::Bool(b) => Ok(Expr::Bool(*b)),
-            DatumKind::Float(_) | DatumKind::Char(_) | DatumKind::Str(_) | DatumKind::Vector(_) => {
-                Ok(Expr::Const(d.clone()))
-            }
+            DatumKind::Float(_)
+            | DatumKind::Char(_)
+            | DatumKind::Str(_)
+            | DatumKind::Vector(_)
+            | DatumKind::Bytevector(_) => Ok(Expr::Const(d.clone())),
             DatumKind::Sym(name) => Ok(match self.lookup(name) {
                 Some(v) => {
                     self.use_var(v);

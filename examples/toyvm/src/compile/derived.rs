@@ -315,6 +315,7 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
             }
             _ => return bad("expects bindings and a body"),
         },
+        "guard" => super::guard::guard(d, args)?,
         "delay" | "delay-force" => match args {
             [e] => list(
                 vec![

@@ -203,6 +203,10 @@
             (lambda ()
               (let ((forms (read-all (open-input-string src)))
                     (m (make-fresh-user-module)))
+                ;; The R7RS libraries the generator uses beyond Guile's
+                ;; defaults (ports, exceptions, bytevectors), ahead of (guile).
+                (for-each (lambda (lib) (module-use! m (resolve-interface lib)))
+                          '((scheme base) (scheme read) (scheme write)))
                 (for-each (lambda (f) (eval f m)) prelude)
                 (with-output-to-port out
                   (lambda () (for-each (lambda (f) (eval f m)) forms))))))

@@ -16,10 +16,13 @@
 //! tailed objects (a fixed part, the code object, then a tail of captured
 //! values), allocated with the number of captured values: their code is read
 //! and written through a descriptor, a captured value by tail index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
-//! guardians) are in [`runtime`].
+//! guardians) are in [`runtime`]; ports, `#<eof>`, error objects and
+//! bytevectors in [`io`].
 
+pub mod io;
 pub mod runtime;
 
+pub use io::IoTypes;
 pub use runtime::{EntryDesc, RtTypes, WeakPairDesc};
 
 use flipgc_core::{FixedType, GcError, RefField, Tail, TypeId, TypeRegistry, WordField};
@@ -81,6 +84,8 @@ pub struct VmTypes {
     pub thread_index: WordField,
     /// Weak pairs, `#!bwp`, hashtables and guardians.
     pub rt: RtTypes,
+    /// Ports, the end-of-file object, error objects and bytevectors.
+    pub io: IoTypes,
 }
 
 /// The allocation descriptor of every fixed-size VM type (see [`VmTypes`] for
@@ -159,5 +164,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         prim_index: types.word_field(prim, 0)?,
         thread_index: types.word_field(thread, 0)?,
         rt: runtime::register(types)?,
+        io: io::register(types)?,
     })
 }

@@ -27,6 +27,7 @@ impl Vm {
                 Ok(())
             }
             DatumKind::Str(s) => self.push_str(s),
+            DatumKind::Bytevector(b) => self.push_bytes(b),
             DatumKind::Sym(s) => self.push_symbol(s),
             DatumKind::List(items, tail) => {
                 match tail {

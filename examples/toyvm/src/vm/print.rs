@@ -301,6 +301,8 @@ impl Vm {
                 out.push_str(&format!("#<{kind} hashtable>"));
             } else if ty == t.rt.guardian {
                 out.push_str("#<procedure guardian>");
+            } else if let Some(text) = self.print_io(g, write) {
+                out.push_str(&text);
             } else {
                 out.push_str("#<object>");
             }
@@ -407,8 +409,8 @@ impl Vm {
                 for i in (0..n).rev() {
                     work.push((self.m.read_value(x, i), self.m.read_value(y, i)));
                 }
-            } else if ty == t.string {
-                if self.read_string(x) != self.read_string(y) {
+            } else if ty == t.string || ty == t.io.bytevector {
+                if !self.same_bytes(x, y) {
                     return Some(false);
                 }
             } else {

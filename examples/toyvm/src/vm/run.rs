@@ -25,13 +25,17 @@ impl Vm {
             pc: 0,
             fp: 0,
         });
-        match self.enter(fpos, argc)? {
-            Some(pid) => self.run(pid, fpos),
-            None => {
+        let r = match self.enter(fpos, argc) {
+            Ok(Some(pid)) => self.run(pid, fpos),
+            Ok(None) => {
                 self.frames.pop();
                 Ok(())
             }
-        }
+            Err(e) => Err(e),
+        };
+        // A runtime error goes to the exception handlers, if any, before
+        // anything is unwound (builtins/exceptions.rs).
+        r.map_err(|e| self.offer_error(e))
     }
 
     fn arity_error(&self, name: &str, min: usize, max: Option<usize>, got: usize) -> VmError {
