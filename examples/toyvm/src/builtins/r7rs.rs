@@ -150,10 +150,15 @@ pub fn is_nan(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// same length as the old one's (strings are UTF-8 byte arrays that cannot
 /// grow; any other case is an error saying so).
 pub fn string_set(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let s = vm.string(base, "string-set!")?;
+    vm.expect(base, vm.t.string, "a string", "string-set!")?;
     let k = vm.int(base + 1, "string-set!")?;
     let c = as_char(vm.val(base + 2))
         .ok_or_else(|| vm.type_error("string-set!", "a character", base + 2))?;
+    if super::string::ascii_set(vm, base, k, c)? {
+        vm.push_unspec();
+        return Ok(());
+    }
+    let s = vm.string(base, "string-set!")?;
     let Some((at, old)) = usize::try_from(k)
         .ok()
         .and_then(|k| s.char_indices().nth(k))

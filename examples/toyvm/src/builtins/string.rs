@@ -1,17 +1,104 @@
-//! String, symbol and character builtins. Strings are immutable UTF-8 byte
-//! arrays in the heap; indices count characters.
+//! String, symbol and character builtins. Strings are UTF-8 byte arrays in the
+//! heap; indices count characters. `string-length`, `string-ref` and
+//! `string-set!` on an all-ASCII string (character `k` is byte `k`) read or
+//! write one byte: whether the string is ASCII is computed once and kept for the
+//! last few strings asked about (`Vm::ascii`), so a loop over a
+//! string's characters is linear, not quadratic. `string-set!` keeps the UTF-8
+//! length of every character, so it never changes whether a string is ASCII.
 
 use crate::error::VmError;
 use crate::vm::{as_char, Vm};
 
+/// Strings whose ASCII-ness is remembered (a loop that reads one string and
+/// fills another alternates between two).
+const ASCII_ENTRIES: usize = 4;
+
+/// Bytes read at a time when checking a string for ASCII.
+const ASCII_CHUNK: usize = 4096;
+
+/// Whether the string at stack index `i` (checked by the caller) is all ASCII:
+/// from the one-entry cache if it is the cached string, else computed by reading
+/// it in chunks, and cached. Allocates nothing (so no collection moves it here).
+fn is_ascii(vm: &mut Vm, i: usize) -> bool {
+    let g = vm.obj(i).expect("checked string");
+    if let Some((_, ascii)) = vm
+        .ascii
+        .0
+        .iter()
+        .find(|(h, _)| vm.m.get(h).addr() == g.addr())
+    {
+        return *ascii;
+    }
+    let len = vm.m.len(g);
+    let mut buf = [0u8; ASCII_CHUNK];
+    let mut at = 0;
+    let mut ascii = true;
+    while at < len && ascii {
+        let n = (len - at).min(ASCII_CHUNK);
+        vm.m.read_bytes(g, at, &mut buf[..n]);
+        ascii = buf[..n].is_ascii();
+        at += n;
+    }
+    if vm.ascii.0.len() < ASCII_ENTRIES {
+        let h = vm.m.root(g);
+        vm.ascii.0.push((h, ascii));
+    } else {
+        let next = vm.ascii.1;
+        vm.m.set(&vm.ascii.0[next].0, g);
+        vm.ascii.0[next].1 = ascii;
+        vm.ascii.1 = (next + 1) % ASCII_ENTRIES;
+    }
+    ascii
+}
+
+/// Byte `k` of the string at stack index `base` as a character, if the string
+/// is ASCII and `k` is in range; `None` sends the caller to the general path.
+fn ascii_char_at(vm: &mut Vm, base: usize, k: i64, who: &str) -> Result<Option<char>, VmError> {
+    let len = vm.m.len(vm.expect(base, vm.t.string, "a string", who)?);
+    match usize::try_from(k) {
+        Ok(k) if k < len && is_ascii(vm, base) => {
+            let mut b = [0u8; 1];
+            vm.m.read_bytes(vm.obj(base).expect("checked string"), k, &mut b);
+            Ok(Some(b[0] as char))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `string-set!`'s fast path: stores ASCII character `c` as byte `k` of the
+/// string at stack index `base` if the string is ASCII and `k` in range
+/// (returns whether it did; the string then stays ASCII).
+pub(crate) fn ascii_set(vm: &mut Vm, base: usize, k: i64, c: char) -> Result<bool, VmError> {
+    let len =
+        vm.m.len(vm.expect(base, vm.t.string, "a string", "string-set!")?);
+    match usize::try_from(k) {
+        Ok(k) if c.is_ascii() && k < len && is_ascii(vm, base) => {
+            vm.m.write_bytes(vm.obj(base).expect("checked string"), k, &[c as u8]);
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
 /// `string-length`.
 pub fn string_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let len =
+        vm.m.len(vm.expect(base, vm.t.string, "a string", "string-length")?);
+    if is_ascii(vm, base) {
+        return vm.push_int(len as i64);
+    }
     let s = vm.string(base, "string-length")?;
     vm.push_int(s.chars().count() as i64)
 }
 
 /// `string-ref`.
 pub fn string_ref(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    vm.expect(base, vm.t.string, "a string", "string-ref")?;
+    let k = vm.int(base + 1, "string-ref")?;
+    if let Some(c) = ascii_char_at(vm, base, k, "string-ref")? {
+        vm.push_char(c);
+        return Ok(());
+    }
     let s = vm.string(base, "string-ref")?;
     let k = vm.int(base + 1, "string-ref")?;
     let c = usize::try_from(k).ok().and_then(|k| s.chars().nth(k));

@@ -93,6 +93,12 @@ pub struct Vm {
     pub(crate) fuel: u64,
     /// This thread's index among the spawned threads (`None` on the main thread).
     pub(crate) thread: Option<usize>,
+    /// The last few strings whose ASCII-ness `string-ref`/`string-set!`
+    /// computed, each with whether it is all ASCII (then character `k` is byte
+    /// `k`), and the entry to replace next. Handles, so an entry follows its
+    /// string when the collector moves it (and keeps it alive until replaced).
+    /// See `builtins/string.rs`.
+    pub(crate) ascii: (Vec<(flipgc_core::Handle, bool)>, usize),
 }
 
 impl Vm {
@@ -110,6 +116,7 @@ impl Vm {
             consts_len: 0,
             fuel: 0,
             thread: None,
+            ascii: (Vec::new(), 0),
         };
         vm.init()?;
         Ok(vm)
