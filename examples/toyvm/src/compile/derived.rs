@@ -67,7 +67,7 @@ pub fn check_import(form: &Datum, sets: &[Datum]) -> Result<(), VmError> {
 }
 
 /// A datum as source text (for messages).
-fn show(d: &Datum) -> String {
+pub(super) fn show(d: &Datum) -> String {
     match &d.kind {
         DatumKind::Sym(s) => s.clone(),
         DatumKind::Int(i) => i.to_string(),
@@ -229,10 +229,6 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
 pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, VmError> {
     let bad = |what: &str| Err(d.error(format!("{name}: {what}")));
     Ok(Some(match name {
-        "quasiquote" => match args {
-            [t] => quasi(t, 1)?,
-            _ => return bad("expects one template"),
-        },
         "unquote" | "unquote-splicing" => return bad("outside quasiquote"),
         "let-values" | "let*-values" => match args {
             [bindings, body @ ..] if !body.is_empty() => {
@@ -329,16 +325,23 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
     }))
 }
 
-fn is_form(d: &Datum, name: &str) -> Option<Datum> {
+/// `(name x)`'s `x`, if `d` is such a form; `kw(head, name)` says whether
+/// `head` means keyword `name`.
+fn is_form(d: &Datum, name: &str, kw: Keyword) -> Option<Datum> {
     match d.list() {
-        Some([h, x]) if h.sym() == Some(name) => Some(x.clone()),
+        Some([h, x]) if kw(h, name) => Some(x.clone()),
         _ => None,
     }
 }
 
-/// The expansion of quasiquote template `t` at nesting `depth` (1 outermost).
-fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
-    if let Some(x) = is_form(t, "unquote") {
+/// Says whether an identifier means a given keyword where it appears.
+pub type Keyword<'k> = &'k dyn Fn(&Datum, &str) -> bool;
+
+/// The expansion of quasiquote template `t` at nesting `depth` (1 outermost);
+/// `kw` recognises `unquote`, `unquote-splicing` and `quasiquote` (macro
+/// templates introduce them as aliases).
+pub fn quasi(t: &Datum, depth: usize, kw: Keyword) -> Result<Datum, VmError> {
+    if let Some(x) = is_form(t, "unquote", kw) {
         return Ok(if depth == 1 {
             x
         } else {
@@ -346,18 +349,18 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                 vec![
                     sym("%list", t),
                     quote(sym("unquote", t), t),
-                    quasi(&x, depth - 1)?,
+                    quasi(&x, depth - 1, kw)?,
                 ],
                 t,
             )
         });
     }
-    if let Some(x) = is_form(t, "quasiquote") {
+    if let Some(x) = is_form(t, "quasiquote", kw) {
         return Ok(list(
             vec![
                 sym("%list", t),
                 quote(sym("quasiquote", t), t),
-                quasi(&x, depth + 1)?,
+                quasi(&x, depth + 1, kw)?,
             ],
             t,
         ));
@@ -365,11 +368,11 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
     match &t.kind {
         DatumKind::List(items, tail) if !items.is_empty() => {
             let mut acc = match tail {
-                Some(tl) => quasi(tl, depth)?,
+                Some(tl) => quasi(tl, depth, kw)?,
                 None => list(vec![sym("quote", t), list(vec![], t)], t),
             };
             for item in items.iter().rev() {
-                acc = match is_form(item, "unquote-splicing") {
+                acc = match is_form(item, "unquote-splicing", kw) {
                     Some(x) if depth == 1 => list(vec![sym("%append2", t), x, acc], t),
                     Some(x) => list(
                         vec![
@@ -378,7 +381,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                                 vec![
                                     sym("%list", t),
                                     quote(sym("unquote-splicing", t), t),
-                                    quasi(&x, depth - 1)?,
+                                    quasi(&x, depth - 1, kw)?,
                                 ],
                                 t,
                             ),
@@ -386,7 +389,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                         ],
                         t,
                     ),
-                    None => list(vec![sym("%cons", t), quasi(item, depth)?, acc], t),
+                    None => list(vec![sym("%cons", t), quasi(item, depth, kw)?, acc], t),
                 };
             }
             Ok(acc)
@@ -394,7 +397,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
         DatumKind::Vector(items) => {
             let as_list = at(DatumKind::List(items.clone(), None), t);
             Ok(list(
-                vec![sym("%list->vector", t), quasi(&as_list, depth)?],
+                vec![sym("%list->vector", t), quasi(&as_list, depth, kw)?],
                 t,
             ))
         }
