@@ -302,7 +302,14 @@ impl Analyzer<'_> {
                     )))
                 }
             }),
-            DatumKind::List(_, Some(_)) => Err(d.error("dotted list in code")),
+            DatumKind::List(items, Some(_)) => {
+                let head = items.first().and_then(|h| h.sym()).map(|h| self.resolve(h));
+                if let Some(Resolved::Macro(m)) = head {
+                    let expanded = self.expand_use(m, d)?;
+                    return self.expr(&expanded);
+                }
+                Err(d.error("dotted list in code"))
+            }
             DatumKind::List(items, None) => {
                 let Some((head, args)) = items.split_first() else {
                     return Err(d.error("empty combination ()"));

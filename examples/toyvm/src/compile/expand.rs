@@ -102,7 +102,11 @@ impl Analyzer<'_> {
     pub(super) fn expand_head(&mut self, form: &Datum) -> Result<Datum, VmError> {
         let mut f = form.clone();
         loop {
-            let m = match f.list().and_then(|l| l.first()).and_then(|h| h.sym()) {
+            let head = match &f.kind {
+                DatumKind::List(items, _) => items.first().and_then(|h| h.sym()),
+                _ => None,
+            };
+            let m = match head {
                 Some(h) => match self.resolve(h) {
                     Resolved::Macro(m) => m,
                     _ => return Ok(f),
@@ -196,7 +200,7 @@ impl Analyzer<'_> {
     }
 
     /// A body: its leading definitions (after expanding macro uses and
-    /// splicing `begin`s) become a `letrec*` around the expressions. Keywords
+    /// splicing `begin`, `cond-expand` and `include`) become a `letrec*` around the expressions. Keywords
     /// an internal `define-syntax` binds see every definition of the body.
     pub(super) fn body(&mut self, forms: &[Datum], at: &Datum) -> Result<Expr, VmError> {
         let mark = self.scope.len();
@@ -232,6 +236,10 @@ impl Analyzer<'_> {
                 vec![super::derived::define_record_type(&f, args)?]
             } else if self.is_special(h, "define-values") {
                 self.define_values(&f, args)?
+            } else if self.is_special(h, "cond-expand") {
+                self.cond_expand(&f, args)?
+            } else if self.is_special(h, "include") || self.is_special(h, "include-ci") {
+                self.include(&f, args, self.is_special(h, "include-ci"))?
             } else {
                 exprs.push(f);
                 break;

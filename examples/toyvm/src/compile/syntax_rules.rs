@@ -344,6 +344,17 @@ fn collect_syms<'d>(d: &'d Datum, out: &mut Vec<&'d str>) {
     }
 }
 
+/// How many nodes `d` has.
+fn size(d: &Datum) -> usize {
+    match &d.kind {
+        DatumKind::List(items, tail) => {
+            1 + items.iter().map(size).sum::<usize>() + tail.as_ref().map_or(0, |t| size(t))
+        }
+        DatumKind::Vector(items) => 1 + items.iter().map(size).sum::<usize>(),
+        _ => 1,
+    }
+}
+
 fn deeper_than(d: &Datum, limit: usize) -> bool {
     if limit == 0 {
         return true;
@@ -605,7 +616,17 @@ impl Instantiate<'_> {
         };
         match &t.kind {
             DatumKind::Sym(s) => match b.get(s) {
-                Some((0, Match::One(d))) => self.node(d.clone()),
+                Some((0, Match::One(d))) => {
+                    // A substituted datum counts for all of its nodes.
+                    let n = size(d);
+                    if n > self.budget {
+                        return Err(self.err(&format!(
+                            "macro expansion: result larger than {MAX_EXPANSION_NODES} nodes"
+                        )));
+                    }
+                    self.budget -= n;
+                    Ok(d.clone())
+                }
                 Some(_) => Err(self.err(&format!(
                     "pattern variable {s} needs an ellipsis after it in the template"
                 ))),
