@@ -370,3 +370,38 @@ fn macro_errors_are_clear() {
     let e = error_of(&format!("{IMPORTS}(define-values (a b) (values 1 2 3))"));
     assert!(e.message.contains("expected 2 arguments, got 3"), "{e}");
 }
+
+#[test]
+fn the_fuzzers_generate_macros_and_quasiquote() {
+    // The differential generator (checked against Guile by tests/diff.rs) and
+    // the crash fuzzer's generator both emit the new forms.
+    let count =
+        |programs: &[String], needle: &str| programs.iter().filter(|p| p.contains(needle)).count();
+    let diff: Vec<String> = (0..300)
+        .map(|i| {
+            let case = flipgc_toyvm::fuzz::generate_diff(flipgc_toyvm::fuzz::case_seed(48, i));
+            String::from_utf8(case.bytes).unwrap()
+        })
+        .collect();
+    let crash: Vec<String> = (0..300)
+        .map(|i| {
+            let case = flipgc_toyvm::fuzz::generate(flipgc_toyvm::fuzz::case_seed(48, i));
+            String::from_utf8_lossy(&case.bytes).into_owned()
+        })
+        .collect();
+    for (what, programs) in [("differential", &diff), ("crash", &crash)] {
+        for needle in ["(define-syntax", "syntax-rules", " ...)", "`(", ",@"] {
+            println!(
+                "{what}: {} of 300 programs contain {needle}",
+                count(programs, needle)
+            );
+            assert!(
+                count(programs, needle) >= 3,
+                "{what}: only {} of 300 programs contain {needle}",
+                count(programs, needle)
+            );
+        }
+    }
+    assert!(count(&diff, "(... ...)") >= 1, "no ellipsis escape");
+    assert!(count(&diff, "let-syntax") >= 1, "no let-syntax");
+}
