@@ -1,6 +1,7 @@
 //! Analysis: resolves names to variables (locals, free variables, globals),
 //! records which locals are captured and assigned (those live in heap cells),
-//! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...).
+//! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...);
+//! macro uses and the defining forms go through `expand.rs`.
 
 use super::expand::Resolved;
 use super::syntax_rules::{MacroId, Syntax};

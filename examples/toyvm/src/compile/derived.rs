@@ -1,10 +1,11 @@
 //! The R7RS derived forms, rewritten datum to datum before analysis:
 //! `import` (checked against the standard libraries), `define-record-type`,
-//! `quasiquote` (nested levels), `let-values` / `let*-values`, `case-lambda`,
+//! `quasiquote` (nested levels; called by the analyser, which recognises
+//! `unquote` through macro renaming), `let-values` / `let*-values`, `case-lambda`,
 //! `parameterize`, `delay` / `delay-force` / `make-promise`. The rewrites call procedures of
 //! the prelude by `%`-prefixed names (`%make-record-type`, `%make-promise`...),
 //! so a program's own bindings of `list` or `cons` do not change them; they are
-//! not hygienic beyond that (this VM has no `syntax-rules` yet).
+//! not hygienic beyond that (`syntax-rules` macros are: see `syntax_rules.rs`).
 
 use crate::error::VmError;
 use crate::reader::{Datum, DatumKind};
