@@ -405,3 +405,36 @@ fn the_fuzzers_generate_macros_and_quasiquote() {
     assert!(count(&diff, "(... ...)") >= 1, "no ellipsis escape");
     assert!(count(&diff, "let-syntax") >= 1, "no let-syntax");
 }
+
+/// A fresh heap and session writing into a buffer.
+fn session() -> (flipgc_toyvm::Session, common::Capture) {
+    let mut reg = flipgc_core::TypeRegistry::new();
+    let types = flipgc_toyvm::register_types(&mut reg).unwrap();
+    let heap = flipgc_core::Heap::new(flipgc_core::HeapConfig::new(16 << 20), reg).unwrap();
+    let cap = common::Capture::default();
+    let s = flipgc_toyvm::Session::new(&heap, &types, Box::new(cap.clone())).unwrap();
+    (s, cap)
+}
+
+#[test]
+fn include_is_relative_to_the_program_file_and_macros_outlive_their_form() {
+    let dir = std::env::temp_dir().join(format!("toyvm-include-rel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("lib.scm"),
+        "(define-syntax twice (syntax-rules () ((_ e) (begin e e))))",
+    )
+    .unwrap();
+    let main = dir.join("main.scm");
+    std::fs::write(&main, "").unwrap();
+    let (mut s, cap) = session();
+    // The source is named by its file: `include` looks beside it, not in the
+    // current directory.
+    s.eval(&main.display().to_string(), "(include \"lib.scm\")")
+        .unwrap();
+    // A later evaluation (as the REPL makes) still sees the keyword.
+    s.eval("<repl>", "(twice (display 'x))").unwrap();
+    s.flush();
+    assert_eq!(cap.text(), "xx");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -196,8 +196,7 @@ impl Analyzer<'_> {
 
     /// Whether `d` is an identifier that means core form or free name `name`.
     pub(super) fn is_special(&self, d: &Datum, name: &str) -> bool {
-        d.sym()
-            .is_some_and(|s| matches!(self.resolve(s), Resolved::Free(b) if b == name))
+        d.sym().is_some_and(|s| self.is_free_as(s, name))
     }
 
     pub(super) fn new_var(&mut self, name: &str) -> VarId {

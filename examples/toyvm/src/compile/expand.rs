@@ -30,6 +30,13 @@ pub enum Resolved {
     Free(String),
 }
 
+/// [`Resolved`] without allocating.
+enum Found<'s> {
+    Bound(Binding),
+    Keyword(MacroId),
+    Free(&'s str),
+}
+
 impl Analyzer<'_> {
     /// What `name` means here.
     pub(super) fn resolve(&self, name: &str) -> Resolved {
@@ -39,7 +46,21 @@ impl Analyzer<'_> {
     /// What `name` means to code that sees only the first `limit` scope
     /// entries. An alias not bound under its own name means what its base name
     /// means in the environment of the macro that introduced it.
-    pub(super) fn resolve_in<'s>(&'s self, name: &'s str, mut limit: usize) -> Resolved {
+    pub(super) fn resolve_in(&self, name: &str, limit: usize) -> Resolved {
+        match self.lookup_in(name, limit) {
+            Found::Bound(Binding::Var(v)) => Resolved::Var(v),
+            Found::Bound(Binding::Macro(m)) | Found::Keyword(m) => Resolved::Macro(m),
+            Found::Free(g) => Resolved::Free(g.to_string()),
+        }
+    }
+
+    /// Whether `name` is free here and names global, core form or derived
+    /// form `global` (no allocation: the analyser asks this for every form).
+    pub(super) fn is_free_as(&self, name: &str, global: &str) -> bool {
+        matches!(self.lookup_in(name, self.scope.len()), Found::Free(g) if g == global)
+    }
+
+    fn lookup_in<'s>(&'s self, name: &'s str, mut limit: usize) -> Found<'s> {
         let mut name = name;
         loop {
             let found = self.scope[..limit.min(self.scope.len())]
@@ -47,10 +68,7 @@ impl Analyzer<'_> {
                 .rev()
                 .find(|(n, _)| n == name);
             if let Some((_, b)) = found {
-                return match b {
-                    Binding::Var(v) => Resolved::Var(*v),
-                    Binding::Macro(m) => Resolved::Macro(*m),
-                };
+                return Found::Bound(*b);
             }
             if self.syn.global_aliases.contains(name) {
                 break;
@@ -64,8 +82,8 @@ impl Analyzer<'_> {
             }
         }
         match self.syn.globals.get(name) {
-            Some(&m) => Resolved::Macro(m),
-            None => Resolved::Free(name.to_string()),
+            Some(&m) => Found::Keyword(m),
+            None => Found::Free(name),
         }
     }
 
