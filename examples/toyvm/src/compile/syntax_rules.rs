@@ -526,6 +526,10 @@ impl Macro {
             ps.iter().zip(fs).all(|(p, f)| self.pmatch(p, f, b, same))
         };
         match items.iter().position(|x| self.is_ellipsis(x)) {
+            // An ellipsis with nothing before it (only reachable through a
+            // pattern's dotted tail, which the parse does not check) matches
+            // nothing.
+            Some(0) => false,
             Some(e) => {
                 let (before, rep, after) = (&items[..e - 1], &items[e - 1], &items[e + 1..]);
                 if fitems.len() < before.len() + after.len() {
