@@ -354,6 +354,12 @@ fn macro_errors_are_clear() {
         "(define-syntax m 5)",
         "expected a (syntax-rules ...) transformer",
     );
+    // An ellipsis first in a pattern's dotted tail matches nothing (it once
+    // panicked).
+    syntax_error(
+        "(define-syntax m (syntax-rules () ((_ a . #(... b)) 1))) (m 1 . #(2))",
+        "no syntax-rules pattern matches",
+    );
     // Expansions that never stop, or grow without bound, are errors, not hangs.
     syntax_error(
         "(define-syntax lp (syntax-rules () ((_ x) (lp x)))) (lp 1)",
