@@ -54,6 +54,31 @@ impl Gen<'_> {
     /// A top-level `define-syntax` and uses of it (written out).
     pub(super) fn macro_form(&mut self) -> String {
         let m = self.name("m");
+        if self.oops() && self.rng.chance(50) {
+            // Random patterns and templates (data with `...` and `_` among
+            // their symbols), used on random data.
+            let rules: Vec<String> = (0..self.rng.range(1, 3))
+                .map(|_| {
+                    let (p, t) = (self.datum(3), self.datum(3));
+                    let p = if self.rng.chance(50) {
+                        format!("(_ {p} ...)")
+                    } else {
+                        format!("(_ . {p})")
+                    };
+                    format!("({p} {t})")
+                })
+                .collect();
+            let uses: String = (0..self.rng.range(1, 3))
+                .map(|_| {
+                    let args: Vec<String> = (0..self.rng.below(4)).map(|_| self.datum(3)).collect();
+                    format!(" (write ({m} {}))", args.join(" "))
+                })
+                .collect();
+            return format!(
+                "(define-syntax {m} (syntax-rules () {})){uses}",
+                rules.join(" ")
+            );
+        }
         if self.oops() {
             let spec = self.rng.pick(BROKEN).replace('M', &m);
             let args = self.some_exprs(3, 2).join(" ");
