@@ -444,3 +444,25 @@ fn include_is_relative_to_the_program_file_and_macros_outlive_their_form() {
     assert_eq!(cap.text(), "xx");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn derived_forms_survive_local_shadowing_of_core_keywords() {
+    // The compiler's own rewrites introduce `if`, `let`, `lambda`, `begin`,
+    // `quote` and `define` as aliases of the top level.
+    check(
+        "(write (let ((if list) (let 'x) (lambda 'y) (begin 'z) (quote 'q))
+                  (do ((i 0 (+ i 1))) ((= i 3) i)))) (newline)
+         (write (let ((lambda 1) (let 2)) (let-values (((a b) (values 1 2))) (list a b))))
+         (newline)
+         (define p (make-parameter 1))
+         (write (let ((lambda 1)) (parameterize ((p 5)) (p)))) (newline)
+         (write (let ((quote 1)) `(a ,quote b))) (newline)
+         (define (f)
+           (define-record-type pt (mk x) pt? (x px))
+           (let ((define 0) (lambda 1)) (px (mk 4))))
+         (write (f)) (newline)
+         (define-syntax m (syntax-rules () ((_ n) (do ((i 0 (+ i 1))) ((= i n) i)))))
+         (write (let ((if list)) (m 3)))",
+        "3\n(1 2)\n5\n(a 1 b)\n4\n3",
+    );
+}

@@ -3,6 +3,7 @@
 //! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...);
 //! macro uses and the defining forms go through `expand.rs`.
 
+use super::derived::keyword;
 use super::expand::Resolved;
 use super::syntax_rules::{MacroId, Syntax};
 use crate::error::VmError;
@@ -827,21 +828,24 @@ impl Analyzer<'_> {
                 _ => return Err(s.error("do: expected (var init [step])")),
             }
         }
-        let mut res_begin = vec![sym("begin", d)];
+        let mut res_begin = vec![keyword("begin", d)];
         res_begin.extend(res.iter().cloned());
-        let mut loop_body = vec![sym("begin", d)];
+        let mut loop_body = vec![keyword("begin", d)];
         loop_body.extend(body.iter().cloned());
         loop_body.push(list(steps, d));
         let iff = list(
             vec![
-                sym("if", d),
+                keyword("if", d),
                 test.clone(),
                 list(res_begin, end),
                 list(loop_body, d),
             ],
             d,
         );
-        let named = list(vec![sym("let", d), sym(lp, d), list(bindings, d), iff], d);
+        let named = list(
+            vec![keyword("let", d), sym(lp, d), list(bindings, d), iff],
+            d,
+        );
         self.expr(&named)
     }
 }

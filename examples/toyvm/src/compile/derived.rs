@@ -34,7 +34,18 @@ fn at(kind: DatumKind, d: &Datum) -> Datum {
 }
 
 fn sym(name: &str, d: &Datum) -> Datum {
-    at(DatumKind::Sym(name.into()), d)
+    keyword(name, d)
+}
+
+/// A symbol the rewrites introduce; the core keywords among them (`lambda`,
+/// `let`, `if`, `begin`, `quote`, `define`) are aliases of the top level
+/// ([`super::syntax_rules::core_alias`]), so a program's local binding of
+/// `if` or `lambda` does not change the rewrite.
+pub(super) fn keyword(name: &str, d: &Datum) -> Datum {
+    match super::syntax_rules::core_alias(name) {
+        Some(alias) => at(DatumKind::Sym(alias), d),
+        None => at(DatumKind::Sym(name.into()), d),
+    }
 }
 
 fn list(items: Vec<Datum>, d: &Datum) -> Datum {

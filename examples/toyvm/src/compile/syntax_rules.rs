@@ -93,13 +93,40 @@ impl Default for Syntax {
     }
 }
 
+/// The core keywords the compiler's own rewrites (`do`, `let-values`,
+/// `case-lambda`, `parameterize`, `delay`, `define-record-type`, quasiquote)
+/// introduce as aliases of the top level.
+pub const CORE_KEYWORDS: &[&str] = &["lambda", "let", "if", "begin", "quote", "define"];
+
+/// The alias of core keyword `name` (one of [`CORE_KEYWORDS`]) that every
+/// [`Syntax`] knows: `name`, then `\u{1}0` (fresh aliases count from 1).
+pub fn core_alias(name: &str) -> Option<String> {
+    CORE_KEYWORDS
+        .contains(&name)
+        .then(|| format!("{name}\u{1}0"))
+}
+
 impl Syntax {
-    /// Empty state: no macros, only the top-level environment.
+    /// Empty state: no macros, only the top-level environment, and the
+    /// aliases of the [`CORE_KEYWORDS`].
     pub fn new() -> Syntax {
+        let aliases = CORE_KEYWORDS
+            .iter()
+            .filter_map(|k| {
+                let alias = core_alias(k)?;
+                Some((
+                    alias,
+                    Alias {
+                        base: k.to_string(),
+                        env: 0,
+                    },
+                ))
+            })
+            .collect();
         Syntax {
             macros: Vec::new(),
             globals: HashMap::new(),
-            aliases: HashMap::new(),
+            aliases,
             envs: vec![0],
             global_aliases: HashSet::new(),
             source: String::new(),
