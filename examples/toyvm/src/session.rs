@@ -1,6 +1,7 @@
 //! [`Session`]: a program's main thread: binds the VM, installs the builtins and
 //! the prelude, then reads, compiles and runs source text form by form.
 
+use crate::compile::syntax_rules::Syntax;
 use crate::compile::{compile_toplevel, scan_redefinitions};
 use crate::error::VmError;
 use crate::reader::read_all;
@@ -18,6 +19,7 @@ const PRELUDE_R7RS: &str = include_str!("prelude-r7rs.scm");
 pub struct Session {
     vm: Vm,
     redefined: HashSet<String>,
+    syntax: Syntax,
 }
 
 impl Session {
@@ -34,6 +36,7 @@ impl Session {
         let mut s = Session {
             vm,
             redefined: HashSet::new(),
+            syntax: Syntax::new(),
         };
         s.eval("<prelude>", PRELUDE)?;
         s.eval("<prelude-r7rs>", PRELUDE_R7RS)?;
@@ -50,10 +53,11 @@ impl Session {
         };
         let forms = read_all(src).map_err(with_source)?;
         scan_redefinitions(&forms, &mut self.redefined);
+        self.syntax.source = name.to_string();
         let mut last = None;
         for form in &forms {
             let (stack, frames) = self.vm.mark();
-            let r = compile_toplevel(form, &self.redefined, &mut self.vm)
+            let r = compile_toplevel(form, &self.redefined, &mut self.syntax, &mut self.vm)
                 .and_then(|k| self.vm.push_closure(k))
                 .and_then(|()| self.vm.call(0));
             if let Err(e) = r {

@@ -1,7 +1,11 @@
 //! Analysis: resolves names to variables (locals, free variables, globals),
 //! records which locals are captured and assigned (those live in heap cells),
-//! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...).
+//! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...);
+//! macro uses and the defining forms go through `expand.rs`.
 
+use super::derived::keyword;
+use super::expand::Resolved;
+use super::syntax_rules::{MacroId, Syntax};
 use crate::error::VmError;
 use crate::reader::{Datum, DatumKind};
 use std::collections::HashSet;
@@ -106,8 +110,14 @@ pub struct Program {
 }
 
 /// Analyses one top-level form.
-pub fn analyze_toplevel(form: &Datum, redefined: &HashSet<String>) -> Result<Program, VmError> {
+pub fn analyze_toplevel(
+    form: &Datum,
+    redefined: &HashSet<String>,
+    syn: &mut Syntax,
+) -> Result<Program, VmError> {
+    syn.expansions = 0;
     let mut a = Analyzer {
+        syn,
         vars: Vec::new(),
         funcs: Vec::new(),
         fn_stack: Vec::new(),
@@ -132,16 +142,27 @@ pub fn analyze_toplevel(form: &Datum, redefined: &HashSet<String>) -> Result<Pro
     })
 }
 
-struct Analyzer<'a> {
-    vars: Vec<Var>,
-    funcs: Vec<Func>,
-    fn_stack: Vec<FnId>,
-    scope: Vec<(String, VarId)>,
-    redefined: &'a HashSet<String>,
-    depth: usize,
+/// What a name in the analyser's scope stack is bound to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Binding {
+    /// A local variable.
+    Var(VarId),
+    /// A local keyword (`let-syntax`, internal `define-syntax`).
+    Macro(MacroId),
 }
 
-fn sym(name: &str, at: &Datum) -> Datum {
+pub(super) struct Analyzer<'a> {
+    pub(super) syn: &'a mut Syntax,
+    pub(super) vars: Vec<Var>,
+    pub(super) funcs: Vec<Func>,
+    pub(super) fn_stack: Vec<FnId>,
+    /// Names in scope, innermost last (aliases bind under their own names).
+    pub(super) scope: Vec<(String, Binding)>,
+    pub(super) redefined: &'a HashSet<String>,
+    pub(super) depth: usize,
+}
+
+pub(super) fn sym(name: &str, at: &Datum) -> Datum {
     Datum {
         kind: DatumKind::Sym(name.into()),
         line: at.line,
@@ -149,7 +170,7 @@ fn sym(name: &str, at: &Datum) -> Datum {
     }
 }
 
-fn list(items: Vec<Datum>, at: &Datum) -> Datum {
+pub(super) fn list(items: Vec<Datum>, at: &Datum) -> Datum {
     Datum {
         kind: DatumKind::List(items, None),
         line: at.line,
@@ -158,23 +179,28 @@ fn list(items: Vec<Datum>, at: &Datum) -> Datum {
 }
 
 impl Analyzer<'_> {
-    fn cur(&self) -> FnId {
+    pub(super) fn cur(&self) -> FnId {
         *self.fn_stack.last().expect("a function")
     }
 
     fn lookup(&self, name: &str) -> Option<VarId> {
-        self.scope
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| *v)
+        match self.resolve(name) {
+            Resolved::Var(v) => Some(v),
+            _ => None,
+        }
     }
 
-    fn is_special(&self, d: &Datum, name: &str) -> bool {
-        d.sym() == Some(name) && self.lookup(name).is_none()
+    /// Binds local variable `v` under `name`.
+    pub(super) fn bind(&mut self, name: &str, v: VarId) {
+        self.scope.push((name.to_string(), Binding::Var(v)));
     }
 
-    fn new_var(&mut self, name: &str) -> VarId {
+    /// Whether `d` is an identifier that means core form or free name `name`.
+    pub(super) fn is_special(&self, d: &Datum, name: &str) -> bool {
+        d.sym().is_some_and(|s| self.is_free_as(s, name))
+    }
+
+    pub(super) fn new_var(&mut self, name: &str) -> VarId {
         let f = self.cur();
         let slot = self.funcs[f].nslots;
         self.funcs[f].nslots += 1;
@@ -189,7 +215,7 @@ impl Analyzer<'_> {
     }
 
     /// Resolves a local reference, recording captures along the function stack.
-    fn use_var(&mut self, v: VarId) {
+    pub(super) fn use_var(&mut self, v: VarId) {
         let owner = self.vars[v].func;
         for &f in self.fn_stack.iter().rev() {
             if f == owner {
@@ -202,33 +228,13 @@ impl Analyzer<'_> {
         }
     }
 
-    fn toplevel(&mut self, form: &Datum) -> Result<Expr, VmError> {
-        if let Some([head, rest @ ..]) = form.list() {
-            if head.sym() == Some("define") {
-                let (name, value) = self.define_parts(form, rest)?;
-                return Ok(Expr::GlobalDef(name, Box::new(value)));
-            }
-            if head.sym() == Some("import") {
-                super::derived::check_import(form, rest)?;
-                return Ok(Expr::Unspec);
-            }
-            if head.sym() == Some("define-record-type") {
-                return self.toplevel(&super::derived::define_record_type(form, rest)?);
-            }
-            if head.sym() == Some("begin") && !rest.is_empty() {
-                let body = rest
-                    .iter()
-                    .map(|f| self.toplevel(f))
-                    .collect::<Result<Vec<_>, _>>()?;
-                return Ok(Expr::Seq(body));
-            }
-        }
-        self.expr(form)
-    }
-
     /// `(define name expr)`, `(define name)` or `(define (name . params) body...)`:
     /// the name and the analysed value.
-    fn define_parts(&mut self, form: &Datum, rest: &[Datum]) -> Result<(String, Expr), VmError> {
+    pub(super) fn define_parts(
+        &mut self,
+        form: &Datum,
+        rest: &[Datum],
+    ) -> Result<(String, Expr), VmError> {
         let Some(target) = rest.first() else {
             return Err(form.error("define: missing name"));
         };
@@ -258,7 +264,7 @@ impl Analyzer<'_> {
     }
 
     /// Analyses `e`, naming it `name` if it is a lambda.
-    fn named_expr(&mut self, e: &Datum, name: &str) -> Result<Expr, VmError> {
+    pub(super) fn named_expr(&mut self, e: &Datum, name: &str) -> Result<Expr, VmError> {
         if let Some([head, params, body @ ..]) = e.list() {
             if self.is_special(head, "lambda") {
                 return Ok(Expr::Lambda(self.lambda(params, body, name, e)?));
@@ -267,7 +273,7 @@ impl Analyzer<'_> {
         self.expr(e)
     }
 
-    fn expr(&mut self, d: &Datum) -> Result<Expr, VmError> {
+    pub(super) fn expr(&mut self, d: &Datum) -> Result<Expr, VmError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(d.error(format!("expression nested deeper than {MAX_DEPTH} levels")));
@@ -285,21 +291,42 @@ impl Analyzer<'_> {
             | DatumKind::Char(_)
             | DatumKind::Str(_)
             | DatumKind::Vector(_)
-            | DatumKind::Bytevector(_) => Ok(Expr::Const(d.clone())),
-            DatumKind::Sym(name) => Ok(match self.lookup(name) {
-                Some(v) => {
+            | DatumKind::Bytevector(_) => Ok(Expr::Const(self.syn.strip(d))),
+            DatumKind::Sym(name) => Ok(match self.resolve(name) {
+                Resolved::Var(v) => {
                     self.use_var(v);
                     Expr::Ref(v)
                 }
-                None => Expr::GlobalRef(name.clone()),
+                Resolved::Free(g) => Expr::GlobalRef(g),
+                Resolved::Macro(_) => {
+                    return Err(d.error(format!(
+                        "syntax keyword {} used as a variable",
+                        self.syn.base_name(name)
+                    )))
+                }
             }),
-            DatumKind::List(_, Some(_)) => Err(d.error("dotted list in code")),
+            DatumKind::List(items, Some(_)) => {
+                let head = items.first().and_then(|h| h.sym()).map(|h| self.resolve(h));
+                if let Some(Resolved::Macro(m)) = head {
+                    let expanded = self.expand_use(m, d)?;
+                    return self.expr(&expanded);
+                }
+                Err(d.error("dotted list in code"))
+            }
             DatumKind::List(items, None) => {
                 let Some((head, args)) = items.split_first() else {
                     return Err(d.error("empty combination ()"));
                 };
                 if let Some(name) = head.sym() {
-                    if self.lookup(name).is_none() {
+                    let name = match self.resolve(name) {
+                        Resolved::Macro(m) => {
+                            let expanded = self.expand_use(m, d)?;
+                            return self.expr(&expanded);
+                        }
+                        Resolved::Free(g) => Some(g),
+                        Resolved::Var(_) => None,
+                    };
+                    if let Some(name) = name.as_deref() {
                         if let Some(e) = self.special(name, d, args)? {
                             return Ok(e);
                         }
@@ -329,7 +356,7 @@ impl Analyzer<'_> {
         ds.iter().map(|d| self.expr(d)).collect()
     }
 
-    fn seq(&mut self, ds: &[Datum]) -> Result<Expr, VmError> {
+    pub(super) fn seq(&mut self, ds: &[Datum]) -> Result<Expr, VmError> {
         Ok(match ds {
             [] => Expr::Unspec,
             [one] => self.expr(one)?,
@@ -346,7 +373,7 @@ impl Analyzer<'_> {
                     DatumKind::Int(i) => Expr::Int(*i),
                     DatumKind::Bool(b) => Expr::Bool(*b),
                     DatumKind::List(v, None) if v.is_empty() => Expr::Nil,
-                    _ => Expr::Const(q.clone()),
+                    _ => Expr::Const(self.syn.strip(q)),
                 },
                 _ => return bad("expects one datum"),
             },
@@ -376,7 +403,7 @@ impl Analyzer<'_> {
                             self.vars[v].mutated = true;
                             Expr::Set(v, value)
                         }
-                        None => Expr::GlobalSet(var.to_string(), value),
+                        None => Expr::GlobalSet(self.global_name(var), value),
                     }
                 }
                 _ => return bad("expects (set! name expr)"),
@@ -426,6 +453,28 @@ impl Analyzer<'_> {
                 return bad("only allowed at top level or at the start of a body")
             }
             "import" => return bad("only allowed at top level"),
+            "define-syntax" | "define-values" => {
+                return bad("only allowed at top level or at the start of a body")
+            }
+            "syntax-rules" => return bad("only allowed as a macro's transformer"),
+            "syntax-error" => return Err(self.syntax_error(d, args)),
+            "let-syntax" => self.let_syntax(d, args, false)?,
+            "letrec-syntax" => self.let_syntax(d, args, true)?,
+            "quasiquote" => match args {
+                [t] => {
+                    let rewritten = super::derived::quasi(t, 1, &|x, kw| self.is_special(x, kw))?;
+                    self.expr(&rewritten)?
+                }
+                _ => return bad("expects one template"),
+            },
+            "cond-expand" => {
+                let chosen = self.cond_expand(d, args)?;
+                self.seq(&chosen)?
+            }
+            "include" | "include-ci" => {
+                let forms = self.include(d, args, name == "include-ci")?;
+                self.seq(&forms)?
+            }
             _ => match super::derived::expand(name, d, args)? {
                 Some(rewritten) => self.expr(&rewritten)?,
                 None => return Ok(None),
@@ -450,7 +499,7 @@ impl Analyzer<'_> {
             .collect()
     }
 
-    fn lambda(
+    pub(super) fn lambda(
         &mut self,
         params: &Datum,
         body: &[Datum],
@@ -466,8 +515,9 @@ impl Analyzer<'_> {
             return Err(at.error("lambda: empty body"));
         }
         let id = self.funcs.len();
+        let name = self.syn.base_name(name).to_string();
         self.funcs.push(Func {
-            name: name.to_string(),
+            name,
             params: Vec::new(),
             rest: rest.is_some(),
             nslots: 0,
@@ -485,102 +535,13 @@ impl Analyzer<'_> {
             }
             let v = self.new_var(n);
             self.funcs[id].params.push(v);
-            self.scope.push((n.to_string(), v));
+            self.bind(n, v);
         }
         let body = self.body(body, at);
         self.scope.truncate(mark);
         self.fn_stack.pop();
         self.funcs[id].body = body?;
         Ok(id)
-    }
-
-    /// Whether `f` is a `define`, or a non-empty `begin` of such forms (R7RS
-    /// splices those into the body's definitions).
-    fn is_definition(&self, f: &Datum) -> bool {
-        match f.list() {
-            Some([h, ..]) if self.is_special(h, "define") => true,
-            Some([h, ..]) if self.is_special(h, "define-record-type") => true,
-            Some([h, rest @ ..]) if self.is_special(h, "begin") => {
-                !rest.is_empty() && rest.iter().all(|g| self.is_definition(g))
-            }
-            _ => false,
-        }
-    }
-
-    /// `f`'s definitions, with `begin`s spliced and `define-record-type`s
-    /// expanded, appended to `out`.
-    fn splice_definitions(&self, f: &Datum, out: &mut Vec<Datum>) -> Result<(), VmError> {
-        match f.list() {
-            Some([h, rest @ ..]) if self.is_special(h, "begin") => {
-                for g in rest {
-                    self.splice_definitions(g, out)?;
-                }
-            }
-            Some([h, rest @ ..]) if self.is_special(h, "define-record-type") => {
-                let expanded = super::derived::define_record_type(f, rest)?;
-                self.splice_definitions(&expanded, out)?;
-            }
-            _ => out.push(f.clone()),
-        }
-        Ok(())
-    }
-
-    /// A body: leading internal defines (also inside `begin`s) become a
-    /// `letrec*`.
-    fn body(&mut self, forms: &[Datum], at: &Datum) -> Result<Expr, VmError> {
-        let leading = forms.iter().take_while(|f| self.is_definition(f)).count();
-        let spliced = forms[..leading]
-            .iter()
-            .any(|f| f.list().is_some_and(|l| !self.is_special(&l[0], "define")));
-        if spliced {
-            let mut flat = Vec::new();
-            for f in &forms[..leading] {
-                self.splice_definitions(f, &mut flat)?;
-            }
-            flat.extend_from_slice(&forms[leading..]);
-            return self.body_flat(&flat, at);
-        }
-        self.body_flat(forms, at)
-    }
-
-    /// A body whose definitions are all plain `define`s.
-    fn body_flat(&mut self, forms: &[Datum], _at: &Datum) -> Result<Expr, VmError> {
-        let ndefs = forms
-            .iter()
-            .take_while(|f| {
-                f.list()
-                    .and_then(|l| l.first())
-                    .is_some_and(|h| self.is_special(h, "define"))
-            })
-            .count();
-        if ndefs == 0 {
-            return self.seq(forms);
-        }
-        let mark = self.scope.len();
-        let mut vars = Vec::new();
-        for f in &forms[..ndefs] {
-            let items = f.list().expect("a define form");
-            let name = match items.get(1).map(|t| (&t.kind, t.list())) {
-                Some((DatumKind::Sym(s), _)) => s.as_str(),
-                Some((DatumKind::List(v, _), _)) if !v.is_empty() => v[0]
-                    .sym()
-                    .ok_or_else(|| v[0].error("define: name must be a symbol"))?,
-                _ => return Err(f.error("define: bad target")),
-            };
-            let v = self.new_var(name);
-            self.vars[v].mutated = true;
-            self.scope.push((name.to_string(), v));
-            vars.push(v);
-        }
-        let mut pairs = Vec::new();
-        for (f, v) in forms[..ndefs].iter().zip(vars) {
-            let items = f.list().expect("a define form");
-            let (_, value) = self.define_parts(f, &items[1..])?;
-            pairs.push((v, value));
-        }
-        let rest = self.seq(&forms[ndefs..]);
-        self.scope.truncate(mark);
-        Ok(Expr::Letrec(pairs, Box::new(rest?)))
     }
 
     fn letrec(
@@ -595,7 +556,7 @@ impl Analyzer<'_> {
             .map(|(n, _)| {
                 let v = self.new_var(n);
                 self.vars[v].mutated = true;
-                self.scope.push((n.to_string(), v));
+                self.bind(n, v);
                 v
             })
             .collect();
@@ -621,7 +582,7 @@ impl Analyzer<'_> {
                 let mark = self.scope.len();
                 let loop_var = self.new_var(name);
                 self.vars[loop_var].mutated = true;
-                self.scope.push((name.to_string(), loop_var));
+                self.bind(name, loop_var);
                 let params = list(pairs.iter().map(|(n, _)| sym(n, d)).collect(), d);
                 let f = self.lambda(&params, body, name, d);
                 self.scope.truncate(mark);
@@ -641,7 +602,7 @@ impl Analyzer<'_> {
                 let mut out = Vec::new();
                 for ((n, _), init) in pairs.iter().zip(inits) {
                     let v = self.new_var(n);
-                    self.scope.push((n.to_string(), v));
+                    self.bind(n, v);
                     out.push((v, init));
                 }
                 let body = self.body(body, d);
@@ -690,7 +651,7 @@ impl Analyzer<'_> {
             match self.expr(init) {
                 Ok(e) => {
                     let v = self.new_var(n);
-                    self.scope.push((n.to_string(), v));
+                    self.bind(n, v);
                     layers.push((v, e));
                 }
                 Err(e) => {
@@ -796,7 +757,7 @@ impl Analyzer<'_> {
                 if i + 1 != clauses.len() {
                     return Err(c.error("case: else must be the last clause"));
                 }
-                otherwise = self.seq(body)?;
+                otherwise = self.case_body(body, k)?;
                 break;
             }
             let Some(data) = data.list() else {
@@ -808,12 +769,12 @@ impl Analyzer<'_> {
                     let lit = match &datum.kind {
                         DatumKind::Int(i) => Expr::Int(*i),
                         DatumKind::Bool(b) => Expr::Bool(*b),
-                        _ => Expr::Const(datum.clone()),
+                        _ => Expr::Const(self.syn.strip(datum)),
                     };
                     Expr::Prim(eqv, vec![Expr::Ref(k), lit])
                 })
                 .collect();
-            arms.push((Expr::Or(tests), self.seq(body)?));
+            arms.push((Expr::Or(tests), self.case_body(body, k)?));
         }
         let mut e = otherwise;
         while let Some((test, body)) = arms.pop() {
@@ -825,6 +786,20 @@ impl Analyzer<'_> {
             e = Expr::If(Box::new(test), Box::new(body), Box::new(e));
         }
         Ok(Expr::Let(vec![(k, key)], Box::new(e)))
+    }
+
+    /// A `case` clause's body: expressions, or `=> receiver` (called with the key).
+    fn case_body(&mut self, body: &[Datum], k: VarId) -> Result<Expr, VmError> {
+        match body {
+            [arrow, f] if self.is_special(arrow, "=>") => {
+                let f = self.expr(f)?;
+                Ok(Expr::Call(Box::new(f), vec![Expr::Ref(k)]))
+            }
+            [arrow, ..] if self.is_special(arrow, "=>") => {
+                Err(arrow.error("case: expected (data => receiver)"))
+            }
+            _ => self.seq(body),
+        }
     }
 
     fn do_loop(&mut self, d: &Datum, args: &[Datum]) -> Result<Expr, VmError> {
@@ -855,21 +830,24 @@ impl Analyzer<'_> {
                 _ => return Err(s.error("do: expected (var init [step])")),
             }
         }
-        let mut res_begin = vec![sym("begin", d)];
+        let mut res_begin = vec![keyword("begin", d)];
         res_begin.extend(res.iter().cloned());
-        let mut loop_body = vec![sym("begin", d)];
+        let mut loop_body = vec![keyword("begin", d)];
         loop_body.extend(body.iter().cloned());
         loop_body.push(list(steps, d));
         let iff = list(
             vec![
-                sym("if", d),
+                keyword("if", d),
                 test.clone(),
                 list(res_begin, end),
                 list(loop_body, d),
             ],
             d,
         );
-        let named = list(vec![sym("let", d), sym(lp, d), list(bindings, d), iff], d);
+        let named = list(
+            vec![keyword("let", d), sym(lp, d), list(bindings, d), iff],
+            d,
+        );
         self.expr(&named)
     }
 }

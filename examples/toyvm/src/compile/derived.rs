@@ -1,10 +1,11 @@
 //! The R7RS derived forms, rewritten datum to datum before analysis:
 //! `import` (checked against the standard libraries), `define-record-type`,
-//! `quasiquote` (nested levels), `let-values` / `let*-values`, `case-lambda`,
+//! `quasiquote` (nested levels; called by the analyser, which recognises
+//! `unquote` through macro renaming), `let-values` / `let*-values`, `case-lambda`,
 //! `parameterize`, `delay` / `delay-force` / `make-promise`. The rewrites call procedures of
 //! the prelude by `%`-prefixed names (`%make-record-type`, `%make-promise`...),
 //! so a program's own bindings of `list` or `cons` do not change them; they are
-//! not hygienic beyond that (this VM has no `syntax-rules` yet).
+//! not hygienic beyond that (`syntax-rules` macros are: see `syntax_rules.rs`).
 
 use crate::error::VmError;
 use crate::reader::{Datum, DatumKind};
@@ -33,7 +34,18 @@ fn at(kind: DatumKind, d: &Datum) -> Datum {
 }
 
 fn sym(name: &str, d: &Datum) -> Datum {
-    at(DatumKind::Sym(name.into()), d)
+    keyword(name, d)
+}
+
+/// A symbol the rewrites introduce; the core keywords among them (`lambda`,
+/// `let`, `if`, `begin`, `quote`, `define`) are aliases of the top level
+/// ([`super::syntax_rules::core_alias`]), so a program's local binding of
+/// `if` or `lambda` does not change the rewrite.
+pub(super) fn keyword(name: &str, d: &Datum) -> Datum {
+    match super::syntax_rules::core_alias(name) {
+        Some(alias) => at(DatumKind::Sym(alias), d),
+        None => at(DatumKind::Sym(name.into()), d),
+    }
 }
 
 fn list(items: Vec<Datum>, d: &Datum) -> Datum {
@@ -67,7 +79,7 @@ pub fn check_import(form: &Datum, sets: &[Datum]) -> Result<(), VmError> {
 }
 
 /// A datum as source text (for messages).
-fn show(d: &Datum) -> String {
+pub(super) fn show(d: &Datum) -> String {
     match &d.kind {
         DatumKind::Sym(s) => s.clone(),
         DatumKind::Int(i) => i.to_string(),
@@ -229,10 +241,6 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
 pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, VmError> {
     let bad = |what: &str| Err(d.error(format!("{name}: {what}")));
     Ok(Some(match name {
-        "quasiquote" => match args {
-            [t] => quasi(t, 1)?,
-            _ => return bad("expects one template"),
-        },
         "unquote" | "unquote-splicing" => return bad("outside quasiquote"),
         "let-values" | "let*-values" => match args {
             [bindings, body @ ..] if !body.is_empty() => {
@@ -330,16 +338,23 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
     }))
 }
 
-fn is_form(d: &Datum, name: &str) -> Option<Datum> {
+/// `(name x)`'s `x`, if `d` is such a form; `kw(head, name)` says whether
+/// `head` means keyword `name`.
+fn is_form(d: &Datum, name: &str, kw: Keyword) -> Option<Datum> {
     match d.list() {
-        Some([h, x]) if h.sym() == Some(name) => Some(x.clone()),
+        Some([h, x]) if kw(h, name) => Some(x.clone()),
         _ => None,
     }
 }
 
-/// The expansion of quasiquote template `t` at nesting `depth` (1 outermost).
-fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
-    if let Some(x) = is_form(t, "unquote") {
+/// Says whether an identifier means a given keyword where it appears.
+pub type Keyword<'k> = &'k dyn Fn(&Datum, &str) -> bool;
+
+/// The expansion of quasiquote template `t` at nesting `depth` (1 outermost);
+/// `kw` recognises `unquote`, `unquote-splicing` and `quasiquote` (macro
+/// templates introduce them as aliases).
+pub fn quasi(t: &Datum, depth: usize, kw: Keyword) -> Result<Datum, VmError> {
+    if let Some(x) = is_form(t, "unquote", kw) {
         return Ok(if depth == 1 {
             x
         } else {
@@ -347,18 +362,18 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                 vec![
                     sym("%list", t),
                     quote(sym("unquote", t), t),
-                    quasi(&x, depth - 1)?,
+                    quasi(&x, depth - 1, kw)?,
                 ],
                 t,
             )
         });
     }
-    if let Some(x) = is_form(t, "quasiquote") {
+    if let Some(x) = is_form(t, "quasiquote", kw) {
         return Ok(list(
             vec![
                 sym("%list", t),
                 quote(sym("quasiquote", t), t),
-                quasi(&x, depth + 1)?,
+                quasi(&x, depth + 1, kw)?,
             ],
             t,
         ));
@@ -366,11 +381,11 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
     match &t.kind {
         DatumKind::List(items, tail) if !items.is_empty() => {
             let mut acc = match tail {
-                Some(tl) => quasi(tl, depth)?,
+                Some(tl) => quasi(tl, depth, kw)?,
                 None => list(vec![sym("quote", t), list(vec![], t)], t),
             };
             for item in items.iter().rev() {
-                acc = match is_form(item, "unquote-splicing") {
+                acc = match is_form(item, "unquote-splicing", kw) {
                     Some(x) if depth == 1 => list(vec![sym("%append2", t), x, acc], t),
                     Some(x) => list(
                         vec![
@@ -379,7 +394,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                                 vec![
                                     sym("%list", t),
                                     quote(sym("unquote-splicing", t), t),
-                                    quasi(&x, depth - 1)?,
+                                    quasi(&x, depth - 1, kw)?,
                                 ],
                                 t,
                             ),
@@ -387,7 +402,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
                         ],
                         t,
                     ),
-                    None => list(vec![sym("%cons", t), quasi(item, depth)?, acc], t),
+                    None => list(vec![sym("%cons", t), quasi(item, depth, kw)?, acc], t),
                 };
             }
             Ok(acc)
@@ -395,7 +410,7 @@ fn quasi(t: &Datum, depth: usize) -> Result<Datum, VmError> {
         DatumKind::Vector(items) => {
             let as_list = at(DatumKind::List(items.clone(), None), t);
             Ok(list(
-                vec![sym("%list->vector", t), quasi(&as_list, depth)?],
+                vec![sym("%list->vector", t), quasi(&as_list, depth, kw)?],
                 t,
             ))
         }

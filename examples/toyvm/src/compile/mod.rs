@@ -5,7 +5,9 @@
 pub mod analyze;
 pub mod codegen;
 pub mod derived;
+pub mod expand;
 pub mod guard;
+pub mod syntax_rules;
 
 use crate::error::VmError;
 use crate::reader::Datum;
@@ -24,13 +26,15 @@ pub trait Linker {
 
 /// Compiles one top-level form into a zero-argument prototype (registered with
 /// `linker`); returns its code object's constant index. `redefined` names
-/// builtins the program assigns, which are then called as ordinary globals.
+/// builtins the program assigns, which are then called as ordinary globals;
+/// `syntax` holds the session's macros (a top-level `define-syntax` adds one).
 pub fn compile_toplevel(
     form: &Datum,
     redefined: &HashSet<String>,
+    syntax: &mut syntax_rules::Syntax,
     linker: &mut dyn Linker,
 ) -> Result<u32, VmError> {
-    let program = analyze::analyze_toplevel(form, redefined)?;
+    let program = analyze::analyze_toplevel(form, redefined, syntax)?;
     codegen::generate(&program, linker)
 }
 

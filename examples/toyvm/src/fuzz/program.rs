@@ -6,6 +6,8 @@
 
 use super::Rng;
 
+mod macros;
+
 /// What an expression should evaluate to (a hint: a sloppy choice ignores it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ty {
@@ -624,7 +626,7 @@ impl Gen<'_> {
     }
 
     fn toplevel(&mut self) -> String {
-        match self.rng.weighted(&[22, 18, 30, 10, 20]) {
+        match self.rng.weighted(&[22, 18, 30, 10, 20, 8]) {
             0 => {
                 let ty = self.any_ty();
                 let name = self.name("g");
@@ -650,6 +652,7 @@ impl Gen<'_> {
                 format!("(write ({f}{args}))")
             }
             3 => "(newline)".into(),
+            5 => self.macro_form(),
             _ if self.diff => self.diff_scenario(),
             _ => self.scenario(),
         }
@@ -798,6 +801,9 @@ impl Gen<'_> {
     }
 
     fn typed_inner(&mut self, ty: Ty, depth: usize) -> String {
+        if ty == Any && self.rng.chance(5) {
+            return self.quasiquote(depth);
+        }
         match self.rng.weighted(&[20, 15, 35, 22, 8]) {
             0 => self.atom(ty),
             1 => match self.var_of(ty) {
