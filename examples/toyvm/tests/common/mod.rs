@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod guile;
+
 use flipgc_core::{FaultMode, FlipMode, Heap, HeapConfig, TypeRegistry};
 use flipgc_toyvm::{register_types, run_source, VmError};
 use std::io::Write;
