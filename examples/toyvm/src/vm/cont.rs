@@ -72,7 +72,10 @@ impl Vm {
                 "call/cc: expected 1 argument, got {argc}"
             )));
         }
-        let b = *self.barriers.last().expect("the interpreter runs under a barrier");
+        let b = *self
+            .barriers
+            .last()
+            .expect("the interpreter runs under a barrier");
         let nstack = fpos - b.base;
         let nframes = self.frames.len() - b.frame - 1;
         let c = self.t.cont;
@@ -115,7 +118,10 @@ impl Vm {
         let id = m.get_word(k, c.barrier);
         let base = m.get_word(k, c.base) as usize;
         let frame = m.get_word(k, c.frame) as usize;
-        let b = *self.barriers.last().expect("the interpreter runs under a barrier");
+        let b = *self
+            .barriers
+            .last()
+            .expect("the interpreter runs under a barrier");
         if b.id != id || b.base != base || b.frame != frame {
             return Err(VmError::runtime(
                 "continuation called across a continuation barrier: it was \

@@ -50,7 +50,9 @@ impl Vm {
         let r = match self.enter(fpos, argc) {
             // A continuation is never called here: it could only be one
             // captured under this barrier, which has just begun.
-            Ok(Some(RESUME)) => Err(VmError::runtime("internal: a continuation resumed at entry")),
+            Ok(Some(RESUME)) => Err(VmError::runtime(
+                "internal: a continuation resumed at entry",
+            )),
             Ok(Some(pid)) => self.run(pid, fpos),
             Ok(None) => {
                 self.frames.pop();
