@@ -27,11 +27,6 @@ pub enum ErrorKind {
     /// integer argument, as the operating system keeps them; 0 for `#t` or no
     /// argument, 1 for `#f` or any other value).
     Exit(u8),
-    /// An escape to the `call/cc` with this serial number is under way (a
-    /// continuation was called). One that reaches the top of the program is a
-    /// continuation called after its `call/cc` returned: this VM's
-    /// continuations are escape-only, and the message says so.
-    Escape(u64),
 }
 
 /// An error from reading, compiling or running a program.
@@ -113,7 +108,6 @@ impl fmt::Display for VmError {
             ErrorKind::Host => write!(f, "error: {}", self.message),
             ErrorKind::StepLimit => write!(f, "step limit exceeded: {}", self.message),
             ErrorKind::Exit(code) => write!(f, "exit with status {code}"),
-            ErrorKind::Escape(_) => write!(f, "runtime error: {}", self.message),
         }
     }
 }

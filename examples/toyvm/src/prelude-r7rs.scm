@@ -195,40 +195,52 @@
 (define (command-line) '("toyvm"))
 (define (emergency-exit . code) (apply exit code))
 (define (features) '(r7rs exact-closed toyvm))
-;; Escape-only continuations (builtins/control.rs): a continuation returns
-;; its arguments from its call/cc while that call/cc is active; calling it later
-;; is an error. dynamic-wind runs `after` on a normal return and on an escape
-;; through it (re-entry, which would run `before` again, is not supported).
+;; First-class continuations (vm/cont.rs): `%call/cc` captures the stack and
+;; the frames into a continuation object and calls its argument with it;
+;; calling the object with one value reinstates them. The procedure a program
+;; gets wraps that object with the wind list at the capture (R7RS 6.10):
+;; called, it first leaves the dynamic-winds active now and not then (their
+;; `after` thunks, innermost first) and enters those active then and not now
+;; (their `before` thunks, outermost first), each thunk run with the wind list
+;; of its dynamic-wind's caller. Several values travel as `values` makes them.
 (define (call-with-current-continuation receiver)
-  (%with-escape
-   (lambda (serial)
-     (receiver
-      (lambda vals
-        (%unwind-to serial)
-        (%escape serial (if (and (pair? vals) (null? (cdr vals)))
-                            (car vals)
-                            (apply values vals))))))))
+  (%call/cc
+   (lambda (k)
+     (let ((winds (%winds)))
+       (receiver
+        (lambda vals
+          (if (not (eq? (%winds) winds))
+              (%travel-to-winds! winds))
+          (k (if (and (pair? vals) (null? (cdr vals)))
+                 (car vals)
+                 (apply values vals)))))))))
 (define call/cc call-with-current-continuation)
-;; The active dynamic-wind entries, innermost first: (serial-of-call/cc-depth . after).
-(define %winders '())
-(define (%unwind-to serial)
-  ;; Runs the `after` thunks of the dynamic-winds entered since the call/cc of
-  ;; `serial` (those with a larger entry serial), innermost first.
-  (let loop ()
-    (if (and (pair? %winders) (> (car (car %winders)) serial))
-        (let ((after (cdr (car %winders))))
-          (set! %winders (cdr %winders))
-          (after)
-          (loop)))))
+(define (%list-tail-n l n) (if (> n 0) (%list-tail-n (cdr l) (- n 1)) l))
+(define (%common-winds a b)
+  (if (eq? a b) a (%common-winds (cdr a) (cdr b))))
+(define (%travel-to-winds! to)
+  (let* ((from (%winds))
+         (lf (length from))
+         (lt (length to))
+         (common (%common-winds (%list-tail-n from (- lf (min lf lt)))
+                                (%list-tail-n to (- lt (min lf lt))))))
+    (let leave ((w from))
+      (if (not (eq? w common))
+          (begin (%set-winds! (cdr w))
+                 ((cdr (car w)))
+                 (leave (cdr w)))))
+    (let enter ((w to))
+      (if (not (eq? w common))
+          (begin (enter (cdr w))
+                 ((car (car w)))
+                 (%set-winds! w))))))
 (define (dynamic-wind before thunk after)
   (before)
-  (%with-escape
-   (lambda (mark)
-     (set! %winders (cons (cons mark after) %winders))
-     (let ((v (thunk)))
-       (set! %winders (cdr %winders))
-       (after)
-       v))))
+  (%set-winds! (cons (cons before after) (%winds)))
+  (let ((v (thunk)))
+    (%set-winds! (cdr (%winds)))
+    (after)
+    v))
 ;; Parameters: a parameter is a procedure of no arguments returning its value;
 ;; parameterize (compile/derived.rs) calls it with a private key to convert a
 ;; value and to set it, and restores the old values on the way out (also on an

@@ -8,13 +8,12 @@
 //! The handler stack is the prelude's global `%handlers` (a list, innermost
 //! first), kept by `dynamic-wind`. A runtime error the VM raises itself (`car`
 //! of a non-pair, an unbound variable, a wrong argument count...) is a host
-//! error ([`VmError`]) that unwinds the interpreter. [`Vm::offer_error`] is
-//! called by [`Vm::call`] on every such error, in the innermost nested run of
-//! the interpreter, before anything is unwound: if a handler is installed, it
-//! raises an error object holding the message (with `raise`, so the handler
-//! runs in the dynamic environment of the error), and the error that comes back
-//! (an escape to a `guard`'s continuation, or the handler's own failure) replaces
-//! it. With no handler installed, the error goes on unchanged, so an uncaught
+//! error ([`VmError`]) that ends the interpreter loop. [`Vm::raise_setup`] is
+//! called by [`Vm::call`] on every such error, before anything is unwound: if a
+//! handler is installed, `raise` is called with an error object holding the
+//! message, in the same run of the interpreter and under the same continuation
+//! barrier, so the handler runs in the dynamic environment of the error and can
+//! escape to a `guard`'s continuation. With no handler installed, the error goes on unchanged, so an uncaught
 //! error reads as it did before exceptions existed. File and read errors are
 //! raised the same way by the port procedures, with their own kinds.
 
@@ -62,52 +61,41 @@ impl Vm {
         Ok(())
     }
 
-    /// Raises an error object of `kind` with message `msg` if a handler is
-    /// installed: the error that the raise ends in (a `guard` escaping, or an
-    /// uncaught error). Without a handler, a runtime error with `msg`.
-    fn raise_condition(&mut self, kind: u64, msg: String) -> VmError {
-        if !self.has_handler() {
-            return VmError::runtime(msg);
+    /// A file error with message `msg`: a runtime error that a handler sees as
+    /// an error object for which `file-error?` is true (see
+    /// [`Vm::raise_setup`]).
+    pub(crate) fn raise_file_error(&mut self, msg: String) -> VmError {
+        self.condition_kind = Some(FILE_ERROR);
+        VmError::runtime(msg)
+    }
+
+    /// A read error with message `msg` (`read-error?` true), as
+    /// [`Vm::raise_file_error`].
+    pub(crate) fn raise_read_error(&mut self, msg: String) -> VmError {
+        self.condition_kind = Some(READ_ERROR);
+        VmError::runtime(msg)
+    }
+
+    /// Called by `Vm::call` with every error of a run of the interpreter, the
+    /// stacks as the error left them. A runtime error, with a handler
+    /// installed, is turned into a call of `raise` with an error object of its
+    /// kind: `raise` and the object are pushed, and the stack index of `raise`
+    /// is returned for the caller to call it in the same run of the
+    /// interpreter, under the same continuation barrier, so that a handler can
+    /// escape to a continuation captured there (a `guard`'s). Any other error,
+    /// or one with no handler to see it, is returned unchanged.
+    pub(crate) fn raise_setup(&mut self, e: VmError) -> Result<usize, VmError> {
+        let kind = self.condition_kind.take().unwrap_or(VM_ERROR);
+        if e.kind != ErrorKind::Runtime || !self.has_handler() {
+            return Err(e);
         }
         let Some(raise) = self.global_value("raise") else {
-            return VmError::runtime(msg);
+            return Err(e);
         };
-        let (stack, frames) = self.mark();
         self.m.push_value(raise);
-        if let Err(e) = self.push_condition(kind, &msg) {
-            return e;
-        }
-        match self.call(1) {
-            // `raise` never returns: its handler's return is an error.
-            Ok(()) => {
-                self.unwind(stack, frames);
-                VmError::runtime(msg)
-            }
-            // Left as it is: an escape's value is on top of the stack.
-            Err(e) => e,
-        }
-    }
-
-    /// A file error with message `msg`, raised (see [`Vm::offer_error`]).
-    pub(crate) fn raise_file_error(&mut self, msg: String) -> VmError {
-        self.raise_condition(FILE_ERROR, msg)
-    }
-
-    /// A read error with message `msg`, raised.
-    pub(crate) fn raise_read_error(&mut self, msg: String) -> VmError {
-        self.raise_condition(READ_ERROR, msg)
-    }
-
-    /// Called by [`Vm::call`] with every error of a run of the interpreter,
-    /// the stacks as the error left them: a runtime error is raised as an error
-    /// object if a handler is installed (the error the raise ends in is
-    /// returned); any other error, or one with no handler to see it, is
-    /// returned unchanged.
-    pub(crate) fn offer_error(&mut self, e: VmError) -> VmError {
-        if e.kind != ErrorKind::Runtime || !self.has_handler() {
-            return e;
-        }
-        self.raise_condition(VM_ERROR, e.message)
+        let at = self.top();
+        self.push_condition(kind, &e.message)?;
+        Ok(at)
     }
 }
 

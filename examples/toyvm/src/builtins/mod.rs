@@ -75,8 +75,31 @@ pub fn fixnum_fast(id: u16) -> bool {
     id == ADD || id == SUB || (NUM_EQ..=NUM_GE).contains(&id)
 }
 
+/// Index of `%call/cc` in [`BUILTINS`] (handled by the interpreter's call path:
+/// it captures the continuation, `crate::vm` `cont.rs`).
+pub const CALLCC: usize = index_of("%call/cc");
+
 fn apply_placeholder(_: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     Err(VmError::runtime("apply: called outside the interpreter"))
+}
+
+/// The index of the builtin named `name` in [`BUILTINS`], at compile time.
+const fn index_of(name: &str) -> usize {
+    let mut i = 0;
+    while i < NAMES.len() {
+        let (a, b) = (NAMES[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("no builtin of that name");
 }
 
 macro_rules! table {
@@ -85,6 +108,8 @@ macro_rules! table {
         pub static BUILTINS: &[Builtin] = &[
             $( Builtin { name: $name, min: $min, max: table!(@max $max), f: $f }, )*
         ];
+        /// Every builtin's name, by index (for [`index_of`]).
+        const NAMES: &[&str] = &[$( $name, )*];
     };
     (@max _) => { None };
     (@max $n:literal) => { Some($n) };
@@ -248,8 +273,9 @@ table! {
     "char>=?" 1 _ => r7rs::char_ge;
     "char-ci=?" 1 _ => r7rs::char_ci_eq;
     "char-ci<?" 1 _ => r7rs::char_ci_lt;
-    "%with-escape" 1 1 => control::with_escape;
-    "%escape" 2 2 => control::escape;
+    "%call/cc" 1 1 => control::call_cc_placeholder;
+    "%winds" 0 0 => control::winds;
+    "%set-winds!" 1 1 => control::set_winds;
     "%cons" 2 2 => list::cons;
     "%list" 0 _ => list::list;
     "%vector" 0 _ => list::vector;
@@ -329,7 +355,7 @@ pub fn lookup(name: &str) -> Option<BuiltinRef> {
         id: i as u16,
         min: BUILTINS[i].min,
         max: BUILTINS[i].max,
-        inline: i != APPLY,
+        inline: i != APPLY && i != CALLCC,
     })
 }
 
@@ -363,5 +389,8 @@ mod tests {
             .map(name)
             .collect();
         assert_eq!(fast, ["+", "-", "=", "<", ">", "<=", ">="]);
+        assert_eq!(BUILTINS[APPLY].name, "apply");
+        assert_eq!(BUILTINS[CALLCC].name, "%call/cc");
+        assert!(!lookup("%call/cc").unwrap().inline);
     }
 }

@@ -1,7 +1,7 @@
 //! Analysis: resolves names to variables (locals, free variables, globals),
-//! records which locals are captured and assigned (those live in heap cells),
-//! and desugars derived forms (`let*`, named `let`, `do`, `case`, `when`...);
-//! macro uses and the defining forms go through `expand.rs`.
+//! records which locals are captured, or assigned by `set!` (those live in heap
+//! cells), and desugars derived forms (`let*`, named `let`, `do`, `case`,
+//! `when`...); macro uses and the defining forms go through `expand.rs`.
 
 use super::derived::keyword;
 use super::expand::Resolved;
@@ -31,12 +31,18 @@ pub struct Var {
     pub captured: bool,
     /// Assigned after binding (`set!`, `letrec`, internal `define`).
     pub mutated: bool,
+    /// Assigned by `set!`.
+    pub set: bool,
 }
 
 impl Var {
-    /// Whether the slot holds a cell (captured and assigned).
+    /// Whether the slot holds a cell: captured and assigned, or assigned by
+    /// `set!` at all. A continuation copies the stack and restores it when
+    /// called again; a `set!` variable must be one location for all the
+    /// copies, so it lives in a cell. (A `letrec` or internal `define` is
+    /// assigned once, by its init, whose continuation R7RS lets run once.)
     pub fn boxed(&self) -> bool {
-        self.captured && self.mutated
+        (self.captured && self.mutated) || self.set
     }
 }
 
@@ -210,6 +216,7 @@ impl Analyzer<'_> {
             slot,
             captured: false,
             mutated: false,
+            set: false,
         });
         self.vars.len() - 1
     }
@@ -401,6 +408,7 @@ impl Analyzer<'_> {
                         Some(v) => {
                             self.use_var(v);
                             self.vars[v].mutated = true;
+                            self.vars[v].set = true;
                             Expr::Set(v, value)
                         }
                         None => Expr::GlobalSet(self.global_name(var), value),

@@ -434,7 +434,7 @@ impl Verdict {
             Verdict::Clean(Ok(())) => "ok".into(),
             Verdict::Clean(Err(e)) => match &e.kind {
                 crate::ErrorKind::Syntax { .. } => "syntax error".into(),
-                crate::ErrorKind::Runtime | crate::ErrorKind::Escape(_) => "runtime error".into(),
+                crate::ErrorKind::Runtime => "runtime error".into(),
                 crate::ErrorKind::StackOverflow => "stack overflow".into(),
                 crate::ErrorKind::OutOfMemory => "out of memory".into(),
                 crate::ErrorKind::Host => "host error".into(),

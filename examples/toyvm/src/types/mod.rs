@@ -15,9 +15,10 @@
 //! Vectors are arrays, allocated with a length and read by index; closures are
 //! tailed objects (a fixed part, the code object, then a tail of captured
 //! values), allocated with the number of captured values: their code is read
-//! and written through a descriptor, a captured value by tail index. The runtime features' types (weak pairs, `#!bwp`, hashtables,
-//! guardians) are in [`runtime`]; ports, `#<eof>`, error objects and
-//! bytevectors in [`io`].
+//! and written through a descriptor, a captured value by tail index.
+//! Continuations ([`ContDesc`]) are tailed objects too. The runtime features'
+//! types (weak pairs, `#!bwp`, hashtables, guardians) are in [`runtime`];
+//! ports, `#<eof>`, error objects and bytevectors in [`io`].
 
 pub mod io;
 pub mod runtime;
@@ -86,6 +87,25 @@ pub struct VmTypes {
     pub rt: RtTypes,
     /// Ports, the end-of-file object, error objects and bytevectors.
     pub io: IoTypes,
+    /// Continuations.
+    pub cont: ContDesc,
+}
+
+/// A continuation (`crate::vm` `cont.rs`): a tailed object whose fixed part is
+/// four words and whose reference tail holds the captured value-stack entries,
+/// then the captured frames as three fixnums each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContDesc {
+    /// Its type.
+    pub ty: TypeId,
+    /// The id of the barrier it was captured under.
+    pub barrier: WordField,
+    /// That barrier's stack base.
+    pub base: WordField,
+    /// The index of that barrier's sentinel frame.
+    pub frame: WordField,
+    /// How many tail elements are stack entries (the rest are frames).
+    pub nstack: WordField,
 }
 
 /// The allocation descriptor of every fixed-size VM type (see [`VmTypes`] for
@@ -126,6 +146,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let cell = types.fixed("scm-cell", 1, &[0])?;
     let global = types.fixed("scm-global", 2, &[0])?;
     let thread = types.fixed("scm-thread", 1, &[])?;
+    let cont = types.tailed("scm-continuation", 4, &[], Tail::Refs)?;
     let alloc = FixedTypes {
         pair: types.fixed_type(pair)?,
         int: types.fixed_type(int)?,
@@ -165,5 +186,12 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         thread_index: types.word_field(thread, 0)?,
         rt: runtime::register(types)?,
         io: io::register(types)?,
+        cont: ContDesc {
+            ty: cont,
+            barrier: types.word_field(cont, 0)?,
+            base: types.word_field(cont, 1)?,
+            frame: types.word_field(cont, 2)?,
+            nstack: types.word_field(cont, 3)?,
+        },
     })
 }

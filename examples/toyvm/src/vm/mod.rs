@@ -1,9 +1,11 @@
 //! [`Vm`]: one thread's interpreter. Its value stack is the mutator's root stack,
 //! so every live value is a precise root; no [`flipgc_core::Gc`] is held across an
 //! allocation. This file owns the VM's state, the fixed bottom slots (constant
-//! table, `#!bwp`) and value construction/inspection helpers; the value
-//! representation (immediates) is in [`value`].
+//! table, `#!bwp`, the wind list) and value construction/inspection helpers;
+//! the value representation (immediates) is in [`value`], continuations in
+//! `cont.rs`.
 
+mod cont;
 mod guardian;
 pub mod hashtable;
 mod link;
@@ -28,8 +30,11 @@ pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC
 pub const CONSTS: usize = 0;
 /// Stack slot of the broken-weak-pointer object `#!bwp`.
 pub const BWP: usize = 1;
+/// Stack slot of the wind list: the active `dynamic-wind` entries of this
+/// thread, innermost first, each `(before . after)`.
+pub const WINDS: usize = 2;
 /// First stack slot above the fixed ones.
-pub const FIXED_SLOTS: usize = 2;
+pub const FIXED_SLOTS: usize = 3;
 /// Most nested (non-tail) calls before "stack overflow".
 pub const MAX_FRAMES: usize = 200_000;
 /// Most values on the value stack (128 MiB) before "stack overflow": deep
@@ -83,6 +88,11 @@ pub struct Vm {
     protos: Vec<Rc<Proto>>,
     /// Saved callers.
     frames: Vec<Frame>,
+    /// The active host-level entries into the interpreter, innermost last
+    /// (continuation barriers: `cont.rs`).
+    barriers: Vec<cont::Barrier>,
+    /// The barrier id that [`Vm::call_toplevel`] uses for every top-level form.
+    toplevel: u64,
     /// Buffered output.
     pub out: String,
     /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
@@ -99,6 +109,10 @@ pub struct Vm {
     /// string when the collector moves it (and keeps it alive until replaced).
     /// See `builtins/string.rs`.
     pub(crate) ascii: (Vec<(flipgc_core::Handle, bool)>, usize),
+    /// The error-object kind of the runtime error being returned, if it is not
+    /// the VM's own (a file or read error: `builtins/exceptions.rs`); taken
+    /// when the error is raised to a handler.
+    pub(crate) condition_kind: Option<u64>,
 }
 
 impl Vm {
@@ -112,11 +126,14 @@ impl Vm {
             shared,
             protos: Vec::new(),
             frames: Vec::new(),
+            barriers: Vec::new(),
+            toplevel: cont::fresh_barrier(),
             out: String::new(),
             consts_len: 0,
             fuel: 0,
             thread: None,
             ascii: (Vec::new(), 0),
+            condition_kind: None,
         };
         vm.init()?;
         Ok(vm)
@@ -134,6 +151,7 @@ impl Vm {
             self.consts_len = CONSTS_INITIAL;
         }
         self.m.push_fixed(self.t.rt.bwp_alloc)?;
+        self.m.push(None);
         debug_assert_eq!(self.m.stack_len(), FIXED_SLOTS);
         Ok(())
     }
@@ -466,9 +484,13 @@ impl Vm {
         }
     }
 
-    /// Whether stack entry `i` is a procedure (a closure, a builtin or a guardian).
+    /// Whether stack entry `i` is a procedure (a closure, a builtin, a guardian
+    /// or a continuation).
     pub fn is_procedure(&self, i: usize) -> bool {
-        self.is(i, self.t.closure) || self.is(i, self.t.prim) || self.is(i, self.t.rt.guardian)
+        self.is(i, self.t.closure)
+            || self.is(i, self.t.prim)
+            || self.is(i, self.t.rt.guardian)
+            || self.is(i, self.t.cont.ty)
     }
 
     /// The written (or displayed) form of `v`, with long output truncated.
@@ -487,10 +509,16 @@ impl Vm {
         s
     }
 
-    /// Resets the stacks after an error (down to `stack` entries and `frames` frames).
+    /// Resets the stacks after an error (down to `stack` entries and `frames`
+    /// frames). Back at the top level (no frames left), the wind list is
+    /// emptied too: the `after` thunks of the `dynamic-wind`s the error left
+    /// do not run.
     pub fn unwind(&mut self, stack: usize, frames: usize) {
         self.m.stack_truncate(stack.max(FIXED_SLOTS));
         self.frames.truncate(frames);
+        if frames == 0 {
+            self.m.stack_set(WINDS, None);
+        }
     }
 
     /// The stack depth and frame count, for [`Vm::unwind`].

@@ -2,8 +2,11 @@
 //! `apply`), proper tail calls and returns. Frames live in a host vector of saved
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
+use super::cont::{Barrier, RESUME};
 use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
-use crate::builtins::{fixnum_fast, ADD, APPLY, BUILTINS, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB};
+use crate::builtins::{
+    fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB,
+};
 use crate::bytecode::Op;
 use crate::error::VmError;
 use flipgc_core::Value;
@@ -14,8 +17,22 @@ const SENTINEL: u32 = u32::MAX;
 impl Vm {
     /// Calls the procedure at stack index `top - argc` with the `argc` values above
     /// it as arguments; on success the result replaces all of them. On error the
-    /// caller should [`Vm::unwind`].
+    /// caller should [`Vm::unwind`]. The call is a continuation barrier
+    /// (`cont.rs`): a continuation captured under it can be called only
+    /// while it runs, and none captured outside it can be called under it.
     pub fn call(&mut self, argc: usize) -> Result<(), VmError> {
+        self.call_under(argc, super::cont::fresh_barrier())
+    }
+
+    /// [`Vm::call`] for a top-level form of the session: every such call
+    /// shares one barrier, so a continuation captured in one top-level form
+    /// can be called from a later one (and then goes on with the form after
+    /// the calling one).
+    pub(crate) fn call_toplevel(&mut self, argc: usize) -> Result<(), VmError> {
+        self.call_under(argc, self.toplevel)
+    }
+
+    fn call_under(&mut self, argc: usize, barrier: u64) -> Result<(), VmError> {
         let fpos = self.m.stack_len() - argc - 1;
         if self.frames.len() >= MAX_FRAMES {
             return Err(too_deep());
@@ -25,17 +42,61 @@ impl Vm {
             pc: 0,
             fp: 0,
         });
-        let r = match self.enter(fpos, argc) {
+        self.barriers.push(Barrier {
+            id: barrier,
+            base: fpos,
+            frame: self.frames.len() - 1,
+        });
+        let sentinel = self.frames.len() - 1;
+        let mut r = self.call_in_loop(fpos, argc);
+        // A runtime error goes to the exception handlers, if any, before
+        // anything is unwound (builtins/exceptions.rs): `raise` is called here,
+        // in this run and under this barrier, from the stacks as the error left
+        // them, above a marker frame. A handler escaping to a continuation
+        // captured under this barrier (a `guard`'s) replaces the frames above
+        // the sentinel, marker included, and the run then ends at the sentinel
+        // as the call would have. `raise` itself never returns (the prelude
+        // turns a handler's return into another error), so finding the
+        // sentinel still there means it did, which is refused.
+        while let Err(e) = r {
+            let at = match self.raise_setup(e) {
+                Ok(at) => at,
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            };
+            self.frames.push(Frame {
+                proto: SENTINEL,
+                pc: 0,
+                fp: 0,
+            });
+            r = self.call_in_loop(at, 1);
+            if r.is_ok() && self.frames.len() > sentinel {
+                r = Err(VmError::runtime("raise: a handler returned to a raise"));
+                break;
+            }
+        }
+        self.barriers.pop();
+        r
+    }
+
+    /// Enters the procedure at `fpos` with `argc` arguments and runs it to its
+    /// return into the frame below (a sentinel).
+    fn call_in_loop(&mut self, fpos: usize, argc: usize) -> Result<(), VmError> {
+        match self.enter(fpos, argc) {
+            // A continuation is never called here: it could only be one
+            // captured under this barrier, which has just begun.
+            Ok(Some(RESUME)) => Err(VmError::runtime(
+                "internal: a continuation resumed at entry",
+            )),
             Ok(Some(pid)) => self.run(pid, fpos),
             Ok(None) => {
                 self.frames.pop();
                 Ok(())
             }
             Err(e) => Err(e),
-        };
-        // A runtime error goes to the exception handlers, if any, before
-        // anything is unwound (builtins/exceptions.rs).
-        r.map_err(|e| self.offer_error(e))
+        }
     }
 
     fn arity_error(&self, name: &str, min: usize, max: Option<usize>, got: usize) -> VmError {
@@ -50,7 +111,8 @@ impl Vm {
 
     /// Sets up a call of the procedure at `fpos` with `argc` arguments above it.
     /// A closure gets its frame (returns its prototype); a builtin runs at once and
-    /// leaves its result at `fpos` (returns `None`).
+    /// leaves its result at `fpos` (returns `None`); a continuation restores its
+    /// stack and frames (returns [`RESUME`]: resume the newest frame).
     fn enter(&mut self, fpos: usize, mut argc: usize) -> Result<Option<u32>, VmError> {
         self.spend_fuel()?;
         loop {
@@ -71,6 +133,9 @@ impl Vm {
                 self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
             }
+            if ty == self.t.cont.ty {
+                return self.reinstate(fpos, argc).map(Some);
+            }
             if ty == self.t.rt.guardian {
                 self.call_guardian(fpos, argc)?;
                 let top = self.top();
@@ -87,6 +152,10 @@ impl Vm {
             let id = self.m.get_word(g, self.t.prim_index) as usize;
             if id == APPLY {
                 argc = self.spread_apply(fpos, argc)?;
+                continue;
+            }
+            if id == CALLCC {
+                argc = self.capture(fpos, argc)?;
                 continue;
             }
             let b = &BUILTINS[id];
@@ -367,6 +436,14 @@ impl Vm {
                         continue;
                     }
                     match self.enter(fpos, argc)? {
+                        Some(RESUME) => {
+                            let f = self.frames.pop().expect("frame");
+                            if f.proto == SENTINEL {
+                                return Ok(());
+                            }
+                            (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
+                            code = self.proto(pi as usize).clone();
+                        }
                         Some(npi) => {
                             pi = npi;
                             fp = fpos;
@@ -394,7 +471,9 @@ impl Vm {
                         pc = 0;
                         continue;
                     }
-                    if let Some(npi) = self.enter(fp, argc)? {
+                    // A continuation resumes its newest frame, as a builtin's
+                    // result returns to it.
+                    if let Some(npi) = self.enter(fp, argc)?.filter(|&p| p != RESUME) {
                         pc = 0;
                         if npi != pi {
                             pi = npi;
@@ -403,6 +482,7 @@ impl Vm {
                         continue;
                     }
                     // A builtin in tail position: its result is at `fp`; return it.
+                    // (Or a continuation called: its restored frames are on top.)
                     let f = self.frames.pop().expect("frame");
                     if f.proto == SENTINEL {
                         return Ok(());
