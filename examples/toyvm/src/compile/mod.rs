@@ -5,6 +5,7 @@
 pub mod analyze;
 pub mod codegen;
 pub mod derived;
+pub mod selfref;
 
 use crate::error::VmError;
 use crate::reader::Datum;

@@ -4,6 +4,7 @@
 //! table, `#!bwp`) and value construction/inspection helpers; the value
 //! representation (immediates) is in [`value`].
 
+mod fast;
 mod guardian;
 pub mod hashtable;
 mod link;
