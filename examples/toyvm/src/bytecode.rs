@@ -65,6 +65,139 @@ pub enum Op {
     /// `Local(slot)` then `PrimInt(id, i)` in one instruction (`(+ n 1)` with
     /// `n` an unboxed local of the running function).
     LocalPrimInt(u32, u16, i64),
+    /// `(+ a b)` on the top two values, replacing them with the sum: two
+    /// fixnums or two floats inline, anything else through builtin `id` (the
+    /// builtin `+`, for its errors, boxed results and mixed operands). The
+    /// instructions below down to [`Op::VectorSet`] are the same: one builtin
+    /// (`id`, called when the inline case does not apply) with its common case
+    /// in the interpreter loop.
+    Add(u16),
+    /// `(- a b)`.
+    Sub(u16),
+    /// `(* a b)`.
+    Mul(u16),
+    /// `(= a b)`.
+    NumEq(u16),
+    /// `(< a b)`.
+    Lt(u16),
+    /// `(> a b)`.
+    Gt(u16),
+    /// `(<= a b)`.
+    Le(u16),
+    /// `(>= a b)`.
+    Ge(u16),
+    /// `(car p)` of a (strong) pair.
+    Car(u16),
+    /// `(cdr p)` of a (strong) pair.
+    Cdr(u16),
+    /// `(cons a d)`.
+    Cons(u16),
+    /// `(null? x)`.
+    NullP(u16),
+    /// `(pair? x)`: true at once for a strong pair.
+    PairP(u16),
+    /// `(not x)`.
+    Not(u16),
+    /// `(eq? a b)` or `(eqv? a b)`: the same bits are the same object; an
+    /// immediate or `()` against anything else differs.
+    Eq(u16),
+    /// `(vector-ref v k)` with a fixnum index in range.
+    VectorRef(u16),
+    /// `(vector-set! v k x)` with a fixnum index in range.
+    VectorSet(u16),
+    /// Push the running closure (the frame's slot 0): a reference, from inside
+    /// a `letrec`-bound procedure (a named `let` loop), to the variable the
+    /// procedure is bound to, when the variable is never assigned otherwise.
+    SelfRef,
+    /// `Local(a)` then `Local(b)` in one instruction.
+    Local2(u32, u32),
+    /// `LocalPrimInt(slot, id, i)` (`id` a comparison) then `JumpIfFalse(t)`
+    /// in one instruction, without pushing the truth value:
+    /// `(if (< n 2) ...)` with `n` an unboxed local.
+    JumpUnlessLocalInt(u32, u16, i32, u32),
+    /// `Lt(id)` then `JumpIfFalse(t)`; the instructions below down to
+    /// [`Op::JumpUnlessEq`] are the same for their comparison.
+    JumpUnlessLt(u16, u32),
+    /// `Gt(id)` then `JumpIfFalse(t)`.
+    JumpUnlessGt(u16, u32),
+    /// `Le(id)` then `JumpIfFalse(t)`.
+    JumpUnlessLe(u16, u32),
+    /// `Ge(id)` then `JumpIfFalse(t)`.
+    JumpUnlessGe(u16, u32),
+    /// `NumEq(id)` then `JumpIfFalse(t)`.
+    JumpUnlessNumEq(u16, u32),
+    /// `Eq(id)` then `JumpIfFalse(t)`.
+    JumpUnlessEq(u16, u32),
+    /// `NullP` then `JumpIfFalse(t)`.
+    JumpUnlessNull(u32),
+    /// `PairP(id)` then `JumpIfFalse(t)`.
+    JumpUnlessPair(u16, u32),
+}
+
+impl Op {
+    /// The conditional jump to `t` that does `self` (a test) then
+    /// [`Op::JumpIfFalse`], if there is one.
+    pub fn fused_with_jump(self, t: u32) -> Option<Op> {
+        Some(match self {
+            Op::LocalPrimInt(s, id, i) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpUnlessLocalInt(s, id, i32::try_from(i).ok()?, t)
+            }
+            Op::Lt(id) => Op::JumpUnlessLt(id, t),
+            Op::Gt(id) => Op::JumpUnlessGt(id, t),
+            Op::Le(id) => Op::JumpUnlessLe(id, t),
+            Op::Ge(id) => Op::JumpUnlessGe(id, t),
+            Op::NumEq(id) => Op::JumpUnlessNumEq(id, t),
+            Op::Eq(id) => Op::JumpUnlessEq(id, t),
+            Op::NullP(_) => Op::JumpUnlessNull(t),
+            Op::PairP(id) => Op::JumpUnlessPair(id, t),
+            _ => return None,
+        })
+    }
+
+    /// This jump with its target changed to `t`.
+    pub fn retarget(self, t: u32) -> Op {
+        match self {
+            Op::Jump(_) => Op::Jump(t),
+            Op::JumpIfFalse(_) => Op::JumpIfFalse(t),
+            Op::JumpIfFalseKeep(_) => Op::JumpIfFalseKeep(t),
+            Op::JumpIfTrueKeep(_) => Op::JumpIfTrueKeep(t),
+            Op::JumpUnlessLocalInt(s, id, i, _) => Op::JumpUnlessLocalInt(s, id, i, t),
+            Op::JumpUnlessLt(id, _) => Op::JumpUnlessLt(id, t),
+            Op::JumpUnlessGt(id, _) => Op::JumpUnlessGt(id, t),
+            Op::JumpUnlessLe(id, _) => Op::JumpUnlessLe(id, t),
+            Op::JumpUnlessGe(id, _) => Op::JumpUnlessGe(id, t),
+            Op::JumpUnlessNumEq(id, _) => Op::JumpUnlessNumEq(id, t),
+            Op::JumpUnlessEq(id, _) => Op::JumpUnlessEq(id, t),
+            Op::JumpUnlessNull(_) => Op::JumpUnlessNull(t),
+            Op::JumpUnlessPair(id, _) => Op::JumpUnlessPair(id, t),
+            other => unreachable!("retargeting {other:?}"),
+        }
+    }
+
+    /// The instruction for an inlined call of builtin `id` (named `name`) with
+    /// `argc` arguments that has its own instruction, if one does.
+    pub fn for_builtin(name: &str, id: u16, argc: usize) -> Option<Op> {
+        Some(match (name, argc) {
+            ("+", 2) => Op::Add(id),
+            ("-", 2) => Op::Sub(id),
+            ("*", 2) => Op::Mul(id),
+            ("=", 2) => Op::NumEq(id),
+            ("<", 2) => Op::Lt(id),
+            (">", 2) => Op::Gt(id),
+            ("<=", 2) => Op::Le(id),
+            (">=", 2) => Op::Ge(id),
+            ("car", 1) => Op::Car(id),
+            ("cdr", 1) => Op::Cdr(id),
+            ("cons", 2) => Op::Cons(id),
+            ("null?", 1) => Op::NullP(id),
+            ("pair?", 1) => Op::PairP(id),
+            ("not", 1) => Op::Not(id),
+            ("eq?" | "eqv?", 2) => Op::Eq(id),
+            ("vector-ref", 2) => Op::VectorRef(id),
+            ("vector-set!", 3) => Op::VectorSet(id),
+            _ => return None,
+        })
+    }
 }
 
 // Every instruction is two words (the dispatch loop copies one per step).

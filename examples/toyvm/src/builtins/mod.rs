@@ -79,6 +79,13 @@ pub fn fixnum_fast(id: u16) -> bool {
 /// it captures the continuation, `crate::vm` `cont.rs`).
 pub const CALLCC: usize = index_of("%call/cc");
 
+/// Whether builtin `id` is one of the comparisons among
+/// [`fixnum_fast`] (`=`, `<`, `>`, `<=`, `>=`), whose result is a boolean.
+#[inline(always)]
+pub fn fixnum_compare(id: u16) -> bool {
+    (NUM_EQ..=NUM_GE).contains(&id)
+}
+
 fn apply_placeholder(_: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     Err(VmError::runtime("apply: called outside the interpreter"))
 }

@@ -2,21 +2,29 @@
 //! with calls in tail position compiled as [`Op::TailCall`].
 
 use super::analyze::{Expr, FnId, Program, VarId};
-use super::Linker;
+use super::{selfref, Linker};
 use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
 
 /// Generates every function of `program`; returns the code constant of function 0.
 pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
-    gen_fn(program, 0, linker)
+    let self_bound = selfref::self_bound(program);
+    gen_fn(program, &self_bound, 0, linker)
 }
 
-fn gen_fn(p: &Program, f: FnId, linker: &mut dyn Linker) -> Result<u32, VmError> {
+fn gen_fn(
+    p: &Program,
+    self_bound: &[Option<FnId>],
+    f: FnId,
+    linker: &mut dyn Linker,
+) -> Result<u32, VmError> {
     let func = &p.funcs[f];
     let mut g = Gen {
         p,
+        self_bound,
         f,
         code: Vec::new(),
+        target: usize::MAX,
         linker,
     };
     for &v in &func.params {
@@ -39,8 +47,13 @@ fn gen_fn(p: &Program, f: FnId, linker: &mut dyn Linker) -> Result<u32, VmError>
 
 struct Gen<'a> {
     p: &'a Program,
+    /// [`selfref::self_bound`] of `p`.
+    self_bound: &'a [Option<FnId>],
     f: FnId,
     code: Vec<Op>,
+    /// The last jump target (an instruction index): the instruction there
+    /// may not be merged into the one before it.
+    target: usize,
     linker: &'a mut dyn Linker,
 }
 
@@ -51,13 +64,21 @@ impl Gen<'_> {
 
     fn patch(&mut self, at: usize) {
         let to = self.here();
-        self.code[at] = match self.code[at] {
-            Op::Jump(_) => Op::Jump(to),
-            Op::JumpIfFalse(_) => Op::JumpIfFalse(to),
-            Op::JumpIfFalseKeep(_) => Op::JumpIfFalseKeep(to),
-            Op::JumpIfTrueKeep(_) => Op::JumpIfTrueKeep(to),
-            other => unreachable!("patching {other:?}"),
-        };
+        self.code[at] = self.code[at].retarget(to);
+        self.target = to as usize;
+    }
+
+    /// Pushes `Local(slot)`, merged with a `Local` just before it (that no
+    /// jump targets this one) into a `Local2`.
+    fn local(&mut self, slot: u32) {
+        if self.target != self.code.len() {
+            if let Some(op @ Op::Local(_)) = self.code.last_mut() {
+                let Op::Local(a) = *op else { unreachable!() };
+                *op = Op::Local2(a, slot);
+                return;
+            }
+        }
+        self.code.push(Op::Local(slot));
     }
 
     fn free_index(&self, v: VarId) -> u32 {
@@ -71,7 +92,7 @@ impl Gen<'_> {
     fn raw_ref(&mut self, v: VarId) {
         let var = &self.p.vars[v];
         if var.func == self.f {
-            self.code.push(Op::Local(var.slot));
+            self.local(var.slot);
         } else {
             let i = self.free_index(v);
             self.code.push(Op::Free(i));
@@ -80,8 +101,12 @@ impl Gen<'_> {
 
     fn var_ref(&mut self, v: VarId) {
         let var = &self.p.vars[v];
+        if self.self_bound[v] == Some(self.f) {
+            self.code.push(Op::SelfRef);
+            return;
+        }
         match (var.func == self.f, var.boxed()) {
-            (true, false) => self.code.push(Op::Local(var.slot)),
+            (true, false) => self.local(var.slot),
             (true, true) => self.code.push(Op::LocalCell(var.slot)),
             (false, false) => {
                 let i = self.free_index(v);
@@ -141,8 +166,27 @@ impl Gen<'_> {
             Expr::If(c, t, f) => {
                 self.expr(c, false)?;
                 let jf = self.code.len();
-                self.code.push(Op::JumpIfFalse(0));
+                // A test's result goes straight to the jump. Only for an
+                // inlined builtin call: its instruction is the condition's
+                // last and no jump inside the condition targets past it.
+                let fused = match (&**c, self.code.last()) {
+                    (Expr::Prim(..), Some(op)) => op.fused_with_jump(0),
+                    _ => None,
+                };
+                match fused {
+                    Some(op) => *self.code.last_mut().expect("test") = op,
+                    None => self.code.push(Op::JumpIfFalse(0)),
+                }
+                let jf = if fused.is_some() { jf - 1 } else { jf };
                 self.expr(t, tail)?;
+                if tail {
+                    // What follows a tail expression is the function's
+                    // `Return`: return here rather than jump to it.
+                    self.code.push(Op::Return);
+                    self.patch(jf);
+                    self.expr(f, tail)?;
+                    return Ok(());
+                }
                 let j = self.code.len();
                 self.code.push(Op::Jump(0));
                 self.patch(jf);
@@ -177,7 +221,7 @@ impl Gen<'_> {
                 }
             }
             Expr::Lambda(child) => {
-                let k = gen_fn(self.p, *child, &mut *self.linker)?;
+                let k = gen_fn(self.p, self.self_bound, *child, &mut *self.linker)?;
                 let free = &self.p.funcs[*child].free;
                 for &v in free {
                     self.raw_ref(v);
@@ -208,6 +252,30 @@ impl Gen<'_> {
                         }
                         return Ok(());
                     }
+                }
+                let name = crate::builtins::BUILTINS[*id as usize].name;
+                if let Some(op) = Op::for_builtin(name, *id, args.len()) {
+                    for a in args {
+                        self.expr(a, false)?;
+                    }
+                    self.code.push(op);
+                    return Ok(());
+                }
+                // `(+ a b c)` as `(+ (+ a b) c)` (and `*`, `-`): the same
+                // result, overflow and type errors, left to right, provided the
+                // arguments after the first two have no effects and cannot fail.
+                let simple = |e: &Expr| matches!(e, Expr::Ref(_) | Expr::Int(_) | Expr::Const(_));
+                if let (Some(op), true) = (
+                    Op::for_builtin(name, *id, 2).filter(|_| matches!(name, "+" | "-" | "*")),
+                    args.len() > 2 && args[2..].iter().all(simple),
+                ) {
+                    for (i, a) in args.iter().enumerate() {
+                        self.expr(a, false)?;
+                        if i > 0 {
+                            self.code.push(op);
+                        }
+                    }
+                    return Ok(());
                 }
                 for a in args {
                     self.expr(a, false)?;

@@ -7,6 +7,7 @@ pub mod codegen;
 pub mod derived;
 pub mod expand;
 pub mod guard;
+pub mod selfref;
 pub mod syntax_rules;
 
 use crate::error::VmError;

@@ -6,6 +6,7 @@
 //! `cont.rs`.
 
 mod cont;
+mod fast;
 mod guardian;
 pub mod hashtable;
 mod link;

@@ -3,7 +3,8 @@
 //! (prototype, pc, frame pointer) triples; values live on the root stack.
 
 use super::cont::{Barrier, RESUME};
-use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, MAX_FRAMES, MAX_STACK};
+use super::fast::Arith;
+use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK};
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
@@ -519,6 +520,95 @@ impl Vm {
                     }
                     self.dup(slot);
                     self.prim_int_slow(id, i)?;
+                }
+                Op::Add(id) => self.arith2(Arith::Add, id)?,
+                Op::Sub(id) => self.arith2(Arith::Sub, id)?,
+                Op::Mul(id) => self.arith2(Arith::Mul, id)?,
+                Op::NumEq(id) => self.arith2(Arith::Eq, id)?,
+                Op::Lt(id) => self.arith2(Arith::Lt, id)?,
+                Op::Gt(id) => self.arith2(Arith::Gt, id)?,
+                Op::Le(id) => self.arith2(Arith::Le, id)?,
+                Op::Ge(id) => self.arith2(Arith::Ge, id)?,
+                Op::Car(id) => self.car_cdr(true, id)?,
+                Op::Cdr(id) => self.car_cdr(false, id)?,
+                Op::Cons(_) => self.cons_top()?,
+                Op::NullP(_) => {
+                    let top = self.top();
+                    let r = bool_value(self.val(top).is_null());
+                    self.m.stack_set_value(top, r);
+                }
+                Op::PairP(id) => self.pair_p(id)?,
+                Op::Not(_) => {
+                    let top = self.top();
+                    let r = bool_value(!self.truthy(top));
+                    self.m.stack_set_value(top, r);
+                }
+                Op::Eq(id) => self.eq_top(id)?,
+                Op::VectorRef(id) => self.vector_ref_top(id)?,
+                Op::VectorSet(id) => self.vector_set_top(id)?,
+                Op::SelfRef => self.dup(fp),
+                Op::Local2(a, b) => {
+                    self.dup(fp + 1 + a as usize);
+                    self.dup(fp + 1 + b as usize);
+                }
+                Op::JumpUnlessLocalInt(s, id, i, t) => {
+                    let slot = fp + 1 + s as usize;
+                    let r = match Self::fixnum_int(id, self.val(slot), i64::from(i)) {
+                        Some(r) => r != FALSE,
+                        None => {
+                            self.dup(slot);
+                            self.prim_int_slow(id, i64::from(i))?;
+                            self.truthy_pop()
+                        }
+                    };
+                    if !r {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessLt(id, t) => {
+                    if !self.compare2(Arith::Lt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessGt(id, t) => {
+                    if !self.compare2(Arith::Gt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessLe(id, t) => {
+                    if !self.compare2(Arith::Le, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessGe(id, t) => {
+                    if !self.compare2(Arith::Ge, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessNumEq(id, t) => {
+                    if !self.compare2(Arith::Eq, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessEq(id, t) => {
+                    self.eq_top(id)?;
+                    if !self.truthy_pop() {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessNull(t) => {
+                    let top = self.top();
+                    let null = self.val(top).is_null();
+                    self.m.stack_truncate(top);
+                    if !null {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessPair(id, t) => {
+                    self.pair_p(id)?;
+                    if !self.truthy_pop() {
+                        pc = t as usize;
+                    }
                 }
                 Op::Prim(id, argc) => {
                     if argc == 2 && self.prim_fixnum2(id) {

@@ -1,0 +1,226 @@
+//! The interpreter's inline cases of common builtins (the instructions from
+//! `Op::Add` to `Op::VectorSet`): arithmetic and comparison of two fixnums or
+//! two floats, pair access and construction, the type tests `null?` and
+//! `pair?`, `not`, `eq?`, `vector-ref` and `vector-set!`. Each works on the
+//! top of the root stack as `Op::Prim` would, and hands anything outside its
+//! common case to the builtin itself ([`Vm::prim_slow`]), so results and error
+//! messages are the builtin's. No `Gc` is held across an allocation: floats are
+//! read into `f64`s before the result is boxed.
+
+use super::{bool_value, Vm, TRUE, UNSPEC};
+use crate::builtins::BUILTINS;
+use crate::error::VmError;
+use flipgc_core::Value;
+
+/// A two-operand numeric instruction's operation.
+#[derive(Clone, Copy)]
+pub(super) enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Eq,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+impl Vm {
+    /// Runs builtin `id` on the top `argc` values, replacing them with its result
+    /// (`Op::Prim`).
+    #[inline(never)]
+    pub(super) fn prim_slow(&mut self, id: u16, argc: usize) -> Result<(), VmError> {
+        let base = self.m.stack_len() - argc;
+        (BUILTINS[id as usize].f)(self, base, argc)?;
+        let top = self.top();
+        if top != base {
+            self.m.stack_copy(top, base);
+            self.m.stack_truncate(base + 1);
+        }
+        Ok(())
+    }
+
+    /// The float in `v`, if it is one.
+    #[inline(always)]
+    fn float_of(&self, v: Value<'_>) -> Option<f64> {
+        let g = v.as_ref()?;
+        if self.m.type_of(g) != self.t.float {
+            return None;
+        }
+        Some(f64::from_bits(self.m.get_word(g, self.t.float_bits)))
+    }
+
+    /// `op` on the top two values (builtin `id` outside the two-fixnum and
+    /// two-float cases).
+    #[inline(always)]
+    pub(super) fn arith2(&mut self, op: Arith, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        let (a, b) = (self.val(top - 1), self.val(top));
+        if let (Some(x), Some(y)) = (a.as_fixnum(), b.as_fixnum()) {
+            // Two 63-bit values: the sum and difference fit 64 bits; a result
+            // outside the fixnum range is boxed by the builtin.
+            let r = match op {
+                Arith::Add => Value::fixnum(x + y),
+                Arith::Sub => Value::fixnum(x - y),
+                Arith::Mul => x.checked_mul(y).and_then(Value::fixnum),
+                cmp => Some(bool_value(Self::compare(cmp, x, y))),
+            };
+            if let Some(r) = r {
+                self.m.stack_set_value(top - 1, r);
+                self.m.stack_truncate(top);
+                return Ok(());
+            }
+        } else if let (Some(x), Some(y)) = (self.float_of(a), self.float_of(b)) {
+            let r = match op {
+                Arith::Add => x + y,
+                Arith::Sub => x - y,
+                Arith::Mul => x * y,
+                cmp => {
+                    let t = Self::compare(cmp, x, y);
+                    self.m.stack_set_value(top - 1, bool_value(t));
+                    self.m.stack_truncate(top);
+                    return Ok(());
+                }
+            };
+            // The operands are read: drop them before the allocation.
+            self.m.stack_truncate(top - 1);
+            return self.push_float(r);
+        }
+        self.prim_slow(id, 2)
+    }
+
+    /// The comparison `op` of the top two values, popped (builtin `id`
+    /// outside the two-fixnum and two-float cases): the test of a fused
+    /// conditional jump.
+    #[inline(always)]
+    pub(super) fn compare2(&mut self, op: Arith, id: u16) -> Result<bool, VmError> {
+        let top = self.top();
+        let (a, b) = (self.val(top - 1), self.val(top));
+        let r = if let (Some(x), Some(y)) = (a.as_fixnum(), b.as_fixnum()) {
+            Self::compare(op, x, y)
+        } else if let (Some(x), Some(y)) = (self.float_of(a), self.float_of(b)) {
+            Self::compare(op, x, y)
+        } else {
+            self.prim_slow(id, 2)?;
+            return Ok(self.truthy_pop());
+        };
+        self.m.stack_truncate(top - 1);
+        Ok(r)
+    }
+
+    /// Comparison `op` (not an arithmetic one) of `x` and `y`.
+    #[inline(always)]
+    fn compare<T: PartialOrd>(op: Arith, x: T, y: T) -> bool {
+        match op {
+            Arith::Eq => x == y,
+            Arith::Lt => x < y,
+            Arith::Gt => x > y,
+            Arith::Le => x <= y,
+            _ => x >= y,
+        }
+    }
+
+    /// Whether the top value is true; pops it.
+    #[inline(always)]
+    pub(super) fn truthy_pop(&mut self) -> bool {
+        let top = self.top();
+        let r = self.truthy(top);
+        self.m.stack_truncate(top);
+        r
+    }
+
+    /// `car` (`cdr` if `!car`) of the top value.
+    #[inline(always)]
+    pub(super) fn car_cdr(&mut self, car: bool, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let Some(p) = self.obj(top) {
+            if self.m.type_of(p) == self.t.pair {
+                let f = if car { self.t.car } else { self.t.cdr };
+                let v = self.m.get_value(p, f);
+                self.m.stack_set_value(top, v);
+                return Ok(());
+            }
+        }
+        self.prim_slow(id, 1)
+    }
+
+    /// `cons` of the top two values.
+    #[inline(always)]
+    pub(super) fn cons_top(&mut self) -> Result<(), VmError> {
+        let top = self.top();
+        self.push_pair(top - 1, top)?;
+        self.collapse(2);
+        Ok(())
+    }
+
+    /// `pair?` of the top value.
+    #[inline(always)]
+    pub(super) fn pair_p(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        match self.obj(top) {
+            Some(p) if self.m.type_of(p) == self.t.pair => {
+                self.m.stack_set_value(top, TRUE);
+                Ok(())
+            }
+            Some(_) => self.prim_slow(id, 1),
+            None => {
+                self.m.stack_set_value(top, bool_value(false));
+                Ok(())
+            }
+        }
+    }
+
+    /// `eq?` or `eqv?` of the top two values.
+    #[inline(always)]
+    pub(super) fn eq_top(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        let (a, b) = (self.val(top - 1), self.val(top));
+        // Only boxed numbers (heap objects) are `eqv?` without being the same
+        // bits; an integer in the fixnum range is always a fixnum.
+        let r = if a == b {
+            Some(true)
+        } else if a.as_ref().is_none() || b.as_ref().is_none() {
+            Some(false)
+        } else {
+            None
+        };
+        match r {
+            Some(r) => {
+                self.m.stack_set_value(top - 1, bool_value(r));
+                self.m.stack_truncate(top);
+                Ok(())
+            }
+            None => self.prim_slow(id, 2),
+        }
+    }
+
+    /// `vector-ref` (the vector and a fixnum index on top).
+    #[inline(always)]
+    pub(super) fn vector_ref_top(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let (Some(v), Some(k)) = (self.obj(top - 1), self.val(top).as_fixnum()) {
+            if self.m.type_of(v) == self.t.vector && (k as u64) < self.m.len(v) as u64 {
+                let x = self.m.read_value(v, k as usize);
+                self.m.stack_set_value(top - 1, x);
+                self.m.stack_truncate(top);
+                return Ok(());
+            }
+        }
+        self.prim_slow(id, 2)
+    }
+
+    /// `vector-set!` (the vector, a fixnum index and the value on top).
+    #[inline(always)]
+    pub(super) fn vector_set_top(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let (Some(v), Some(k)) = (self.obj(top - 2), self.val(top - 1).as_fixnum()) {
+            if self.m.type_of(v) == self.t.vector && (k as u64) < self.m.len(v) as u64 {
+                self.m.write_value(v, k as usize, self.val(top));
+                self.m.stack_set_value(top - 2, UNSPEC);
+                self.m.stack_truncate(top - 1);
+                return Ok(());
+            }
+        }
+        self.prim_slow(id, 3)
+    }
+}

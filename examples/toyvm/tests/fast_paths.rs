@@ -1,0 +1,187 @@
+//! The interpreter's own instructions for common builtins (`Op::Add` to
+//! `Op::VectorSet`), its fused test-and-jump instructions, `Op::Local2` and
+//! `Op::SelfRef`: each gives what the plain builtin call or instruction
+//! sequence gives, in its inline case and when it hands over to the builtin
+//! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
+//! only where that holds (a `set!` loop variable, a jump into the middle of a
+//! would-be merged pair, a test that is not an inlined builtin call).
+
+mod common;
+
+use common::{error_of, output_of};
+
+fn value(expr: &str, expected: &str) {
+    let src = format!("(write {expr})");
+    assert_eq!(output_of(&src), expected, "{src}");
+}
+
+fn error(src: &str, expected: &str) {
+    let e = error_of(src).to_string();
+    assert!(
+        e.contains(expected),
+        "{src}: got {e:?}, expected {expected:?}"
+    );
+}
+
+#[test]
+fn arithmetic_inline_and_through_the_builtin() {
+    value(
+        "(let ((a 2) (b 3)) (list (+ a b) (- a b) (* a b)))",
+        "(5 -1 6)",
+    );
+    value(
+        "(let ((a 1.5) (b 2.0)) (list (+ a b) (- a b) (* a b)))",
+        "(3.5 -0.5 3.0)",
+    );
+    // Mixed operands and results outside the fixnum range: the builtin.
+    value(
+        "(let ((a 2) (b 0.5)) (list (+ a b) (- b a) (* a b)))",
+        "(2.5 -1.5 1.0)",
+    );
+    value(
+        "(let ((a 4611686018427387903)) (list (+ a a) (- (- a) a 2) (* a 2)))",
+        "(9223372036854775806 -9223372036854775808 9223372036854775806)",
+    );
+    error(
+        "(let ((a 4611686018427387903)) (* a a))",
+        "*: integer overflow",
+    );
+    error("(let ((a 1) (b \"x\")) (+ a b))", "+: expected a number");
+    // More than two arguments, folded left.
+    value(
+        "(let ((a 1) (b 2) (c 3.5)) (list (+ a b c) (- a b c) (* a b c)))",
+        "(6.5 -4.5 7.0)",
+    );
+    error(
+        "(let ((a 4611686018427387903) (b 9223372036854775807)) (+ a a b))",
+        "+: integer overflow",
+    );
+    // An argument with an effect is not folded: every argument is evaluated
+    // before the type error.
+    let e = common::run_with(
+        "(let ((a 1)) (+ a \"x\" (begin (display \"third\") 3)))",
+        16 << 20,
+        "auto",
+        false,
+    );
+    assert_eq!(e.output, "third");
+    assert!(e.result.is_err());
+}
+
+#[test]
+fn comparisons_as_values_and_as_tests() {
+    value(
+        "(let ((a 1) (b 2)) (list (= a b) (< a b) (> a b) (<= a b) (>= a b)))",
+        "(#f #t #f #t #f)",
+    );
+    value(
+        "(let ((a 2.5) (b 2.5)) (list (= a b) (< a b) (> a b) (<= a b) (>= a b)))",
+        "(#t #f #f #t #t)",
+    );
+    value("(let ((a 1) (b 1.0)) (list (= a b) (< a b)))", "(#t #f)");
+    value(
+        "(let ((a 1) (b 2.5) (f (lambda (t) (if t 'y 'n)))) \
+           (list (if (< a b) 'y 'n) (if (> a b) 'y 'n) (if (<= b a) 'y 'n) \
+                 (if (>= b a) 'y 'n) (if (= a 1) 'y 'n) (if (< a 0) 'y 'n)))",
+        "(y n n y y n)",
+    );
+    error("(let ((a 'x)) (if (< a 1) 1 2))", "<: expected a number");
+    error(
+        "(let ((a 'x) (b 2)) (if (>= a b) 1 2))",
+        ">=: expected a number",
+    );
+    // A test that is not an inlined builtin call keeps its plain jump: the
+    // `and`'s own jump lands on it with `#f`.
+    value(
+        "(let ((h (lambda (x a b) (if (and x (< a b)) 'yes 'no)))) (list (h #f 1 2) (h #t 1 2) (h #t 2 1)))",
+        "(no yes no)",
+    );
+}
+
+#[test]
+fn pairs_and_type_tests() {
+    value(
+        "(let ((p (cons 1 2))) (list (car p) (cdr p) (pair? p) (null? p)))",
+        "(1 2 #t #f)",
+    );
+    value(
+        "(let ((w (weak-cons 'a 'b))) (list (car w) (cdr w) (pair? w)))",
+        "(a b #t)",
+    );
+    value(
+        "(let ((x '())) (list (null? x) (pair? x) (if (null? x) 'e 'f) (if (pair? x) 'p 'q)))",
+        "(#t #f e q)",
+    );
+    value("(let ((w (weak-cons 1 2))) (if (pair? w) 'p 'q))", "p");
+    value("(let ((x #f) (y 0)) (list (not x) (not y)))", "(#t #f)");
+    error("(let ((x 5)) (car x))", "car: expected a pair, got 5");
+    error("(let ((x \"s\")) (cdr x))", "cdr: expected a pair");
+}
+
+#[test]
+fn eq_and_eqv() {
+    value(
+        "(let ((a 'x) (b 'x) (c '()) (d 2.5) (e 4611686018427387904)) \
+           (list (eq? a b) (eq? c '()) (eq? a c) (eqv? d 2.5) (eqv? e 4611686018427387904) \
+                 (eqv? d 2) (if (eqv? d 2.5) 'same 'other) (if (eq? a 'y) 'same 'other)))",
+        "(#t #t #f #t #t #f same other)",
+    );
+}
+
+#[test]
+fn vectors() {
+    value(
+        "(let ((v (make-vector 3 0)) (k 1)) (vector-set! v k 'x) (list (vector-ref v k) v))",
+        "(x #(0 x 0))",
+    );
+    error(
+        "(let ((v (make-vector 3 0)) (k 3)) (vector-ref v k))",
+        "out of range",
+    );
+    error(
+        "(let ((v (make-vector 3 0)) (k -1)) (vector-set! v k 1))",
+        "vector-set!",
+    );
+    error(
+        "(let ((v '(1 2)) (k 0)) (vector-ref v k))",
+        "vector-ref: expected a vector",
+    );
+    error(
+        "(let ((v (make-vector 3 0)) (k 1.0)) (vector-ref v k))",
+        "vector-ref",
+    );
+}
+
+#[test]
+fn local_pairs_are_not_merged_across_a_jump_target() {
+    // The `if`'s two arms end at the push of `c` below them: merged with the
+    // else arm's `Local`, the then arm would skip it.
+    value(
+        "(let () (define (g a b c) (list (if a b c) c)) (list (g #t 1 2) (g #f 1 2)))",
+        "((1 2) (2 2))",
+    );
+}
+
+#[test]
+fn self_reference_only_for_never_assigned_loop_variables() {
+    // `loop` is assigned: the reference after the `set!` is the new value.
+    value(
+        "(let () (define (f) (let loop ((i 0)) \
+           (if (= i 0) (begin (set! loop (lambda (j) 'replaced)) (loop 1)) 'orig))) (f))",
+        "replaced",
+    );
+    // Never assigned: the loop refers to itself (and is `eq?` to itself).
+    value(
+        "(let loop ((i 0) (acc '())) (if (< i 3) (loop (+ i 1) (cons i acc)) acc))",
+        "(2 1 0)",
+    );
+    value("(letrec ((f (lambda () f))) (eq? f (f)))", "#t");
+}
+
+#[test]
+fn tail_conditionals_return() {
+    value(
+        "(let () (define (t x) (if (< x 0) 'neg (if (= x 0) 'zero x))) (list (t -1) (t 0) (t 5)))",
+        "(neg zero 5)",
+    );
+}
