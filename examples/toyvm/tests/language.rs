@@ -24,6 +24,9 @@ fn numbers() {
     value("(/ 2.0)", "0.5");
     value("(quotient -7 2)", "-3");
     value("(remainder -7 2)", "-1");
+    value("(remainder -9223372036854775808 -1)", "0");
+    value("(modulo -9223372036854775808 -1)", "0");
+    value("(modulo -9223372036854775808 7)", "6");
     value("(modulo -7 2)", "1");
     value("(modulo 7 -2)", "-1");
     value("(abs -4)", "4");

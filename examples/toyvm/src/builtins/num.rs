@@ -119,15 +119,16 @@ pub fn quotient(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     int_div(vm, base, "quotient", i64::checked_div)
 }
 
-/// `remainder`.
+/// `remainder`. Never overflows: `i64::MIN` by -1 is 0 (`wrapping_rem`, whose
+/// only wrapping case that is).
 pub fn remainder(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    int_div(vm, base, "remainder", i64::checked_rem)
+    int_div(vm, base, "remainder", |a, b| Some(a.wrapping_rem(b)))
 }
 
 /// `modulo` (the sign of the divisor).
 pub fn modulo(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
     int_div(vm, base, "modulo", |a, b| {
-        let r = a.checked_rem(b)?;
+        let r = a.wrapping_rem(b);
         Some(if r != 0 && (r < 0) != (b < 0) {
             r + b
         } else {
