@@ -124,6 +124,8 @@ pub struct Mutator {
     /// Whether the heap has a VM object model (`model.rs`): the built-in typed
     /// accessors refuse its objects.
     pub(crate) vm: bool,
+    /// The heap's card table's first byte (`cards.rs`), for the card mark.
+    pub(crate) cards: *const std::sync::atomic::AtomicU8,
     /// Objects of at least this many words go to the large-object space.
     large_words: usize,
     /// The thread it is bound to (`bindings.rs`).
@@ -150,6 +152,7 @@ impl Mutator {
             stack: std::cell::UnsafeCell::new(Vec::new()),
             registry: i.types.id(),
             vm: i.model.is_some(),
+            cards: i.cards.bytes(),
             large_words: i.config.large_object_threshold.div_ceil(WORD),
             thread: std::thread::current().id(),
             heap,

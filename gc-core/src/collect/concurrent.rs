@@ -82,8 +82,21 @@ pub fn run(
         inner.pacer.limit(),
     );
     let young = old_end.is_some();
+    if !young {
+        // A full marking starts from clear bitmaps (`sticky.rs`, invariant 6).
+        st.forget_kept_bits();
+    }
     {
         let workers = inner.config.concurrent_workers;
+        // A young cycle reads the stable part of the old region by its cards
+        // (`old_cards.rs`), where the starts table can name every word.
+        let cards = (old_end.is_some()
+            && super::old_cards::OldCards::usable((inner.end - inner.base) / WORD))
+        .then(|| super::mark::OldRegionCards {
+            table: &inner.cards,
+            old: &st.old_cards,
+            stable_end: inner.base + WORD * st.sticky.stable_words,
+        });
         let ctx = MarkCtx::new(
             inner.decoder(),
             inner.base,
@@ -92,7 +105,7 @@ pub fn run(
             (&st.mark, &st.live),
             &inner.los_marks,
         )
-        .with_old_region(old_end.unwrap_or(inner.base));
+        .with_old_region(old_end.unwrap_or(inner.base), cards);
         // With one worker, all marking of this cycle goes through `ctx`, one thread
         // at a time: a round with one worker marks on the calling thread and spawns
         // none; a mark-end pause drains (and resurrects) on this thread or on the
@@ -186,6 +199,16 @@ pub fn run(
     #[cfg(not(target_os = "linux"))]
     let _ = flipped;
     debug_assert_eq!(*inner.cycle.lock(), CyclePhase::Idle);
+
+    // 6b. the card sweep, for the next cycle (`old_cards.rs`): the survivors
+    // are in place now.
+    {
+        let mut st = inner.collector.lock();
+        let stable = st.sticky.stable_words.div_ceil(crate::cards::CARD_WORDS);
+        let old = (st.sticky.old_end.saturating_sub(inner.base) / WORD)
+            .div_ceil(crate::cards::CARD_WORDS);
+        st.old_cards.sweep(&inner.cards, stable, old);
+    }
 
     // 7. verification
     if inner.config.verify_after_gc {

@@ -36,6 +36,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let allocated_total_at_flip = space.allocated_total;
 
     p.phase("mark");
+    // Marking starts from clear bitmaps: a young cycle's kept bits go.
+    st.forget_kept_bits();
     let roots = roots::gather(inner, &p.stopped, &globals);
     let ctx = MarkCtx::new(
         inner.decoder(),

@@ -68,6 +68,11 @@ pub struct Sticky {
     pub full_live: usize,
     /// Young cycles since the last full one.
     pub young_in_a_row: u32,
+    /// Words from the base of the *stable* part of the old region: the old
+    /// region of the last cycle if it was young (those objects did not move,
+    /// and their mark and live bits and cards carry over: invariants 5 and 6);
+    /// 0 after a full cycle, when every old object is newly placed.
+    pub stable_words: usize,
 }
 
 impl Sticky {
@@ -93,9 +98,20 @@ impl Sticky {
         (grown <= room / GROWTH_DIVISOR).then_some(self.old_end)
     }
 
+    /// The bitmap words the tables keep set from one cycle to the next (the
+    /// stable part of the next cycle's old region: invariant 6).
+    pub fn kept_words(&self) -> usize {
+        self.stable_words
+    }
+
     /// Notes a planned cycle (`young` or full) whose survivors are `live_words`
     /// words: after its compaction they are the old region of the next cycle.
     pub fn planned(&mut self, young: bool, base: usize, live_words: usize) {
+        self.stable_words = if young {
+            (self.old_end - base) / WORD
+        } else {
+            0
+        };
         self.old_end = base + live_words * WORD;
         if young {
             self.young_in_a_row += 1;
