@@ -82,17 +82,16 @@ pub fn run(
         inner.pacer.limit(),
     );
     let young = old_end.is_some();
+    // A young cycle reads the stable part of the old region by its cards
+    // (`old_cards.rs`) where the starts table can name every word.
+    let carded = young && super::old_cards::OldCards::usable((inner.end - inner.base) / WORD);
     if !young {
         // A full marking starts from clear bitmaps (`sticky.rs`, invariant 6).
         st.forget_kept_bits();
     }
     {
         let workers = inner.config.concurrent_workers;
-        // A young cycle reads the stable part of the old region by its cards
-        // (`old_cards.rs`), where the starts table can name every word.
-        let cards = (old_end.is_some()
-            && super::old_cards::OldCards::usable((inner.end - inner.base) / WORD))
-        .then(|| super::mark::OldRegionCards {
+        let cards = carded.then(|| super::mark::OldRegionCards {
             table: &inner.cards,
             old: &st.old_cards,
             stable_end: inner.base + WORD * st.sticky.stable_words,
@@ -155,7 +154,7 @@ pub fn run(
     fatal.phase("the concurrent plan");
     hook(CyclePoint::Planning);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
-    let plan = plan::build(
+    let mut plan = plan::build(
         &mut st,
         inner.base,
         boundary,
@@ -165,6 +164,13 @@ pub fn run(
         // (the plan keeps only word 0 of each page's first object).
         inner.model.is_none(),
     );
+    if carded {
+        // The dense prefix's stable pages with no swept card: forwarded only if
+        // a card of theirs is dirty when they are produced (`fill.rs`).
+        plan.dense.clean =
+            st.old_cards
+                .clean_pages(plan.dense.pages, page / WORD, st.sticky.stable_words);
+    }
     let live_bytes = plan.live_words * WORD;
     // The survivors, compacted, are the next cycle's old region.
     st.sticky.planned(young, inner.base, plan.live_words);

@@ -68,7 +68,6 @@ impl OldCards {
     }
 
     /// Whether card `card` was dirty at the last sweep.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn swept(&self, card: usize) -> bool {
         self.swept
             .get(card / 64)
@@ -86,6 +85,21 @@ impl OldCards {
     /// The word offset of the object covering card `card`'s first word.
     pub fn start(&self, card: usize) -> usize {
         self.starts[card].load(Ordering::Relaxed) as usize
+    }
+
+    /// The pages among the first `pages` (of `page_words` words) that lie below
+    /// `stable_end` (a word offset) and have no card in the swept set: one bit
+    /// per page ([`Dense::clean`](super::plan::Dense::clean)).
+    pub fn clean_pages(&self, pages: usize, page_words: usize, stable_end: usize) -> Vec<u64> {
+        let mut clean = vec![0u64; pages.div_ceil(64)];
+        let per_page = page_words.div_ceil(CARD_WORDS);
+        for p in 0..pages.min(stable_end / page_words) {
+            let first = p * page_words / CARD_WORDS;
+            if (first..first + per_page).all(|c| !self.swept(c)) {
+                clean[p / 64] |= 1 << (p % 64);
+            }
+        }
+        clean
     }
 
     /// Notes an object at word offset `word` of `words` words: it covers the
