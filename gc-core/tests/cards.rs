@@ -5,7 +5,8 @@
 //!
 //! - For each store path in the list: an old object in the stable part of the
 //!   old region (a full collection, then a young cycle, so that the next young
-//!   cycle reads it by its card only) takes a young object through that path;
+//!   cycle reads it by its card only), on a page of the compaction's dense
+//!   prefix, takes a young object through that path;
 //!   every other reference to the young object is dropped; after two more young
 //!   cycles the young object is still there with its contents (a weak field's
 //!   referent, dropped, is cleared instead), and the heap verifies (after every
@@ -84,8 +85,28 @@ fn make_stable(m: &mut Mutator, heap: &Heap, t: TypeId, len: usize) {
     run_young_cycles(m, heap, t, len, 1);
 }
 
-/// Pushes a young node with id [`ID`].
+/// Pushes a list of old nodes above the holder (allocated just before), so
+/// that the holder's page is one of several whole pages of stable old objects:
+/// the compaction's dense prefix, whose clean pages are not forwarded.
+fn push_ballast(m: &mut Mutator, t: Types) {
+    m.push(None);
+    let head = m.stack_len() - 1;
+    for _ in 0..8192 {
+        m.alloc_push(t.node, 0).unwrap();
+        let n = get(m, head + 1);
+        m.set_ref(n, t.child, m.stack_get(head));
+        m.stack_set(head, Some(n));
+        m.pop();
+    }
+}
+
+/// Pushes a young node with id [`ID`], after some garbage: the node moves in
+/// the next compaction, so a reference to it left unforwarded would dangle.
 fn push_young(m: &mut Mutator, t: Types) {
+    for _ in 0..64 {
+        m.alloc_push(t.node, 0).unwrap();
+        m.pop();
+    }
     m.alloc_push(t.node, 0).unwrap();
     let y = m.stack_get(m.stack_len() - 1).unwrap();
     m.set_word(y, t.id, ID);
@@ -105,6 +126,7 @@ fn path(
     let (ty, len) = holder_ty(t);
     m.alloc_push(ty, len).unwrap();
     let holder = m.stack_len() - 1;
+    push_ballast(&mut m, t);
     make_stable(&mut m, &heap, t.node, 0);
     assert!(young_cycles(&mut m, &heap) >= 1);
     push_young(&mut m, t);
