@@ -65,10 +65,7 @@ impl CardTable {
             }
             Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
         };
-        CardTable {
-            words,
-            len,
-        }
+        CardTable { words, len }
     }
 
     /// The first card's byte, for mutators' [`Mutator::card_mark`].

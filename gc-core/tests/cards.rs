@@ -15,8 +15,8 @@
 //!   young cycles run lose none of them.
 
 use flipgc_core::{
-    flipgc_card_mark, flipgc_write_barrier_slow, FixedLayout, GcTrigger, Gc, Heap, HeapConfig, Mutator,
-    ObjectModel, ObjectRef, RefField, Tail, TypeId, TypeRegistry, Value, WordField,
+    flipgc_card_mark, flipgc_write_barrier_slow, FixedLayout, Gc, GcTrigger, Heap, HeapConfig,
+    Mutator, ObjectModel, ObjectRef, RefField, Tail, TypeId, TypeRegistry, Value, WordField,
 };
 use std::sync::Arc;
 
@@ -199,7 +199,11 @@ fn set_value() {
 
 #[test]
 fn write_ref() {
-    path(array, |m, _, h, y| m.write_ref(get(m, h), 2, Some(get(m, y))), at2_id);
+    path(
+        array,
+        |m, _, h, y| m.write_ref(get(m, h), 2, Some(get(m, y))),
+        at2_id,
+    );
 }
 
 #[test]
@@ -423,7 +427,10 @@ fn model_path(store: impl Fn(&Mutator, Gc<'_>, Gc<'_>)) {
     store(&m, get(&m, 0), get(&m, 1));
     m.stack_truncate(1);
     garbage(&mut m, 2);
-    let y = m.read_slot(get(&m, 0), 1).as_ref().expect("the young object is gone");
+    let y = m
+        .read_slot(get(&m, 0), 1)
+        .as_ref()
+        .expect("the young object is gone");
     assert_eq!(m.read_slot_word(y, 2), ID);
     m.verify().unwrap();
 }

@@ -440,7 +440,11 @@ impl FillCtx<'_> {
     pub fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
         let words = self.at.page_words;
-        if self.clean.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0) {
+        if self
+            .clean
+            .get(p / 64)
+            .is_some_and(|w| w & (1 << (p % 64)) != 0)
+        {
             let first = p * words / crate::cards::CARD_WORDS;
             let cards = words.div_ceil(crate::cards::CARD_WORDS);
             if (first..first + cards).all(|c| !self.cards.is_dirty(c)) {

@@ -8,9 +8,9 @@
 //! Objects at or above the mark boundary were allocated after the snapshot (black):
 //! live by definition, never marked nor scanned. In a young cycle (`sticky.rs`)
 //! the objects below the old end, the survivors of the last cycle, are live by
-//! definition too: [`MarkCtx::scan_old_region`] marks them all in one pass over
-//! their memory and marks what they reference outside it, and tracing never
-//! enters them.
+//! definition too: [`MarkCtx::scan_old_region`] reads those on written cards
+//! and those the last compaction placed, and marks what they reference outside
+//! the region; tracing never enters them.
 //!
 //! Termination: a worker that finds no work anywhere counts itself idle; it leaves
 //! the count when work appears. Workers only go idle with an empty local deque, and

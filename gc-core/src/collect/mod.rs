@@ -32,6 +32,7 @@ pub mod forward;
 pub mod full;
 pub mod large;
 pub mod mark;
+pub mod old_cards;
 pub mod page_state;
 pub mod park;
 pub mod pause;
@@ -42,7 +43,6 @@ pub mod release;
 pub mod roots;
 pub mod sanity;
 pub mod sizing;
-pub mod old_cards;
 pub mod sticky;
 pub mod verify;
 
