@@ -4,7 +4,7 @@
 //! `barrier.rs`), read and cleared by the collector, which uses it to find the
 //! old objects a young cycle must read (`collect/sticky.rs`).
 //!
-//! - **The mark** ([`Mutator::card_mark`]): the slot's offset from the moving
+//! - **The mark** (`Mutator::card_mark`): the slot's offset from the moving
 //!   space's base, one unsigned compare against its capacity (a large object's
 //!   slot is outside, and takes no mark), and one relaxed byte store of
 //!   [`DIRTY`] at `cards + (offset >> CARD_SHIFT)`. No fence and no load of the
