@@ -131,7 +131,10 @@ impl Mutator {
             // SAFETY: `off < cap`, and the table has a byte for every
             // `CARD_BYTES` of the capacity; the table lives as long as the heap,
             // which this mutator holds.
-            unsafe { (*self.cards.add(off >> CARD_SHIFT)).store(DIRTY, Ordering::Relaxed) };
+            unsafe {
+                (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
+                    .store(DIRTY, Ordering::Relaxed)
+            };
         }
     }
 
