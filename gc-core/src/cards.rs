@@ -26,7 +26,7 @@
 
 use crate::mem::WORD;
 use crate::mutator::Mutator;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// log2 of [`CARD_BYTES`].
 pub const CARD_SHIFT: u32 = 9;
@@ -40,9 +40,10 @@ pub const DIRTY: u8 = 1;
 /// The card table of one heap's moving space (in `HeapInner`, fixed for its
 /// life).
 pub struct CardTable {
-    /// One byte per card, then padding to whole 8-byte words: the collector
-    /// reads and clears eight cards at a time.
-    words: Box<[AtomicU64]>,
+    /// One byte per card, padded to a multiple of 8. Every access is a byte
+    /// access (no wider atomic over the same bytes: mixed-size atomics are
+    /// outside Rust's memory model); the collector looks at eight at a time.
+    bytes: Box<[AtomicU8]>,
     /// Cards (the moving space's capacity over [`CARD_BYTES`], rounded up).
     len: usize,
 }
@@ -51,26 +52,26 @@ impl CardTable {
     /// A clean table for a moving space of `capacity` bytes.
     pub fn new(capacity: usize) -> CardTable {
         let len = capacity.div_ceil(CARD_BYTES);
-        let n = len.div_ceil(8).max(1);
-        let layout = std::alloc::Layout::array::<AtomicU64>(n).expect("card table size");
+        let n = len.next_multiple_of(8).max(8);
+        let layout = std::alloc::Layout::array::<AtomicU8>(n).expect("card table size");
         // SAFETY: `layout` has a nonzero size; all-zero bytes are a valid
-        // `AtomicU64`, so the zeroed block is `n` initialised words, owned by the
+        // `AtomicU8`, so the zeroed block is `n` initialised bytes, owned by the
         // box (allocated with the global allocator and this layout, as `Box`
         // frees it). `alloc_zeroed` of a large block is a fresh mapping: pages
         // are committed as cards are first written.
-        let words = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU64>();
+        let bytes = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU8>();
             if ptr.is_null() {
                 std::alloc::handle_alloc_error(layout);
             }
             Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
         };
-        CardTable { words, len }
+        CardTable { bytes, len }
     }
 
-    /// The first card's byte, for mutators' [`Mutator::card_mark`].
+    /// The first card's byte, for mutators' `Mutator::card_mark`.
     pub(crate) fn bytes(&self) -> *const AtomicU8 {
-        self.words.as_ptr().cast()
+        self.bytes.as_ptr()
     }
 
     /// How many cards.
@@ -83,36 +84,38 @@ impl CardTable {
         self.len == 0
     }
 
-    fn byte(&self, card: usize) -> &AtomicU8 {
-        assert!(card < self.len, "card {card} past the table's {}", self.len);
-        // SAFETY: `card < len`, and the table's words hold at least `len` bytes;
-        // an `AtomicU8` inside an `AtomicU64` is accessed only atomically (mixed
-        // sizes on one location: both are atomic, which the platforms we target
-        // keep coherent).
-        unsafe { &*self.bytes().add(card) }
-    }
-
     /// Whether card `card` is dirty now (a relaxed load: the caller orders it).
     pub fn is_dirty(&self, card: usize) -> bool {
-        self.byte(card).load(Ordering::Relaxed) != 0
+        self.bytes[card].load(Ordering::Relaxed) != 0
     }
 
     /// Dirties card `card` (the collector's re-mark of a card that must be read
     /// again next cycle; a relaxed store as the mutators' are).
     pub fn dirty(&self, card: usize) {
-        self.byte(card).store(DIRTY, Ordering::Relaxed);
+        self.bytes[card].store(DIRTY, Ordering::Relaxed);
     }
 
-    /// The eight cards `8 * w .. 8 * w + 8` as one word (relaxed).
+    /// The eight cards `8 * w .. 8 * w + 8`, one byte each (card `8w + b` in
+    /// bits `8b .. 8b + 8`), loaded one by one (relaxed).
     pub fn word(&self, w: usize) -> u64 {
-        self.words[w].load(Ordering::Relaxed)
+        let mut v = 0;
+        for (b, x) in self.bytes[8 * w..8 * w + 8].iter().enumerate() {
+            v |= u64::from(x.load(Ordering::Relaxed)) << (8 * b);
+        }
+        v
     }
 
-    /// Clears the eight cards of word `w` and returns what they held: an atomic
-    /// swap, so a mutator's mark is either in the value returned or stays in the
-    /// table.
+    /// Clears the eight cards of word `w` and returns what they held, as
+    /// [`CardTable::word`]: each dirty card is cleared by an atomic swap, so a
+    /// mutator's mark is either in the value returned or stays in the table.
     pub fn take_word(&self, w: usize) -> u64 {
-        self.words[w].swap(0, Ordering::Relaxed)
+        let mut v = 0;
+        for (b, x) in self.bytes[8 * w..8 * w + 8].iter().enumerate() {
+            if x.load(Ordering::Relaxed) != 0 {
+                v |= u64::from(x.swap(0, Ordering::Relaxed)) << (8 * b);
+            }
+        }
+        v
     }
 
     /// The card of address `addr` in a moving space starting at `base`.
@@ -129,8 +132,9 @@ impl Mutator {
         let off = slot.wrapping_sub(self.base);
         if off < self.cap {
             // SAFETY: `off < cap`, and the table has a byte for every
-            // `CARD_BYTES` of the capacity; the table lives as long as the heap,
-            // which this mutator holds.
+            // `CARD_BYTES` of the capacity (`cards` is its first byte's
+            // address); the table lives as long as the heap, which this
+            // mutator holds.
             unsafe {
                 (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
                     .store(DIRTY, Ordering::Relaxed)
@@ -157,6 +161,7 @@ mod tests {
         t.dirty(3);
         t.dirty(64);
         assert!(t.is_dirty(3) && !t.is_dirty(4));
+        assert_eq!(t.word(0), 1 << 24);
         assert_eq!(t.take_word(0), 1 << 24);
         assert!(!t.is_dirty(3));
         assert_eq!(t.word(8), 1);
