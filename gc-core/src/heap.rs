@@ -1,12 +1,14 @@
 //! [`Heap`]: construction, shared state, and binding mutators.
 
 use crate::collect::concurrent_mark::Intake;
+use crate::collect::dispatch::Dispatch;
 use crate::collect::driver::Driver;
 use crate::collect::{CollectorState, CyclePhase};
 use crate::config::{FaultMode, HeapConfig};
+use crate::decode::{BuiltinKind, Decoder, ModelKind};
 use crate::error::GcError;
 use crate::inject::{FaultInjector, InjectPoint};
-use crate::model::{Decoder, ObjectModel};
+use crate::model::ObjectModel;
 use crate::mutator::Mutator;
 use crate::object::TypeRegistry;
 use crate::pacer::Pacer;
@@ -40,6 +42,12 @@ pub(crate) struct HeapInner {
     /// model. Set before the heap is shared and never changed: read without
     /// ordering.
     pub model: Option<Box<dyn ObjectModel>>,
+    /// The `TypeId` of the model's concrete type, with the model.
+    model_type: Option<std::any::TypeId>,
+    /// The collector's entry points, instantiated for this heap's model
+    /// (`collect/dispatch.rs`): the built-in decoder's, or the model's. Set
+    /// with the model, never changed.
+    pub dispatch: Dispatch,
     /// Moving space bounds (fixed for the heap's life).
     pub base: usize,
     pub end: usize,
@@ -107,7 +115,7 @@ impl Heap {
     /// [`GcErrorKind::Config`](crate::GcErrorKind::Config); OS failures (reserving
     /// the spaces) are [`GcErrorKind::Heap`](crate::GcErrorKind::Heap).
     pub fn new(config: HeapConfig, types: TypeRegistry) -> Result<Heap, GcError> {
-        Heap::build(config, types, None)
+        Heap::build(config, types, None, Dispatch::of::<BuiltinKind>())
     }
 
     /// Builds a heap whose objects the VM lays out: `model` sizes them and finds
@@ -116,8 +124,17 @@ impl Heap {
     /// [`Mutator::read_slot`] and kin; the built-in typed allocation and accessors,
     /// identity hashing, weak fields and finalizers are refused on such a heap.
     /// Errors as [`Heap::new`].
-    pub fn with_model(config: HeapConfig, model: impl ObjectModel) -> Result<Heap, GcError> {
-        Heap::build(config, TypeRegistry::new(), Some(Box::new(model)))
+    ///
+    /// The collector is instantiated for `M` here: its marking and page-filling
+    /// loops call `M`'s methods statically, with no virtual call per object.
+    pub fn with_model<M: ObjectModel>(config: HeapConfig, model: M) -> Result<Heap, GcError> {
+        let model: Box<dyn ObjectModel> = Box::new(model);
+        Heap::build(
+            config,
+            TypeRegistry::new(),
+            Some((model, std::any::TypeId::of::<M>())),
+            Dispatch::of::<ModelKind<M>>(),
+        )
     }
 
     /// Whether this heap's objects are laid out by a VM [`ObjectModel`]
@@ -129,8 +146,10 @@ impl Heap {
     fn build(
         config: HeapConfig,
         types: TypeRegistry,
-        model: Option<Box<dyn ObjectModel>>,
+        model: Option<(Box<dyn ObjectModel>, std::any::TypeId)>,
+        dispatch: Dispatch,
     ) -> Result<Heap, GcError> {
+        let (model, model_type) = model.unzip();
         let caps = Capabilities::probe();
         let mut config = config.validated(&caps.geometry)?;
         config.gc_log = config.gc_log.union(crate::gclog::GcLog::from_env());
@@ -216,6 +235,8 @@ impl Heap {
             sigbus_slot,
             types,
             model,
+            model_type,
+            dispatch,
             config,
         };
         inner.gclog.heap_created(&inner.config, inner.concurrent);
@@ -427,12 +448,12 @@ impl crate::collect::pause_offer::GcPoints for HeapInner {
 }
 
 impl HeapInner {
-    /// The decoder of this heap's objects (`model.rs`).
+    /// The decoder of this heap's objects, its model erased (`decode.rs`).
     #[inline(always)]
     pub fn decoder(&self) -> Decoder<'_> {
         Decoder {
             types: &self.types,
-            model: self.model.as_deref(),
+            model: self.model.as_deref().zip(self.model_type),
         }
     }
 

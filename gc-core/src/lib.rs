@@ -45,6 +45,7 @@ mod bindings;
 pub mod cards;
 mod collect;
 mod config;
+mod decode;
 mod error;
 mod fatal;
 mod finalize;

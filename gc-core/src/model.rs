@@ -4,11 +4,10 @@
 //! decodes every object through its model; a heap built with
 //! [`Heap::new`](crate::Heap::new) uses the built-in descriptor model (the
 //! [`TypeRegistry`](crate::TypeRegistry) and one-word [`Header`](crate::object::Header)s),
-//! which is the built-in binding and the default. This file also holds
-//! [`Decoder`], the collector's one decoder over both.
+//! which is the built-in binding and the default. The collector decodes objects
+//! through `decode.rs`, statically for each model.
 
 use crate::mem;
-use crate::object::{FixedScan, Header, TypeRegistry};
 
 /// An object's address, as given to an [`ObjectModel`]. `Copy`, one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,125 +159,4 @@ impl FixedLayout {
 #[inline(always)]
 pub(crate) fn is_filler(w0: u64) -> bool {
     w0 & 1 != 0
-}
-
-/// The collector's decoder of objects: the built-in descriptor model, or the
-/// heap's [`ObjectModel`] (fillers always decoded the built-in way). Every
-/// collector path that sizes an object or finds its references goes through it.
-/// Copy; `model` is set before the heap starts and never changes, so reading it
-/// needs no ordering.
-#[derive(Clone, Copy)]
-pub(crate) struct Decoder<'a> {
-    pub types: &'a TypeRegistry,
-    pub model: Option<&'a dyn ObjectModel>,
-}
-
-impl<'a> Decoder<'a> {
-    /// The VM model and the object reference, if `obj` (whose word 0 is `w0`) is
-    /// decoded by a model: a model heap and not a filler.
-    #[inline(always)]
-    fn vm(&self, w0: u64) -> Option<&'a dyn ObjectModel> {
-        match self.model {
-            Some(m) if !is_filler(w0) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// Size in words of the object at `addr` whose word 0 is `w0`; `None` if the
-    /// built-in header names no registered type.
-    #[inline(always)]
-    pub fn object_words(&self, addr: usize, w0: u64) -> Option<usize> {
-        match self.vm(w0) {
-            Some(m) => Some(m.object_words(ObjectRef::new(addr))),
-            None => self.types.object_words(Header(w0)),
-        }
-    }
-
-    /// Calls `f` with each reference field index (payload index: word `1 + f`) of
-    /// the object at `addr` whose word 0 is `w0`, weak ones included, in
-    /// increasing order.
-    #[inline(always)]
-    pub fn for_each_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
-        match self.vm(w0) {
-            Some(m) => m.scan(ObjectRef::new(addr), &mut |i| f(i - 1)),
-            None => self.types.for_each_ref_field(Header(w0), f),
-        }
-    }
-
-    /// As [`Decoder::for_each_ref_field`], strong fields only (a VM object has no
-    /// weak ones).
-    #[inline(always)]
-    pub fn for_each_strong_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
-        match self.vm(w0) {
-            Some(m) => m.scan(ObjectRef::new(addr), &mut |i| f(i - 1)),
-            None => self.types.for_each_strong_ref_field(Header(w0), f),
-        }
-    }
-
-    /// Whether word 0 `w0` is a filler's (the built-in `FILLER` type; on a model
-    /// heap, bit 0 set).
-    #[inline(always)]
-    pub fn is_filler(&self, w0: u64) -> bool {
-        match self.model {
-            Some(_) => is_filler(w0),
-            None => Header(w0).type_id() == crate::object::FILLER,
-        }
-    }
-
-    /// The VM model, if `w0` is the word 0 of a VM object (not a filler) on a
-    /// model heap.
-    #[inline(always)]
-    pub fn vm_model(&self, w0: u64) -> Option<&'a dyn ObjectModel> {
-        self.vm(w0)
-    }
-
-    /// Whether the object is a built-in ephemeron (a VM object never is).
-    #[inline(always)]
-    pub fn is_ephemeron(&self, w0: u64) -> bool {
-        match self.vm(w0) {
-            Some(_) => false,
-            None => self.types.is_ephemeron(Header(w0)),
-        }
-    }
-
-    /// The weak fields of the object as a mask (0 for VM objects).
-    #[inline(always)]
-    pub fn weak_mask(&self, w0: u64) -> u64 {
-        match self.vm(w0) {
-            Some(_) => 0,
-            None => self.types.weak_mask(Header(w0)),
-        }
-    }
-
-    /// [`TypeRegistry::fixed_scan`] for built-in objects; `None` for VM objects.
-    #[inline(always)]
-    pub fn fixed_scan(&self, w0: u64) -> Option<FixedScan> {
-        match self.vm(w0) {
-            Some(_) => None,
-            None => self.types.fixed_scan(Header(w0)),
-        }
-    }
-
-    /// [`TypeRegistry::fixed_ref_mask`] for built-in objects; `None` for VM
-    /// objects.
-    #[inline(always)]
-    pub fn fixed_ref_mask(&self, w0: u64) -> Option<u64> {
-        match self.vm(w0) {
-            Some(_) => None,
-            None => self.types.fixed_ref_mask(Header(w0)),
-        }
-    }
-
-    /// Whether the object has any reference field.
-    #[inline(always)]
-    pub fn has_ref_fields(&self, addr: usize, w0: u64) -> bool {
-        match self.vm(w0) {
-            Some(m) => {
-                let mut any = false;
-                m.scan(ObjectRef::new(addr), &mut |_| any = true);
-                any
-            }
-            None => self.types.has_ref_fields(Header(w0)),
-        }
-    }
 }

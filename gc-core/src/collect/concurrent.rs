@@ -27,10 +27,12 @@
 //! on (black allocation: live by definition, moved by one constant slide at the
 //! flip), and into to-space once the flip has made room.
 
+use super::bitmap::Bitmap;
 use super::concurrent_mark::{self, MAX_ROUNDS};
-use super::mark::MarkCtx;
+use super::mark::{MarkCtx, OldRegionCards};
 use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
+use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
@@ -67,7 +69,6 @@ pub fn run(
     fatal.phase("concurrent marking");
     hook(CyclePoint::Marking);
     let mut st = inner.collector.lock();
-    let mut rounds = 0;
     // Young or full (`sticky.rs`): decided now, after the mark-start pause, so that
     // a full collection asked for before that pause gets this cycle.
     let full_wanted =
@@ -89,64 +90,20 @@ pub fn run(
         // A full marking starts from clear bitmaps (`sticky.rs`, invariant 6).
         st.forget_kept_bits();
     }
-    {
-        let workers = inner.config.concurrent_workers;
-        let cards = carded.then(|| super::mark::OldRegionCards {
-            table: &inner.cards,
-            old: &st.old_cards,
-            stable_end: inner.base + WORD * st.sticky.stable_words,
-        });
-        let ctx = MarkCtx::new(
-            inner.decoder(),
-            inner.base,
-            boundary,
-            inner.end,
-            (&st.mark, &st.live),
-            &inner.los_marks,
-        )
-        .with_old_region(old_end.unwrap_or(inner.base), cards);
-        // With one worker, all marking of this cycle goes through `ctx`, one thread
-        // at a time: a round with one worker marks on the calling thread and spawns
-        // none; a mark-end pause drains (and resurrects) on this thread or on the
-        // mutator that took it from the offer, while this thread waits for it, the
-        // offer's lock ordering the marks both ways (`pause_offer.rs`); otherwise
-        // mutators never mark (their barrier logs references for the markers), and
-        // `collector` stays locked, so no other collection marks into these bitmaps.
-        let ctx = if workers == 1 {
-            // SAFETY: one thread at a time marks through `ctx`, each hand-off
-            // ordered by a lock (above).
-            unsafe { ctx.single_marker() }
-        } else {
-            ctx
-        };
-        let mut round = 1;
-        loop {
-            rounds += 1;
-            fatal.phase("concurrent marking");
-            concurrent_mark::round(
-                &ctx,
-                &inner.intake,
-                &inner.inject,
-                workers,
-                young && rounds == 1,
-            );
-            fatal.phase("the mark-end pause");
-            // Offered to the mutators; `ctx` marks on whichever thread runs it, the
-            // offer's lock ordering those marks after this thread's and before its
-            // next ones (`single_marker`'s contract).
-            let done = inner.pause_offer.run(&**inner, |me| {
-                concurrent_mark::end(inner, &ctx, round, me, |pause| {
-                    if inner.config.verify_after_gc {
-                        sanity::check_marking(inner, &pause.stopped, &ctx);
-                    }
-                })
-            });
-            if done {
-                break;
-            }
-            round = (round + 1).min(MAX_ROUNDS);
-        }
-    }
+    let cards = carded.then(|| OldRegionCards {
+        table: &inner.cards,
+        old: &st.old_cards,
+        stable_end: inner.base + WORD * st.sticky.stable_words,
+    });
+    // Marking, instantiated for the heap's model (`dispatch.rs`).
+    let rounds = (inner.dispatch.concurrent_mark)(
+        inner,
+        &fatal,
+        (&st.mark, &st.live),
+        boundary,
+        old_end,
+        cards,
+    );
 
     let marked_at = std::time::Instant::now();
 
@@ -230,6 +187,78 @@ pub fn run(
         mark_rounds: rounds,
         young,
     }
+}
+
+/// Concurrent marking of `[base, boundary)` into `(mark, live)` (the old region
+/// below `old_end` live by definition in a young cycle, its stable part read by
+/// `cards` where given: [`MarkCtx::with_old_region`]): rounds of concurrent
+/// markers, each ended by a mark-end pause, until one finishes marking; returns
+/// the number of rounds. `collector` is locked. Instantiated per model
+/// ([`Dispatch`]): its loops decode objects with `K`'s decoder, statically.
+///
+/// [`Dispatch`]: super::dispatch::Dispatch
+pub(crate) fn mark_phase<K: Kind>(
+    inner: &Arc<HeapInner>,
+    fatal: &AbortOnUnwind,
+    (mark, live): (&Bitmap, &Bitmap),
+    boundary: usize,
+    old_end: Option<usize>,
+    cards: Option<OldRegionCards<'_>>,
+) -> u32 {
+    let young = old_end.is_some();
+    let mut rounds = 0;
+    let workers = inner.config.concurrent_workers;
+    let ctx = MarkCtx::new(
+        K::narrow(inner.decoder()),
+        inner.base,
+        boundary,
+        inner.end,
+        (mark, live),
+        &inner.los_marks,
+    )
+    .with_old_region(old_end.unwrap_or(inner.base), cards);
+    // With one worker, all marking of this cycle goes through `ctx`, one thread
+    // at a time: a round with one worker marks on the calling thread and spawns
+    // none; a mark-end pause drains (and resurrects) on this thread or on the
+    // mutator that took it from the offer, while this thread waits for it, the
+    // offer's lock ordering the marks both ways (`pause_offer.rs`); otherwise
+    // mutators never mark (their barrier logs references for the markers), and
+    // `collector` stays locked, so no other collection marks into these bitmaps.
+    let ctx = if workers == 1 {
+        // SAFETY: one thread at a time marks through `ctx`, each hand-off
+        // ordered by a lock (above).
+        unsafe { ctx.single_marker() }
+    } else {
+        ctx
+    };
+    let mut round = 1;
+    loop {
+        rounds += 1;
+        fatal.phase("concurrent marking");
+        concurrent_mark::round(
+            &ctx,
+            &inner.intake,
+            &inner.inject,
+            workers,
+            young && rounds == 1,
+        );
+        fatal.phase("the mark-end pause");
+        // Offered to the mutators; `ctx` marks on whichever thread runs it, the
+        // offer's lock ordering those marks after this thread's and before its
+        // next ones (`single_marker`'s contract).
+        let done = inner.pause_offer.run(&**inner, |me| {
+            concurrent_mark::end(inner, &ctx, round, me, |pause| {
+                if inner.config.verify_after_gc {
+                    sanity::check_marking(inner, &pause.stopped, &ctx);
+                }
+            })
+        });
+        if done {
+            break;
+        }
+        round = (round + 1).min(MAX_ROUNDS);
+    }
+    rounds
 }
 
 /// A userfaultfd descriptor for the flip, opened outside the pause; `None` where

@@ -38,6 +38,7 @@ use super::mark::{Deferred, MarkCtx};
 use super::pause::{Details, Pause};
 use super::roots::RootScan;
 use super::CyclePhase;
+use crate::decode::Decode;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::inject::{FaultInjector, InjectPoint};
@@ -86,7 +87,7 @@ struct Batch {
 
 impl Batch {
     /// Feeds the batch to a marker's stack: every object that must be scanned.
-    fn feed(self, ctx: &MarkCtx<'_>, mut push: impl FnMut(usize)) {
+    fn feed<D: Decode>(self, ctx: &MarkCtx<'_, D>, mut push: impl FnMut(usize)) {
         for a in self.addrs {
             if self.grey || ctx.mark(a) {
                 push(a);
@@ -163,7 +164,7 @@ impl Intake {
     /// wait only for the two swaps. Ordering: the markers' and mutators' hand-ins
     /// were made under the mutex, whose release happens-before this acquire; what
     /// the look reads in the holders is argued in `ephemeron.rs`.
-    pub fn ephemeron_values(&self, ctx: &MarkCtx<'_>) -> Vec<usize> {
+    pub fn ephemeron_values<D: Decode>(&self, ctx: &MarkCtx<'_, D>) -> Vec<usize> {
         let holders = self.take_weak_holders();
         let values = ephemeron::ready_values(ctx, &holders);
         self.weak_holders.lock().extend(holders);
@@ -254,8 +255,8 @@ pub fn scan_after_start(inner: &HeapInner, stopped: &[Arc<MutatorShared>]) {
 /// When the markers are done, the driver looks at the noted ephemerons
 /// ([`Intake::ephemeron_values`]); values whose keys are now marked go to the
 /// intake and the markers run again, until a look finds none (`ephemeron.rs`).
-pub fn round(
-    ctx: &MarkCtx<'_>,
+pub fn round<D: Decode>(
+    ctx: &MarkCtx<'_, D>,
     intake: &Intake,
     inject: &FaultInjector,
     workers: usize,
@@ -274,8 +275,8 @@ pub fn round(
 }
 
 /// One pass of [`round`]'s markers, until the intake and every deque are empty.
-fn markers(
-    ctx: &MarkCtx<'_>,
+fn markers<D: Decode>(
+    ctx: &MarkCtx<'_, D>,
     intake: &Intake,
     inject: &FaultInjector,
     workers: usize,
@@ -316,8 +317,8 @@ fn markers(
 /// stealable deque (when that is empty and there are other markers).
 const SHARE_ABOVE: usize = 256;
 
-fn mark_worker(
-    ctx: &MarkCtx<'_>,
+fn mark_worker<D: Decode>(
+    ctx: &MarkCtx<'_, D>,
     intake: &Intake,
     me: usize,
     local: &Worker<usize>,
@@ -429,7 +430,7 @@ impl Budget {
 /// Drains the intake and the grey objects on this thread, within `budget`; when it
 /// is spent, hands what is left back to the intake (the grey objects as grey: they
 /// are marked, and still to be scanned). Whether it drained everything.
-fn drain(ctx: &MarkCtx<'_>, intake: &Intake, budget: Budget) -> bool {
+fn drain<D: Decode>(ctx: &MarkCtx<'_, D>, intake: &Intake, budget: Budget) -> bool {
     let mut grey: Vec<usize> = Vec::new();
     let mut holders = Vec::new();
     let mut steps = 0u32;
@@ -460,9 +461,9 @@ fn drain(ctx: &MarkCtx<'_>, intake: &Intake, budget: Budget) -> bool {
 /// this is round [`MAX_ROUNDS`]. If it finished: runs `finished` (the sanity
 /// re-trace, with the world still stopped), turns the barrier off and returns true;
 /// else returns false (another concurrent round follows).
-pub fn end(
+pub fn end<D: Decode>(
     inner: &HeapInner,
-    ctx: &MarkCtx<'_>,
+    ctx: &MarkCtx<'_, D>,
     round: u32,
     me: u64,
     finished: impl FnOnce(&Pause<'_>),

@@ -56,13 +56,14 @@
 //! that drained, after the drain, with the world stopped.
 
 use super::mark::{mark, MarkCtx};
+use crate::decode::Decode;
 use crate::mem::{self, WORD};
 use crate::object::is_ref;
 
 /// The values that must be traced next: those of the live ephemerons among
 /// `holders` whose key is live (or no reference) and whose value is a reference
 /// not yet live. Marks nothing. Other holders are skipped.
-pub fn ready_values(ctx: &MarkCtx<'_>, holders: &[usize]) -> Vec<usize> {
+pub fn ready_values<D: Decode>(ctx: &MarkCtx<'_, D>, holders: &[usize]) -> Vec<usize> {
     let mut found = Vec::new();
     for &holder in holders {
         if !ctx.is_live(holder) {
@@ -93,8 +94,8 @@ pub fn ready_values(ctx: &MarkCtx<'_>, holders: &[usize]) -> Vec<usize> {
 /// `workers` threads ([`mark`]), then rounds over the ephemerons among the weak
 /// holders (which `holders` collects) until one finds no value to trace.
 /// Returns the number of objects marked.
-pub fn mark_to_fixpoint(
-    ctx: &MarkCtx<'_>,
+pub fn mark_to_fixpoint<D: Decode>(
+    ctx: &MarkCtx<'_, D>,
     roots: &[usize],
     workers: usize,
     holders: &mut Vec<usize>,
@@ -112,7 +113,7 @@ pub fn mark_to_fixpoint(
 /// Clears key and value of the ephemeron at `holder` (header `h`) if its key is a
 /// reference that marking found dead. The world must be stopped, marking
 /// complete (its fixpoint too), `holder` live.
-pub fn clear_if_key_dead(ctx: &MarkCtx<'_>, holder: usize, w0: u64) {
+pub fn clear_if_key_dead<D: Decode>(ctx: &MarkCtx<'_, D>, holder: usize, w0: u64) {
     if !ctx.layout.is_ephemeron(w0) {
         return;
     }

@@ -33,12 +33,13 @@
 //! [`crate::fatal::die`] (a raw `write(2)` and `abort(3)`), not through a panic.
 
 use super::bitmap::Bitmap;
+use super::dispatch::FillFns;
 use super::forward::Forwarding;
 use super::plan::Dense;
 use super::release::Tables;
+use crate::decode::{Decode, Decoder, Kind};
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::model::Decoder;
 use crate::object::{is_ref, Header};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -94,6 +95,7 @@ impl FillTables {
     pub fn ctx<'a>(&'a self, inner: &'a HeapInner, layout: &Layout) -> FillCtx<'a> {
         FillCtx {
             dec: inner.decoder(),
+            fns: inner.dispatch.fill,
             mark: &self.tables.mark,
             live: &self.tables.live,
             fwd: &self.fwd,
@@ -123,6 +125,9 @@ pub struct FillCtx<'a> {
     /// anyone may produce a page from them (the dense prefix, whose old pages
     /// move early, is not used on a model heap: `concurrent.rs`).
     pub dec: Decoder<'a>,
+    /// The page-filling loops instantiated for the heap's model
+    /// (`dispatch.rs`), which narrow `dec` once per call.
+    pub fns: FillFns,
     /// Header bits (over from-space word indices).
     pub mark: &'a Bitmap,
     /// Live-word bits.
@@ -174,58 +179,10 @@ impl FillCtx<'_> {
         }
     }
 
-    /// Words of the object with word 0 `h` at old address `at`, whose from-space
-    /// copy is at `src`; a header no type describes ends the process
-    /// ([`crate::fatal::die`]: this may run in a signal handler).
-    #[inline]
-    fn object_words(&self, h: Header, src: usize, at: usize) -> usize {
-        match self.dec.object_words(src, h.0) {
-            Some(n) => n,
-            None => crate::fatal::die(format_args!(
-                "page filling: invalid header {:#x} at {at:#x} (old address)",
-                h.0
-            )),
-        }
-    }
-
-    /// What a walk needs of the object with header `h` at old address `at`: its
-    /// words ([`FillCtx::object_words`]) and
-    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask).
-    #[inline]
-    fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
-        let src = self.old_copy(at);
-        (self.object_words(h, src, at), self.dec.fixed_ref_mask(h.0))
-    }
-
     /// The from-space address of the object at old address `at`.
     #[inline(always)]
     fn old_copy(&self, at: usize) -> usize {
         self.at.from + (at - self.at.base)
-    }
-
-    /// Whether a walk may reuse the shape of the last object for one with the same
-    /// word 0: always on the built-in model (a header fixes the size); on a model
-    /// heap only for fillers (a class pointer may not: arrays).
-    #[inline(always)]
-    fn shape_cacheable(&self, h: Header) -> bool {
-        self.dec.model.is_none() || crate::model::is_filler(h.0)
-    }
-
-    /// Calls `f` with each reference field index of the object with header `h` at
-    /// old address `at`, from `refs` (its
-    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask))
-    /// where it has one.
-    #[inline(always)]
-    fn for_each_ref(&self, (h, at): (Header, usize), refs: Option<u64>, mut f: impl FnMut(usize)) {
-        match refs {
-            Some(mut mask) => {
-                while mask != 0 {
-                    f(mask.trailing_zeros() as usize);
-                    mask &= mask - 1;
-                }
-            }
-            None => self.dec.for_each_ref_field(self.old_copy(at), h.0, f),
-        }
     }
 
     /// Whether objects were allocated between the mark and the flip.
@@ -261,7 +218,227 @@ impl FillCtx<'_> {
     /// to call (a page index and the old address of the object covering its first
     /// word): a caller that fills runs of pages in address order passes the same
     /// one each time.
+    ///
+    /// One indirect call into the heap's model's instantiation (`dispatch.rs`).
     pub fn fill_pages_to(
+        &self,
+        first: usize,
+        end: usize,
+        out: usize,
+        cover: &mut Option<(usize, usize)>,
+    ) {
+        (self.fns.pages_to)(self, first, end, out, cover)
+    }
+
+    /// The start (old address) of the black region's carve covering old address
+    /// `at`: the last carve start at or before it.
+    pub fn carve_start(&self, at: usize) -> usize {
+        let i = self.black_starts.partition_point(|&c| c <= at);
+        if i == 0 {
+            self.at.boundary
+        } else {
+            self.black_starts[i - 1]
+        }
+    }
+
+    /// The first black page (a to-space page index) that producing black pages
+    /// from `p` on may read the old page of: the page holding the start of the
+    /// carve covering page `p`'s first word ([`Filler::fill_black`] reads old
+    /// pages back to there, and no further). [`FillCtx::pages`] for `p` past the
+    /// last page.
+    pub fn first_black_read(&self, p: usize) -> usize {
+        let first = self.page_first.len();
+        if p >= self.pages() {
+            return self.pages();
+        }
+        let page = self.at.page_words * WORD;
+        let old = self.at.boundary + (p.max(first) - first) * page;
+        first + (self.carve_start(old) - self.at.boundary) / page
+    }
+
+    /// The address, in from-space, of black page `p`'s old page (`p` a to-space
+    /// page index, past the compacted pages).
+    pub fn black_old_page(&self, p: usize) -> usize {
+        let first = self.page_first.len();
+        debug_assert!((first..self.pages()).contains(&p));
+        self.at.from + (self.at.boundary - self.at.base) + (p - first) * self.at.page_words * WORD
+    }
+
+    /// Black page `p` (a to-space page index, past the compacted pages) produced
+    /// in place, in its old page ([`FillCtx::black_old_page`]): its references
+    /// forwarded there and its words past the flip top zeroed, so that the old
+    /// page is to-space page `p` as it must be, ready to be moved there. `cover`
+    /// as in [`FillCtx::fill_pages_to`] (the same for a run of calls in address
+    /// order).
+    ///
+    /// Only the claimant of page `p` may call this, once: forwarding is not
+    /// idempotent. Others read the old page only for object headers (producing a
+    /// later page walks headers from its carve's start), which this leaves as they
+    /// are; their references they do not read.
+    ///
+    /// One indirect call into the heap's model's instantiation (`dispatch.rs`).
+    pub fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) {
+        (self.fns.black_in_place)(self, p, cover)
+    }
+
+    /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
+    /// from-space: its objects keep their addresses, so only its references are
+    /// forwarded. The page is then ready to be installed from from-space at the
+    /// same offset in to-space (moved or copied).
+    ///
+    /// Only the claimant of page `p` may call this, once: forwarding is not
+    /// idempotent. From-space page `p` is read by nobody else: every object on it
+    /// lands on it (`dense_pages`), and a later page's first object that starts
+    /// here is read through its head ([`Dense::heads`]).
+    ///
+    /// [`Filler::fill_compacted`] in place, cut down to what a dense page needs:
+    /// every word is live, so the next object starts where this one ends (no
+    /// search of the live-words bitmap, no copy), and a reference into the dense
+    /// prefix is its own new address (every word below it is live), so only the
+    /// others are looked up. In binary-trees, whose long-lived tree (96 MiB) is the
+    /// prefix and refers only into itself, that is nearly every reference.
+    ///
+    /// A stable old page with clean cards ([`Dense::clean`], and none dirty in
+    /// the table now) is left as it is: its references all point into the
+    /// prefix or at large objects (`sticky.rs`, invariant 5: a reference to
+    /// anything that moves was stored after the sweep, or found by the young
+    /// cycle's pass on a swept card). The table is read after the flip pause,
+    /// which every mutator has passed since its last store into the page (a
+    /// store after the flip waits for this page to be produced), so every such
+    /// store's mark is visible.
+    ///
+    /// One indirect call into the heap's model's instantiation (`dispatch.rs`).
+    pub fn fill_dense(&self, p: usize) {
+        (self.fns.dense)(self, p)
+    }
+
+    /// Produces every to-space page, compacted and black, with `workers` threads.
+    pub fn fill_all(&self, workers: usize) {
+        let pages = self.pages();
+        if workers <= 1 || pages < 64 {
+            self.fill_pages_to(0, pages, self.at.base, &mut None);
+            return;
+        }
+        const BATCH: usize = 16;
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|| {
+                    let _fatal =
+                        crate::fatal::AbortOnUnwind::new("in-pause compaction (a GC worker)");
+                    // The black object covering the next page, from this worker's
+                    // batch before (used only if that page is the next one here).
+                    let mut cover = None;
+                    loop {
+                        let start = next.fetch_add(BATCH, Ordering::Relaxed);
+                        if start >= pages {
+                            return;
+                        }
+                        let end = (start + BATCH).min(pages);
+                        let out = self.at.base + start * self.at.page_words * WORD;
+                        self.fill_pages_to(start, end, out, &mut cover);
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// A [`FillCtx`] with its decoder narrowed to the heap's model (`decode.rs`):
+/// the page-filling loops, generic over it, so that sizing an object and
+/// finding its references are static calls. Made once per page or run of pages
+/// by the entry points below, which [`FillFns`] holds instantiated per model.
+struct Filler<'c, 'a, D> {
+    ctx: &'c FillCtx<'a>,
+    dec: D,
+}
+
+impl<'a, D> std::ops::Deref for Filler<'_, 'a, D> {
+    type Target = FillCtx<'a>;
+    fn deref(&self) -> &FillCtx<'a> {
+        self.ctx
+    }
+}
+
+/// [`FillCtx::fill_pages_to`] for decoder kind `K`.
+pub(crate) fn pages_to<K: Kind>(
+    ctx: &FillCtx<'_>,
+    first: usize,
+    end: usize,
+    out: usize,
+    cover: &mut Option<(usize, usize)>,
+) {
+    let dec = K::narrow(ctx.dec);
+    Filler { ctx, dec }.fill_pages_to(first, end, out, cover)
+}
+
+/// [`FillCtx::fill_black_in_place`] for decoder kind `K`.
+pub(crate) fn black_in_place<K: Kind>(
+    ctx: &FillCtx<'_>,
+    p: usize,
+    cover: &mut Option<(usize, usize)>,
+) {
+    let dec = K::narrow(ctx.dec);
+    Filler { ctx, dec }.fill_black_in_place(p, cover)
+}
+
+/// [`FillCtx::fill_dense`] for decoder kind `K`.
+pub(crate) fn dense<K: Kind>(ctx: &FillCtx<'_>, p: usize) {
+    let dec = K::narrow(ctx.dec);
+    Filler { ctx, dec }.fill_dense(p)
+}
+
+impl<D: Decode> Filler<'_, '_, D> {
+    /// Words of the object with word 0 `h` at old address `at`, whose from-space
+    /// copy is at `src`; a header no type describes ends the process
+    /// ([`crate::fatal::die`]: this may run in a signal handler).
+    #[inline]
+    fn object_words(&self, h: Header, src: usize, at: usize) -> usize {
+        match self.dec.object_words(src, h.0) {
+            Some(n) => n,
+            None => crate::fatal::die(format_args!(
+                "page filling: invalid header {:#x} at {at:#x} (old address)",
+                h.0
+            )),
+        }
+    }
+
+    /// What a walk needs of the object with header `h` at old address `at`: its
+    /// words ([`Filler::object_words`]) and
+    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask).
+    #[inline]
+    fn shape_of(&self, h: Header, at: usize) -> (usize, Option<u64>) {
+        let src = self.old_copy(at);
+        (self.object_words(h, src, at), self.dec.fixed_ref_mask(h.0))
+    }
+
+    /// Whether a walk may reuse the shape of the last object for one with the same
+    /// word 0: always on the built-in model (a header fixes the size); on a model
+    /// heap only for fillers (a class pointer may not: arrays).
+    #[inline(always)]
+    fn shape_cacheable(&self, h: Header) -> bool {
+        self.dec.shape_cacheable(h.0)
+    }
+
+    /// Calls `f` with each reference field index of the object with header `h` at
+    /// old address `at`, from `refs` (its
+    /// [`TypeRegistry::fixed_ref_mask`](crate::TypeRegistry::fixed_ref_mask)(crate::TypeRegistry::fixed_ref_mask))
+    /// where it has one.
+    #[inline(always)]
+    fn for_each_ref(&self, (h, at): (Header, usize), refs: Option<u64>, mut f: impl FnMut(usize)) {
+        match refs {
+            Some(mut mask) => {
+                while mask != 0 {
+                    f(mask.trailing_zeros() as usize);
+                    mask &= mask - 1;
+                }
+            }
+            None => self.dec.for_each_ref_field(self.old_copy(at), h.0, f),
+        }
+    }
+
+    /// [`FillCtx::fill_pages_to`], decoding with `D`.
+    fn fill_pages_to(
         &self,
         first: usize,
         end: usize,
@@ -279,32 +456,6 @@ impl FillCtx<'_> {
                 *cover = Some((p + 1, next));
             }
         }
-    }
-
-    /// The start (old address) of the black region's carve covering old address
-    /// `at`: the last carve start at or before it.
-    pub fn carve_start(&self, at: usize) -> usize {
-        let i = self.black_starts.partition_point(|&c| c <= at);
-        if i == 0 {
-            self.at.boundary
-        } else {
-            self.black_starts[i - 1]
-        }
-    }
-
-    /// The first black page (a to-space page index) that producing black pages
-    /// from `p` on may read the old page of: the page holding the start of the
-    /// carve covering page `p`'s first word ([`FillCtx::fill_black`] reads old
-    /// pages back to there, and no further). [`FillCtx::pages`] for `p` past the
-    /// last page.
-    pub fn first_black_read(&self, p: usize) -> usize {
-        let first = self.page_first.len();
-        if p >= self.pages() {
-            return self.pages();
-        }
-        let page = self.at.page_words * WORD;
-        let old = self.at.boundary + (p.max(first) - first) * page;
-        first + (self.carve_start(old) - self.at.boundary) / page
     }
 
     /// The old address of the black object covering old address `at`: walks from
@@ -386,58 +537,17 @@ impl FillCtx<'_> {
         }
     }
 
-    /// The address, in from-space, of black page `p`'s old page (`p` a to-space
-    /// page index, past the compacted pages).
-    pub fn black_old_page(&self, p: usize) -> usize {
-        let first = self.page_first.len();
-        debug_assert!((first..self.pages()).contains(&p));
-        self.at.from + (self.at.boundary - self.at.base) + (p - first) * self.at.page_words * WORD
-    }
-
-    /// Black page `p` (a to-space page index, past the compacted pages) produced
-    /// in place, in its old page ([`FillCtx::black_old_page`]): its references
-    /// forwarded there and its words past the flip top zeroed, so that the old
-    /// page is to-space page `p` as it must be, ready to be moved there. `cover`
-    /// as in [`FillCtx::fill_pages_to`] (the same for a run of calls in address
-    /// order).
-    ///
-    /// Only the claimant of page `p` may call this, once: forwarding is not
-    /// idempotent. Others read the old page only for object headers (producing a
-    /// later page walks headers from its carve's start), which this leaves as they
-    /// are; their references they do not read.
-    pub fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) {
+    /// [`FillCtx::fill_black_in_place`], decoding with `D`.
+    fn fill_black_in_place(&self, p: usize, cover: &mut Option<(usize, usize)>) {
         let q = p - self.page_first.len();
         let known = cover.filter(|(at, _)| *at == p).map(|(_, obj)| obj);
         let next = self.fill_black(q, self.black_old_page(p), known);
         *cover = Some((p + 1, next));
     }
 
-    /// Dense page `p` (below [`FillCtx::dense_pages`]) produced in place, in
-    /// from-space: its objects keep their addresses, so only its references are
-    /// forwarded. The page is then ready to be installed from from-space at the
-    /// same offset in to-space (moved or copied).
-    ///
-    /// Only the claimant of page `p` may call this, once: forwarding is not
-    /// idempotent. From-space page `p` is read by nobody else: every object on it
-    /// lands on it (`dense_pages`), and a later page's first object that starts
-    /// here is read through its head ([`Dense::heads`]).
-    ///
-    /// [`FillCtx::fill_compacted`] in place, cut down to what a dense page needs:
-    /// every word is live, so the next object starts where this one ends (no
-    /// search of the live-words bitmap, no copy), and a reference into the dense
-    /// prefix is its own new address (every word below it is live), so only the
-    /// others are looked up. In binary-trees, whose long-lived tree (96 MiB) is the
-    /// prefix and refers only into itself, that is nearly every reference.
-    ///
-    /// A stable old page with clean cards ([`Dense::clean`], and none dirty in
-    /// the table now) is left as it is: its references all point into the
-    /// prefix or at large objects (`sticky.rs`, invariant 5: a reference to
-    /// anything that moves was stored after the sweep, or found by the young
-    /// cycle's pass on a swept card). The table is read after the flip pause,
-    /// which every mutator has passed since its last store into the page (a
-    /// store after the flip waits for this page to be produced), so every such
-    /// store's mark is visible.
-    pub fn fill_dense(&self, p: usize) {
+    /// [`FillCtx::fill_dense`], decoding with `D`: a stable old page with clean
+    /// cards is left as it is (there).
+    fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
         let words = self.at.page_words;
         if self
@@ -581,37 +691,6 @@ impl FillCtx<'_> {
             }
         });
     }
-
-    /// Produces every to-space page, compacted and black, with `workers` threads.
-    pub fn fill_all(&self, workers: usize) {
-        let pages = self.pages();
-        if workers <= 1 || pages < 64 {
-            self.fill_pages_to(0, pages, self.at.base, &mut None);
-            return;
-        }
-        const BATCH: usize = 16;
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(|| {
-                    let _fatal =
-                        crate::fatal::AbortOnUnwind::new("in-pause compaction (a GC worker)");
-                    // The black object covering the next page, from this worker's
-                    // batch before (used only if that page is the next one here).
-                    let mut cover = None;
-                    loop {
-                        let start = next.fetch_add(BATCH, Ordering::Relaxed);
-                        if start >= pages {
-                            return;
-                        }
-                        let end = (start + BATCH).min(pages);
-                        let out = self.at.base + start * self.at.page_words * WORD;
-                        self.fill_pages_to(start, end, out, &mut cover);
-                    }
-                });
-            }
-        });
-    }
 }
 
 /// The shape of the last object a walk looked up, by its header word: its words
@@ -751,6 +830,7 @@ mod tests {
                 types: &b.types,
                 model: None,
             },
+            fns: FillFns::of::<crate::decode::BuiltinKind>(),
             mark: &mark,
             live: &live,
             fwd: &fwd,

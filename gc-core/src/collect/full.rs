@@ -7,16 +7,19 @@
 //! produced from from-space, in parallel) -> release (dead large objects freed,
 //! from-space kept or released, the top reset, the tables handed back) -> verify.
 
+use super::bitmap::Bitmap;
 use super::ephemeron::mark_to_fixpoint;
 use super::fill::{FillTables, Layout};
 use super::mark::MarkCtx;
 use super::pause::{Details, Pause};
 use super::release::{self, Tables};
 use super::{flip, plan, refs, roots, CycleOutcome};
+use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
 use crate::heap::HeapInner;
 use crate::mem::WORD;
 use crate::pauselog::FlipSummary;
+use crate::safepoint::Stopped;
 use std::sync::Arc;
 
 /// Runs cycle `n`.
@@ -39,34 +42,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     // Marking starts from clear bitmaps: a young cycle's kept bits go.
     st.forget_kept_bits();
     let roots = roots::gather(inner, &p.stopped, &globals);
-    let ctx = MarkCtx::new(
-        inner.decoder(),
-        base,
-        top,
-        top,
-        (&st.mark, &st.live),
-        &inner.los_marks,
-    );
-    let ctx = if inner.config.gc_workers <= 1 {
-        // SAFETY: every mark of this pause is made through `ctx` by `mark` below,
-        // which with one worker marks on this thread only (`collector` is locked:
-        // no other collection marks into these bitmaps).
-        unsafe { ctx.single_marker() }
-    } else {
-        ctx
-    };
-    let mut holders = Vec::new();
-    // Marking includes the ephemerons' fixpoint (`ephemeron.rs`), before and
-    // after each resurrection.
-    mark_to_fixpoint(&ctx, &roots, inner.config.gc_workers, &mut holders);
-    loop {
-        let back = refs::resurrect(inner, &ctx);
-        if back.is_empty() {
-            break;
-        }
-        mark_to_fixpoint(&ctx, &back, inner.config.gc_workers, &mut holders);
-    }
-    refs::clear(inner, &p.stopped, &ctx, holders);
+    // Marking, instantiated for the heap's model (`dispatch.rs`).
+    (inner.dispatch.full_mark)(inner, &p.stopped, &roots, (&st.mark, &st.live), base, top);
 
     p.phase("plan");
     let plan = plan::build(&mut st, base, top, page / WORD, false);
@@ -140,4 +117,49 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
         mark_rounds: 0,
         young: false,
     }
+}
+
+/// The marking phase, from `roots`, of the moving space's `[base, top)` into
+/// `(mark, live)`: the parallel closure with the ephemerons' fixpoint, before and
+/// after each resurrection, then the weak fields cleared. The world is stopped
+/// and `collector` locked. Instantiated per model ([`Dispatch`]): its loops
+/// decode objects with `K`'s decoder, statically.
+///
+/// [`Dispatch`]: super::dispatch::Dispatch
+pub(crate) fn mark_phase<K: Kind>(
+    inner: &HeapInner,
+    stopped: &Stopped<'_>,
+    roots: &[usize],
+    (mark, live): (&Bitmap, &Bitmap),
+    base: usize,
+    top: usize,
+) {
+    let ctx = MarkCtx::new(
+        K::narrow(inner.decoder()),
+        base,
+        top,
+        top,
+        (mark, live),
+        &inner.los_marks,
+    );
+    let ctx = if inner.config.gc_workers <= 1 {
+        // SAFETY: every mark of this pause is made through `ctx` by `mark` below,
+        // which with one worker marks on this thread only (`collector` is locked:
+        // no other collection marks into these bitmaps).
+        unsafe { ctx.single_marker() }
+    } else {
+        ctx
+    };
+    let mut holders = Vec::new();
+    // Marking includes the ephemerons' fixpoint (`ephemeron.rs`), before and
+    // after each resurrection.
+    mark_to_fixpoint(&ctx, roots, inner.config.gc_workers, &mut holders);
+    loop {
+        let back = refs::resurrect(inner, &ctx);
+        if back.is_empty() {
+            break;
+        }
+        mark_to_fixpoint(&ctx, &back, inner.config.gc_workers, &mut holders);
+    }
+    refs::clear(inner, stopped, &ctx, holders);
 }

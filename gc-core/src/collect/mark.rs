@@ -19,17 +19,18 @@
 use super::bitmap::Bitmap;
 use super::old_cards::OldCards;
 use crate::cards::{CardTable, CARD_BYTES, CARD_WORDS};
+use crate::decode::Decode;
 use crate::mem::{self, WORD};
-use crate::model::Decoder;
 use crate::object::{is_ref, FixedScan, Header};
 use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What marking reads and writes.
-pub struct MarkCtx<'a> {
-    /// Object shapes: the built-in registry or the heap's VM model.
-    pub layout: Decoder<'a>,
+pub struct MarkCtx<'a, D> {
+    /// Object shapes: the built-in registry or the heap's VM model, decoded
+    /// statically (`decode.rs`).
+    pub layout: D,
     /// Moving space base.
     pub base: usize,
     /// The mark boundary: objects below are marked; objects from here to `end` are
@@ -79,17 +80,17 @@ struct OldShape {
     weak: u64,
 }
 
-impl<'a> MarkCtx<'a> {
+impl<'a, D: Decode> MarkCtx<'a, D> {
     /// A context for marking the region `[base, boundary)` of a moving space ending
     /// at `end`, into `mark` and `live`, with large objects' marks in `los`.
     pub fn new(
-        layout: Decoder<'a>,
+        layout: D,
         base: usize,
         boundary: usize,
         end: usize,
         (mark, live): (&'a Bitmap, &'a Bitmap),
         los: &'a LosMarks,
-    ) -> MarkCtx<'a> {
+    ) -> MarkCtx<'a, D> {
         MarkCtx {
             layout,
             base,
@@ -114,7 +115,7 @@ impl<'a> MarkCtx<'a> {
         mut self,
         old_end: usize,
         cards: Option<OldRegionCards<'a>>,
-    ) -> MarkCtx<'a> {
+    ) -> MarkCtx<'a, D> {
         if let Some(c) = cards {
             assert!(
                 (self.base..=old_end).contains(&c.stable_end),
@@ -145,7 +146,7 @@ impl<'a> MarkCtx<'a> {
     /// thread's marks ordered before the next one's (a join, or a lock hand-off):
     /// two threads marking at once could each undo the other's bit in a shared
     /// bitmap word, and an object whose mark bit is lost is freed while reachable.
-    pub unsafe fn single_marker(mut self) -> MarkCtx<'a> {
+    pub unsafe fn single_marker(mut self) -> MarkCtx<'a, D> {
         self.single = true;
         self
     }
@@ -333,10 +334,7 @@ impl<'a> MarkCtx<'a> {
         let w0 = unsafe { mem::load(addr) };
         // The cache key: the whole word 0 on a model heap (a class pointer;
         // VM objects never take the fixed path), the type index otherwise.
-        let ty = match self.layout.model {
-            Some(_) => w0,
-            None => u64::from(Header(w0).type_id().0),
-        };
+        let ty = self.layout.shape_key(w0);
         if last.ty != Some(ty) {
             *last = OldShape {
                 ty: Some(ty),
@@ -464,7 +462,12 @@ impl Deferred {
     /// Takes `child`, a reference just read; marks the oldest one in flight once
     /// the FIFO is full, and calls `grey` with it if this marked it.
     #[inline]
-    pub fn push(&mut self, ctx: &MarkCtx<'_>, child: usize, grey: &mut impl FnMut(usize)) {
+    pub fn push<D: Decode>(
+        &mut self,
+        ctx: &MarkCtx<'_, D>,
+        child: usize,
+        grey: &mut impl FnMut(usize),
+    ) {
         ctx.prefetch(child);
         if self.len < Self::DEPTH {
             self.ring[(self.head + self.len) % Self::DEPTH] = child;
@@ -481,7 +484,7 @@ impl Deferred {
     /// Marks every reference in flight, calling `grey` with each this marked;
     /// whether there was any.
     #[inline]
-    pub fn flush(&mut self, ctx: &MarkCtx<'_>, grey: &mut impl FnMut(usize)) -> bool {
+    pub fn flush<D: Decode>(&mut self, ctx: &MarkCtx<'_, D>, grey: &mut impl FnMut(usize)) -> bool {
         let any = self.len > 0;
         while self.len > 0 {
             let r = self.ring[self.head];
@@ -498,7 +501,12 @@ impl Deferred {
 /// Marks everything reachable from `roots` (non-null addresses) with `workers` threads,
 /// adding the objects with weak fields it scans to `weak`. Returns the number of
 /// objects marked.
-pub fn mark(ctx: &MarkCtx<'_>, roots: &[usize], workers: usize, weak: &mut Vec<usize>) -> usize {
+pub fn mark<D: Decode>(
+    ctx: &MarkCtx<'_, D>,
+    roots: &[usize],
+    workers: usize,
+    weak: &mut Vec<usize>,
+) -> usize {
     let injector = Injector::new();
     let mut marked = 0;
     for &r in roots {

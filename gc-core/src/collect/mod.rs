@@ -24,6 +24,7 @@ pub mod bitmap;
 pub mod compaction;
 pub mod concurrent;
 pub mod concurrent_mark;
+pub mod dispatch;
 pub mod driver;
 pub mod ephemeron;
 pub mod fill;

@@ -17,6 +17,7 @@
 //! live data.
 
 use super::mark::MarkCtx;
+use crate::decode::Decode;
 use crate::finalize::for_each_queue;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
@@ -25,7 +26,7 @@ use crate::safepoint::Stopped;
 
 /// Moves the registered objects marking did not reach to their queues' ready lists;
 /// returns them (marking must continue from them). Marking must be complete.
-pub fn resurrect(inner: &HeapInner, ctx: &MarkCtx<'_>) -> Vec<usize> {
+pub fn resurrect<D: Decode>(inner: &HeapInner, ctx: &MarkCtx<'_, D>) -> Vec<usize> {
     let mut found = Vec::new();
     for_each_queue(inner, |q| {
         q.watched.retain(|&obj| {
@@ -43,7 +44,12 @@ pub fn resurrect(inner: &HeapInner, ctx: &MarkCtx<'_>) -> Vec<usize> {
 /// Queues the tokens of dead objects with cleaners, and clears weak fields and weak
 /// handles whose referents are dead. Marking must be complete (resurrection too),
 /// and the world stopped.
-pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holders: Vec<usize>) {
+pub fn clear<D: Decode>(
+    inner: &HeapInner,
+    stopped: &Stopped<'_>,
+    ctx: &MarkCtx<'_, D>,
+    holders: Vec<usize>,
+) {
     for_each_queue(inner, |q| {
         let mut tokens = Vec::new();
         q.cleaners.retain(|&(obj, token)| {
@@ -62,7 +68,7 @@ pub fn clear(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>, holder
         // SAFETY: `holder` is a live object (the world is stopped): mapped.
         let w0 = unsafe { mem::load(holder) };
         super::ephemeron::clear_if_key_dead(ctx, holder, w0);
-        let mut mask = inner.decoder().weak_mask(w0);
+        let mut mask = ctx.layout.weak_mask(w0);
         while mask != 0 {
             let f = mask.trailing_zeros() as usize;
             mask &= mask - 1;

@@ -15,6 +15,7 @@
 use super::bitmap::Bitmap;
 use super::mark::MarkCtx;
 use super::roots;
+use crate::decode::Decode;
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::is_ref;
@@ -35,7 +36,7 @@ pub struct SanityReport {
 
 /// Re-traces from every root and checks the marks in `ctx`; records the report in
 /// the pause log. The world must be stopped, marking complete.
-pub fn check_marking(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_>) {
+pub fn check_marking<D: Decode>(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &MarkCtx<'_, D>) {
     let roots = roots::gather(inner, stopped, &inner.globals.lock());
     let words = (ctx.end - ctx.base) / WORD;
     let seen = Bitmap::new(words);

@@ -8,9 +8,10 @@
 //! (invariant Z).
 
 use super::bitmap::Bitmap;
+use crate::decode::{Decode, Decoder, Kind};
 use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
-use crate::model::{Decoder, ObjectRef};
+use crate::model::ObjectRef;
 use crate::object::{is_ref, Header};
 use crate::safepoint::Stopped;
 
@@ -73,18 +74,22 @@ pub fn verify_unless_parked(
     }
     #[cfg(feature = "test-seams")]
     crate::seams::after_parked_check();
-    Some(walk(inner, &space, stopped))
+    // The walk, instantiated for the heap's model (`dispatch.rs`).
+    Some((inner.dispatch.verify_walk)(inner, &space, stopped))
 }
 
-/// The walk of [`verify_unless_parked`], holding the space lock.
-fn walk(
+/// The walk of [`verify_unless_parked`], holding the space lock, decoding
+/// objects with `K`'s decoder (the model's answers themselves are checked
+/// through the erased model: [`check_model`]).
+pub(crate) fn walk<K: Kind>(
     inner: &HeapInner,
     space: &crate::space::moving::MovingSpace,
     stopped: &Stopped<'_>,
 ) -> Result<VerifyReport, String> {
     let los = inner.los.lock();
     let globals = inner.globals.lock();
-    let dec = inner.decoder();
+    let erased = inner.decoder();
+    let dec = K::narrow(erased);
     let (base, top) = (space.base(), space.top);
     let words = (top - base) / WORD;
     let starts = Bitmap::new(words.max(1));
@@ -101,7 +106,7 @@ fn walk(
         let size = dec
             .object_words(at, h.0)
             .ok_or_else(|| format!("invalid header {:#x} at {at:#x}", h.0))?;
-        check_model(&dec, at, h.0, size)?;
+        check_model(&erased, at, h.0, size)?;
         if at + size * WORD > top {
             return Err(format!(
                 "object at {at:#x} ({size} words) runs past the top {top:#x}"
@@ -124,7 +129,7 @@ fn walk(
             Some(w) if w == obj.words && !dec.is_filler(h.0) => {}
             _ => return Err(format!("large object at {addr:#x} has header {:#x}", h.0)),
         }
-        check_model(&dec, addr, h.0, obj.words)?;
+        check_model(&erased, addr, h.0, obj.words)?;
         report.large_objects += 1;
         dec.for_each_ref_field(addr, h.0, |f| {
             // SAFETY: field inside the large object.
