@@ -101,6 +101,35 @@ const uint8_t *flipgc_barrier_flag(flipgc_mutator *m);
 // live object of its heap (an address outside the heap aborts).
 void flipgc_barrier_slow(flipgc_mutator *m, size_t slot);
 
+// The card mark after a store of a reference into the field at address `slot`
+// (strong or weak): part of every generated reference store, after the
+// release store and before the next GC point (a young collection reads only
+// the old objects on marked cards: a store without its mark can lose the
+// objects it makes reachable). A slot outside the moving space (a large
+// object's) takes no mark. Not a GC point. Generated code may instead inline
+// it: store the byte 1 at `flipgc_card_table(m) + ((slot - start) >> 9)` when
+// `slot - start < len`, with `start` and `len` from [`flipgc_moving_space`].
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_card_mark(flipgc_mutator *m, size_t slot);
+
+// The card table's first byte, for an inlined card mark ([`flipgc_card_mark`]).
+// Valid while the heap lives.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+const uint8_t *flipgc_card_table(flipgc_mutator *m);
+
+// The moving space's start address and length in bytes, through `start` and
+// `len` (either may be null): stores into objects in it take a card mark.
+// Fixed for the heap's life.
+//
+// # Safety
+// `m` is a live mutator of this thread; `start` and `len` are null or valid
+// for a write.
+void flipgc_moving_space(flipgc_mutator *m, size_t *start, size_t *len);
+
 // The word in root-stack entry `slot`: an object's address, 0, or an immediate.
 // An address is valid until the next GC point; generated code that works on
 // raw addresses must call `flipgc_poll_slow` (or anything that can collect) only

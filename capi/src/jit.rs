@@ -67,6 +67,68 @@ pub unsafe extern "C" fn flipgc_barrier_slow(m: *mut flipgc_mutator, slot: usize
     })
 }
 
+/// The card mark after a store of a reference into the field at address `slot`
+/// (strong or weak): part of every generated reference store, after the
+/// release store and before the next GC point (a young collection reads only
+/// the old objects on marked cards: a store without its mark can lose the
+/// objects it makes reachable). A slot outside the moving space (a large
+/// object's) takes no mark. Not a GC point. Generated code may instead inline
+/// it: store the byte 1 at `flipgc_card_table(m) + ((slot - start) >> 9)` when
+/// `slot - start < len`, with `start` and `len` from [`flipgc_moving_space`].
+///
+/// # Safety
+/// `m` is a live mutator of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_card_mark(m: *mut flipgc_mutator, slot: usize) {
+    guard("flipgc_card_mark", || {
+        // SAFETY: the caller's contract.
+        let m = unsafe { mutator(m, "flipgc_card_mark") };
+        // SAFETY: `m` is a live mutator of this thread.
+        unsafe { flipgc_core::flipgc_card_mark(m, slot) };
+    })
+}
+
+/// The card table's first byte, for an inlined card mark ([`flipgc_card_mark`]).
+/// Valid while the heap lives.
+///
+/// # Safety
+/// `m` is a live mutator of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_card_table(m: *mut flipgc_mutator) -> *const u8 {
+    guard("flipgc_card_table", || {
+        // SAFETY: the caller's contract.
+        unsafe { mutator(m, "flipgc_card_table") }.card_table_addr()
+    })
+}
+
+/// The moving space's start address and length in bytes, through `start` and
+/// `len` (either may be null): stores into objects in it take a card mark.
+/// Fixed for the heap's life.
+///
+/// # Safety
+/// `m` is a live mutator of this thread; `start` and `len` are null or valid
+/// for a write.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_moving_space(
+    m: *mut flipgc_mutator,
+    start: *mut usize,
+    len: *mut usize,
+) {
+    guard("flipgc_moving_space", || {
+        // SAFETY: the caller's contract.
+        let r = unsafe { mutator(m, "flipgc_moving_space") }.moving_space();
+        // SAFETY: each pointer is null or valid for a write (the caller's contract).
+        unsafe {
+            if !start.is_null() {
+                *start = r.start;
+            }
+            if !len.is_null() {
+                *len = r.end - r.start;
+            }
+        }
+    })
+}
+
 /// The word in root-stack entry `slot`: an object's address, 0, or an immediate.
 /// An address is valid until the next GC point; generated code that works on
 /// raw addresses must call `flipgc_poll_slow` (or anything that can collect) only

@@ -38,12 +38,19 @@ int main(void) {
   flipgc_get_field(m, 0, 2);                    /* 7 */
   CHECK(flipgc_stack_kind(m, 7, NULL) == 0);
 
-  /* A generated store a[3] = n1: flag test, slow path, release store. */
+  /* A generated store a[3] = n1: flag test, slow path, release store, card
+     mark (inlined). */
   const uint8_t *flag = flipgc_barrier_flag(m);
   uint64_t a = flipgc_stack_word(m, 0), v = flipgc_stack_word(m, 1);
   uintptr_t slot = (uintptr_t)a + 8 * (1 + 3);
   if (__atomic_load_n(flag, __ATOMIC_RELAXED)) flipgc_barrier_slow(m, slot);
   __atomic_store_n((uint64_t *)slot, v, __ATOMIC_RELEASE);
+  size_t start = 0, len = 0;
+  flipgc_moving_space(m, &start, &len);
+  CHECK(slot - start < len);
+  uint8_t *cards = (uint8_t *)flipgc_card_table(m);
+  __atomic_store_n(cards + ((slot - start) >> 9), 1, __ATOMIC_RELAXED);
+  flipgc_card_mark(m, slot); /* the same, as a call */
   /* A poll. */
   const uint8_t *poll = flipgc_poll_word(m);
   if (__atomic_load_n(poll, __ATOMIC_RELAXED)) flipgc_poll_slow(m);

@@ -55,6 +55,8 @@ pub(crate) struct HeapInner {
     /// Large-object space bounds.
     pub los_base: usize,
     pub los_end: usize,
+    /// The moving space's card table (`cards.rs`).
+    pub cards: crate::cards::CardTable,
     pub space: Mutex<MovingSpace>,
     /// The moving space's top and allocation count, readable without its lock.
     pub space_published: std::sync::Arc<crate::space::moving::Published>,
@@ -202,6 +204,7 @@ impl Heap {
             from_space: Mutex::new(from_space),
             los_base: los.base(),
             los_end: los.end(),
+            cards: crate::cards::CardTable::new(space.end() - space.base()),
             space_published: std::sync::Arc::clone(&space.published),
             space: Mutex::new(space),
             los: Mutex::new(los),

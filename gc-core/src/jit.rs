@@ -8,7 +8,8 @@
 //! code"; each item below states its part. In short, between two GC points
 //! generated code may load and store reference fields itself, as `Mutator::read_ref`
 //! and `Mutator::write_ref` do: acquire loads, the barrier's flag test and slow
-//! path before each reference store, release stores. It must call
+//! path before each reference store, release stores, the card mark after each
+//! (`cards.rs`). It must call
 //! [`flipgc_safepoint_slow`] when the poll word is set, and hold no unrooted
 //! reference across that call (or any other GC point).
 //!
@@ -88,6 +89,28 @@ impl Mutator {
     pub fn barrier_flag_addr(&self) -> *const u8 {
         // `bool` is one byte, 0 or 1.
         std::ptr::addr_of!(self.marking).cast()
+    }
+
+    /// The address of the card table's first byte (`cards.rs`), for generated
+    /// code's card mark: after every reference store into a field at `slot` of
+    /// an object in [`Mutator::moving_space`], generated code stores the byte 1
+    /// at `card_table_addr() + ((slot - moving_space().start) >> CARD_SHIFT)`
+    /// ([`crate::cards::CARD_SHIFT`]), before its next GC point. A plain
+    /// (relaxed) byte store is enough: the collector reads cards only after a
+    /// stop that every mutator has passed since (the safepoint hand-off orders
+    /// the field store and the card store before its reads, in either order).
+    /// Stores into large objects take no mark. A missed card mark loses young
+    /// objects held only by that field: the card mark is part of the store,
+    /// as the barrier's flag test is. [`flipgc_card_mark`] does the same in a
+    /// call. Fixed for the heap's life.
+    pub fn card_table_addr(&self) -> *const u8 {
+        self.cards as *const u8
+    }
+
+    /// The moving space's address range (fixed for the heap's life): the range
+    /// whose reference stores take a card mark ([`Mutator::card_table_addr`]).
+    pub fn moving_space(&self) -> std::ops::Range<usize> {
+        self.base..self.base + self.cap
     }
 
     /// The large-object space's address range: an object whose address lies in it
@@ -254,6 +277,7 @@ impl Mutator {
                 self.pre_write(d);
                 store_slot(d, v);
             }
+            self.card_mark(d);
         }
     }
 
@@ -337,9 +361,13 @@ impl Mutator {
         // SAFETY: `slot` is an aligned, mapped heap word (the caller's contract);
         // `AtomicU64` has `u64`'s layout. Orderings: see `compare_exchange_ref`.
         let cell = unsafe { AtomicU64::from_ptr(slot as *mut u64) };
-        cell.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire)
-            .map(decode)
-            .map_err(decode)
+        let r = cell.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire);
+        if r.is_ok() {
+            // The card mark after the store (`cards.rs`); a failed exchange
+            // stored nothing.
+            self.card_mark(slot);
+        }
+        r.map(decode).map_err(decode)
     }
 
     /// The exchange of `swap_ref`.
@@ -351,6 +379,7 @@ impl Mutator {
         // SAFETY: as in `cas_slot`.
         let cell = unsafe { AtomicU64::from_ptr(slot as *mut u64) };
         let old = cell.swap(new, Ordering::AcqRel);
+        self.card_mark(slot);
         // No GC point since the swap: the barrier after it (see `swap_ref`).
         self.log_old(old);
         decode(old)
@@ -459,7 +488,10 @@ pub unsafe extern "C" fn flipgc_safepoint_slow(m: *mut Mutator) {
 /// 1. test the flag byte; if it is not zero, call this with the field's address
 ///    (`object + 8 * (1 + field)`: the header word, then the fields in order);
 /// 2. then store the new reference with a release store (`stlr` on arm64, a plain
-///    `mov` on x86_64), publishing the new referent's header and fields.
+///    `mov` on x86_64), publishing the new referent's header and fields;
+/// 3. then the card mark, whether or not the flag was set
+///    ([`Mutator::card_table_addr`], or [`flipgc_card_mark`]), before the next
+///    GC point.
 ///
 /// What must not happen: the store before the call (the value this call must log
 /// would be gone: an object reachable at the marking's start could then be freed
@@ -506,6 +538,21 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
         bad_slot(holder);
     }
     m.pre_write_weak(holder);
+}
+
+/// The card mark, as a call: after a reference store into the field at `slot`
+/// (strong or weak), dirties the slot's card if `slot` lies in the moving space
+/// (what generated code may instead inline: [`Mutator::card_table_addr`]).
+///
+/// Who and when: generated code on `m`'s own thread, after the release store
+/// of a reference and before its next GC point. Not a GC point.
+///
+/// # Safety
+/// `m` points to a live `Mutator` bound to the calling thread.
+pub unsafe extern "C" fn flipgc_card_mark(m: *const Mutator, slot: usize) {
+    // SAFETY: the caller's contract: `m` is live and on its own thread.
+    let m = unsafe { &*m };
+    m.card_mark(slot);
 }
 
 /// The weak-reference barrier's slow path: after generated code loads a reference

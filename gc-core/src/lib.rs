@@ -42,6 +42,7 @@
 mod access;
 mod barrier;
 mod bindings;
+pub mod cards;
 mod collect;
 mod config;
 mod decode;
@@ -95,7 +96,7 @@ pub use heap::Heap;
 pub use host::{HostMode, Missing, Requirement};
 pub use inject::InjectPoint;
 pub use jit::{
-    flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
+    flipgc_card_mark, flipgc_prepare_object, flipgc_safepoint_slow, flipgc_weak_read_barrier_slow,
     flipgc_weak_write_barrier_slow, flipgc_write_barrier_slow,
 };
 pub use model::{FixedLayout, ObjectModel, ObjectRef};

@@ -133,12 +133,32 @@ impl Bitmap {
     /// flushes in one GCBench 1 GiB run, a quarter of all the collector's, before
     /// pre-touching heaps wrote their bitmaps at creation ([`Bitmap::pretouch`]);
     /// heaps that do not pre-touch still have such pages.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn clear_prefix(&mut self, n: usize) {
         let w = n.div_ceil(64).min(self.words.len());
         for x in &mut self.words[..w] {
             let x = x.get_mut();
             if *x != 0 {
                 *x = 0;
+            }
+        }
+    }
+
+    /// Clears bits `from .. to`, rounded up to a whole chunk at `to` (bits below
+    /// `from` are kept exactly). Writes only the words that are set, as
+    /// [`Bitmap::clear_prefix`].
+    pub fn clear_from(&mut self, from: usize, to: usize) {
+        let last = to.div_ceil(64).min(self.words.len());
+        let first = from / 64;
+        for (k, x) in self.words[first.min(last)..last].iter_mut().enumerate() {
+            let x = x.get_mut();
+            let keep = if k == 0 && from % 64 != 0 {
+                (1u64 << (from % 64)) - 1
+            } else {
+                0
+            };
+            if *x & !keep != 0 {
+                *x &= keep;
             }
         }
     }
@@ -304,6 +324,18 @@ mod tests {
             "marking a pre-touched bitmap took {faults} page faults"
         );
         assert!(bm.get(0) && bm.get(step) && !bm.get(1));
+    }
+
+    #[test]
+    fn clear_from_keeps_the_bits_below_exactly() {
+        let mut bm = Bitmap::new(256);
+        bm.set_range(0, 200);
+        bm.clear_from(70, 130);
+        assert!(bm.get(69) && !bm.get(70) && !bm.get(129));
+        // Rounded up to the chunk at `to`.
+        assert!(!bm.get(191) && bm.get(192) && bm.get(199));
+        bm.clear_from(0, 256);
+        assert_eq!(bm.next_set(0, 256), None);
     }
 
     #[test]

@@ -29,7 +29,7 @@
 
 use super::bitmap::Bitmap;
 use super::concurrent_mark::{self, MAX_ROUNDS};
-use super::mark::MarkCtx;
+use super::mark::{MarkCtx, OldRegionCards};
 use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
 use crate::config::CyclePoint;
 use crate::decode::Kind;
@@ -83,9 +83,27 @@ pub fn run(
         inner.pacer.limit(),
     );
     let young = old_end.is_some();
+    // A young cycle reads the stable part of the old region by its cards
+    // (`old_cards.rs`) where the starts table can name every word.
+    let carded = young && super::old_cards::OldCards::usable((inner.end - inner.base) / WORD);
+    if !young {
+        // A full marking starts from clear bitmaps (`sticky.rs`, invariant 6).
+        st.forget_kept_bits();
+    }
+    let cards = carded.then(|| OldRegionCards {
+        table: &inner.cards,
+        old: &st.old_cards,
+        stable_end: inner.base + WORD * st.sticky.stable_words,
+    });
     // Marking, instantiated for the heap's model (`dispatch.rs`).
-    let rounds =
-        (inner.dispatch.concurrent_mark)(inner, &fatal, (&st.mark, &st.live), boundary, old_end);
+    let rounds = (inner.dispatch.concurrent_mark)(
+        inner,
+        &fatal,
+        (&st.mark, &st.live),
+        boundary,
+        old_end,
+        cards,
+    );
 
     let marked_at = std::time::Instant::now();
 
@@ -93,7 +111,7 @@ pub fn run(
     fatal.phase("the concurrent plan");
     hook(CyclePoint::Planning);
     let page = flipgc_heap::Capabilities::probe().geometry.page;
-    let plan = plan::build(
+    let mut plan = plan::build(
         &mut st,
         inner.base,
         boundary,
@@ -103,6 +121,13 @@ pub fn run(
         // (the plan keeps only word 0 of each page's first object).
         inner.model.is_none(),
     );
+    if carded {
+        // The dense prefix's stable pages with no swept card: forwarded only if
+        // a card of theirs is dirty when they are produced (`fill.rs`).
+        plan.dense.clean =
+            st.old_cards
+                .clean_pages(plan.dense.pages, page / WORD, st.sticky.stable_words);
+    }
     let live_bytes = plan.live_words * WORD;
     // The survivors, compacted, are the next cycle's old region.
     st.sticky.planned(young, inner.base, plan.live_words);
@@ -138,6 +163,16 @@ pub fn run(
     let _ = flipped;
     debug_assert_eq!(*inner.cycle.lock(), CyclePhase::Idle);
 
+    // 6b. the card sweep, for the next cycle (`old_cards.rs`): the survivors
+    // are in place now.
+    {
+        let mut st = inner.collector.lock();
+        let stable = st.sticky.stable_words.div_ceil(crate::cards::CARD_WORDS);
+        let old = (st.sticky.old_end.saturating_sub(inner.base) / WORD)
+            .div_ceil(crate::cards::CARD_WORDS);
+        st.old_cards.sweep(&inner.cards, stable, old);
+    }
+
     // 7. verification
     if inner.config.verify_after_gc {
         fatal.phase("heap verification after a collection");
@@ -155,7 +190,8 @@ pub fn run(
 }
 
 /// Concurrent marking of `[base, boundary)` into `(mark, live)` (the old region
-/// below `old_end` live by definition in a young cycle): rounds of concurrent
+/// below `old_end` live by definition in a young cycle, its stable part read by
+/// `cards` where given: [`MarkCtx::with_old_region`]): rounds of concurrent
 /// markers, each ended by a mark-end pause, until one finishes marking; returns
 /// the number of rounds. `collector` is locked. Instantiated per model
 /// ([`Dispatch`]): its loops decode objects with `K`'s decoder, statically.
@@ -167,6 +203,7 @@ pub(crate) fn mark_phase<K: Kind>(
     (mark, live): (&Bitmap, &Bitmap),
     boundary: usize,
     old_end: Option<usize>,
+    cards: Option<OldRegionCards<'_>>,
 ) -> u32 {
     let young = old_end.is_some();
     let mut rounds = 0;
@@ -179,7 +216,7 @@ pub(crate) fn mark_phase<K: Kind>(
         (mark, live),
         &inner.los_marks,
     )
-    .with_old_region(old_end.unwrap_or(inner.base));
+    .with_old_region(old_end.unwrap_or(inner.base), cards);
     // With one worker, all marking of this cycle goes through `ctx`, one thread
     // at a time: a round with one worker marks on the calling thread and spawns
     // none; a mark-end pause drains (and resurrects) on this thread or on the

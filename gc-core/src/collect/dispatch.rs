@@ -9,6 +9,7 @@
 
 use super::bitmap::Bitmap;
 use super::fill::{self, FillCtx};
+use super::mark::OldRegionCards;
 use super::verify::VerifyReport;
 use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
@@ -50,9 +51,16 @@ pub(crate) type FullMark = fn(&HeapInner, &Stopped<'_>, &[usize], (&Bitmap, &Bit
 
 /// A concurrent cycle's marking rounds and mark-end pauses (`concurrent.rs`):
 /// marks `[base, boundary)` into `(mark, live)`, with the old region below
-/// `old_end` in a young cycle; returns the number of rounds.
-pub(crate) type ConcurrentMark =
-    fn(&Arc<HeapInner>, &AbortOnUnwind, (&Bitmap, &Bitmap), usize, Option<usize>) -> u32;
+/// `old_end` in a young cycle, its stable part read by its cards where they are
+/// given ([`OldRegionCards`]); returns the number of rounds.
+pub(crate) type ConcurrentMark = fn(
+    &Arc<HeapInner>,
+    &AbortOnUnwind,
+    (&Bitmap, &Bitmap),
+    usize,
+    Option<usize>,
+    Option<OldRegionCards<'_>>,
+) -> u32;
 
 /// The heap verifier's walk (`verify.rs`), the world stopped, the space locked.
 pub(crate) type VerifyWalk =

@@ -104,6 +104,8 @@ impl FillTables {
             black_starts: &self.black_starts,
             dense_pages: self.dense.pages,
             heads: &self.dense.heads,
+            clean: &self.dense.clean,
+            cards: &inner.cards,
         }
     }
 
@@ -143,6 +145,10 @@ pub struct FillCtx<'a> {
     /// The headers of the objects covering the first word of the dense prefix's
     /// pages and the next page ([`Dense::heads`]).
     pub heads: &'a [u64],
+    /// The dense pages whose cards the last sweep found clean ([`Dense::clean`]).
+    pub clean: &'a [u64],
+    /// The mutators' card table.
+    pub cards: &'a crate::cards::CardTable,
 }
 
 impl FillCtx<'_> {
@@ -291,6 +297,15 @@ impl FillCtx<'_> {
     /// prefix is its own new address (every word below it is live), so only the
     /// others are looked up. In binary-trees, whose long-lived tree (96 MiB) is the
     /// prefix and refers only into itself, that is nearly every reference.
+    ///
+    /// A stable old page with clean cards ([`Dense::clean`], and none dirty in
+    /// the table now) is left as it is: its references all point into the
+    /// prefix or at large objects (`sticky.rs`, invariant 5: a reference to
+    /// anything that moves was stored after the sweep, or found by the young
+    /// cycle's pass on a swept card). The table is read after the flip pause,
+    /// which every mutator has passed since its last store into the page (a
+    /// store after the flip waits for this page to be produced), so every such
+    /// store's mark is visible.
     ///
     /// One indirect call into the heap's model's instantiation (`dispatch.rs`).
     pub fn fill_dense(&self, p: usize) {
@@ -530,10 +545,22 @@ impl<D: Decode> Filler<'_, '_, D> {
         *cover = Some((p + 1, next));
     }
 
-    /// [`FillCtx::fill_dense`], decoding with `D`.
+    /// [`FillCtx::fill_dense`], decoding with `D`: a stable old page with clean
+    /// cards is left as it is (there).
     fn fill_dense(&self, p: usize) {
         debug_assert!(p < self.dense_pages);
         let words = self.at.page_words;
+        if self
+            .clean
+            .get(p / 64)
+            .is_some_and(|w| w & (1 << (p % 64)) != 0)
+        {
+            let first = p * words / crate::cards::CARD_WORDS;
+            let cards = words.div_ceil(crate::cards::CARD_WORDS);
+            if (first..first + cards).all(|c| !self.cards.is_dirty(c)) {
+                return;
+            }
+        }
         let prefix = self.at.base..self.at.base + self.dense_pages * words * WORD;
         // Dense: the next live word is the next object's header.
         self.walk_page(
@@ -821,6 +848,8 @@ mod tests {
             black_starts: &b.black_starts,
             dense_pages: 0,
             heads: &[],
+            clean: &[],
+            cards: &crate::cards::CardTable::new(0),
         };
         let pages = ctx.pages();
         assert!(pages > 30, "{pages} pages");

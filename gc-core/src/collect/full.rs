@@ -39,6 +39,8 @@ pub fn run(inner: &Arc<HeapInner>, n: u64) -> CycleOutcome {
     let allocated_total_at_flip = space.allocated_total;
 
     p.phase("mark");
+    // Marking starts from clear bitmaps: a young cycle's kept bits go.
+    st.forget_kept_bits();
     let roots = roots::gather(inner, &p.stopped, &globals);
     // Marking, instantiated for the heap's model (`dispatch.rs`).
     (inner.dispatch.full_mark)(inner, &p.stopped, &roots, (&st.mark, &st.live), base, top);

@@ -8,15 +8,17 @@
 //! Objects at or above the mark boundary were allocated after the snapshot (black):
 //! live by definition, never marked nor scanned. In a young cycle (`sticky.rs`)
 //! the objects below the old end, the survivors of the last cycle, are live by
-//! definition too: [`MarkCtx::scan_old_region`] marks them all in one pass over
-//! their memory and marks what they reference outside it, and tracing never
-//! enters them.
+//! definition too: [`MarkCtx::scan_old_region`] reads those on written cards
+//! and those the last compaction placed, and marks what they reference outside
+//! the region; tracing never enters them.
 //!
 //! Termination: a worker that finds no work anywhere counts itself idle; it leaves
 //! the count when work appears. Workers only go idle with an empty local deque, and
 //! only non-idle workers push, so "all idle" means all deques are empty for good.
 
 use super::bitmap::Bitmap;
+use super::old_cards::OldCards;
+use crate::cards::{CardTable, CARD_BYTES, CARD_WORDS};
 use crate::decode::Decode;
 use crate::mem::{self, WORD};
 use crate::object::{is_ref, FixedScan, Header};
@@ -49,6 +51,33 @@ pub struct MarkCtx<'a, D> {
     /// Whether one thread at a time marks through this context: see
     /// [`MarkCtx::single_marker`].
     single: bool,
+    /// In a young cycle with cards: which old objects the old-region pass reads.
+    cards: Option<OldRegionCards<'a>>,
+}
+
+/// What a young cycle's old-region pass needs to read only the written part of
+/// the region's stable part (`old_cards.rs`).
+#[derive(Clone, Copy)]
+pub struct OldRegionCards<'a> {
+    /// The mutators' card table.
+    pub table: &'a CardTable,
+    /// The last sweep's cards and the object starts per card.
+    pub old: &'a OldCards,
+    /// The end of the stable part: the objects below did not move in the last
+    /// cycle, their bits are kept, and their starts per card are known.
+    pub stable_end: usize,
+}
+
+/// [`MarkCtx::visit_old`]'s cache of the last type seen.
+#[derive(Default)]
+struct OldShape {
+    /// The cache key (`None`: nothing yet).
+    ty: Option<u64>,
+    /// Its size and strong-reference mask, for a fixed type without wide
+    /// reference fields.
+    fixed: Option<FixedScan>,
+    /// Its weak fields.
+    weak: u64,
 }
 
 impl<'a, D: Decode> MarkCtx<'a, D> {
@@ -72,6 +101,7 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
             live,
             los,
             single: false,
+            cards: None,
         }
     }
 
@@ -79,8 +109,21 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
     /// live by definition, and [`MarkCtx::scan_old_region`] must run before
     /// marking is complete. `old_end` must be the end of the contiguous objects
     /// at the bottom of the space (the last compaction's survivors,
-    /// `sticky.rs`), at most the boundary.
-    pub fn with_old_region(mut self, old_end: usize) -> MarkCtx<'a, D> {
+    /// `sticky.rs`), at most the boundary. With `cards`, the pass reads only
+    /// the stable part's written cards (`cards.stable_end` at most `old_end`).
+    pub fn with_old_region(
+        mut self,
+        old_end: usize,
+        cards: Option<OldRegionCards<'a>>,
+    ) -> MarkCtx<'a, D> {
+        if let Some(c) = cards {
+            assert!(
+                (self.base..=old_end).contains(&c.stable_end),
+                "stable end {:#x} outside the old region",
+                c.stable_end
+            );
+        }
+        self.cards = cards;
         assert!(
             (self.base..=self.boundary).contains(&old_end),
             "old end {old_end:#x} outside the marked region {:#x}..{:#x}",
@@ -184,32 +227,73 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
     }
 
     /// A young cycle's pass over the old region `[base, old_end)`, on one marker
-    /// while mutators run: sets every old object's mark bit and every old word's
-    /// live bit, notes the old objects with weak fields in `weak`, and calls
-    /// `young` with every non-null strong reference they hold to an object outside
-    /// the old region (a young, black or large object), for the caller to mark.
+    /// while mutators run: makes every old object marked and every old word
+    /// live (the stable part's bits are kept from the last cycle, `sticky.rs`
+    /// invariant 6; the newly placed part's are set here), notes the old objects
+    /// it reads that have weak fields in `weak`, and calls `young` with every
+    /// non-null strong reference they hold to an object outside the old region
+    /// (a young, black or large object), for the caller to mark.
+    ///
+    /// What it reads: with cards ([`MarkCtx::with_old_region`]), the objects of
+    /// the stable part that overlap a card dirty now or at the last sweep
+    /// (`old_cards.rs`), and every object of the newly placed part; without, the
+    /// whole region. A card read keeps its mark, or gets one back, if a field on
+    /// it refers outside `[base, boundary)` (a black or large object: still
+    /// outside the old region after this cycle); references to young objects
+    /// below the boundary need none, since every one of those that is marked is
+    /// old after the compaction.
     ///
     /// Why every object reachable in the snapshot is still marked (`sticky.rs`,
-    /// invariant 2): a path to it from a root either stays outside the old region
-    /// (traced as in a full cycle) or leaves it last through a field of an old
-    /// object. This pass reads that field; if a mutator overwrote it first, the
-    /// write barrier logged the old value (marking is on), and the markers mark it
-    /// from the intake.
+    /// invariants 2 and 5): a path to it from a root either stays outside the
+    /// old region (traced as in a full cycle) or leaves it last through a field
+    /// of an old object, which is on a card this pass reads; if a mutator
+    /// overwrote the field first, the write barrier logged the old value
+    /// (marking is on), and the markers mark it from the intake.
     pub fn scan_old_region(&self, weak: &mut Vec<usize>, mut young: impl FnMut(usize)) {
         let (base, old_end) = (self.base, self.old_end);
         let old_words = (old_end - base) / WORD;
+        let stable_end = self.cards.map_or(base, |c| c.stable_end);
+        let stable_words = (stable_end - base) / WORD;
         if self.single {
             // SAFETY: one thread marks at a time (`single_marker`'s contract).
-            unsafe { self.live.set_range_single(0, old_words) };
+            unsafe {
+                self.live
+                    .set_range_single(stable_words, old_words - stable_words)
+            };
         } else {
-            self.live.set_range(0, old_words);
+            self.live.set_range(stable_words, old_words - stable_words);
         }
-        // The last type seen, and for a fixed type without wide reference fields
-        // its size and strong-reference mask: runs of one type are common (a
-        // tree's nodes), and the registry's general path looks the shape up twice
-        // an object.
-        let mut last: Option<(u64, Option<FixedScan>)> = None;
-        let mut addr = base;
+        let mut last = OldShape::default();
+        if let Some(c) = self.cards {
+            let stable_cards = stable_words.div_ceil(CARD_WORDS);
+            // Objects below `done` were read already (one may span cards).
+            let mut done = base;
+            for w in 0..stable_cards.div_ceil(8) {
+                let (table, swept) = (c.table.word(w), c.old.swept_byte(w));
+                if table == 0 && swept == 0 {
+                    continue;
+                }
+                for card in 8 * w..(8 * w + 8).min(stable_cards) {
+                    let b = card - 8 * w;
+                    if (table >> (8 * b)) & 0xff == 0 && swept & (1 << b) == 0 {
+                        continue;
+                    }
+                    let first = base + WORD * c.old.start(card);
+                    assert!(
+                        first <= base + card * CARD_BYTES && self.mark.get((first - base) / WORD),
+                        "card {card}'s first object {first:#x} is no object start"
+                    );
+                    let card_end = (base + (card + 1) * CARD_BYTES).min(stable_end);
+                    let mut addr = first.max(done);
+                    while addr < card_end {
+                        addr += WORD * self.visit_old(addr, &mut last, weak, &mut young);
+                    }
+                    done = addr;
+                }
+            }
+        }
+        // The newly placed part, whole: marked, and its objects' starts noted.
+        let mut addr = stable_end;
         while addr < old_end {
             let w = (addr - base) / WORD;
             if self.single {
@@ -218,56 +302,114 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
             } else {
                 self.mark.set(w);
             }
-            // SAFETY: `[base, old_end)` holds the last compaction's survivors end to
-            // end (`sticky.rs`, invariant 1): `addr` is an object's header, mapped,
-            // its type and length immutable.
-            let w0 = unsafe { mem::load(addr) };
-            // The cache key: the whole word 0 on a model heap (a class pointer;
-            // VM objects never take the fixed path), the type index otherwise.
-            let ty = self.layout.shape_key(w0);
-            let fixed = match last {
-                Some((t, f)) if t == ty => f,
-                _ => {
-                    let f = self.layout.fixed_scan(w0);
-                    last = Some((ty, f));
-                    f
-                }
-            };
-            if let Some(FixedScan {
-                words,
-                mut strong,
-                has_weak,
-            }) = fixed
-            {
-                if has_weak {
-                    weak.push(addr);
-                }
-                while strong != 0 {
-                    let field = strong.trailing_zeros() as usize;
-                    strong &= strong - 1;
-                    // SAFETY: `field` is a payload field of the object (its shape).
-                    let v = unsafe { mem::load_acquire(addr + WORD * (1 + field)) } as usize;
-                    if is_ref(v) && !(base..old_end).contains(&v) {
-                        young(v);
-                    }
-                }
-                addr += words * WORD;
-                continue;
+            let words = self.visit_old(addr, &mut last, weak, &mut young);
+            if let Some(c) = self.cards {
+                c.old.note_object(w, words);
             }
-            let words = self.layout.object_words(addr, w0).unwrap_or_else(|| {
-                panic!("bad header {:?} at {addr:#x} in the old region", Header(w0))
-            });
-            self.scan(addr, weak, |v| {
-                if !(base..old_end).contains(&v) {
-                    young(v);
-                }
-            });
             addr += words * WORD;
         }
         assert_eq!(
             addr, old_end,
             "the old region's last object overruns its end"
         );
+    }
+
+    /// Reads the old object at `addr` for [`MarkCtx::scan_old_region`] and
+    /// returns its size in words. `last` caches the last type's shape: runs of
+    /// one type are common (a tree's nodes), and the registry's general path
+    /// looks the shape up twice an object.
+    #[inline(always)]
+    fn visit_old(
+        &self,
+        addr: usize,
+        last: &mut OldShape,
+        weak: &mut Vec<usize>,
+        young: &mut impl FnMut(usize),
+    ) -> usize {
+        let (base, old_end, boundary) = (self.base, self.old_end, self.boundary);
+        // SAFETY: `[base, old_end)` holds the last compaction's survivors end to
+        // end (`sticky.rs`, invariant 1), and `addr` is one of their headers (a
+        // card's first object, or the end of the object before): mapped, its
+        // type and length immutable.
+        let w0 = unsafe { mem::load(addr) };
+        // The cache key: the whole word 0 on a model heap (a class pointer;
+        // VM objects never take the fixed path), the type index otherwise.
+        let ty = self.layout.shape_key(w0);
+        if last.ty != Some(ty) {
+            *last = OldShape {
+                ty: Some(ty),
+                fixed: self.layout.fixed_scan(w0),
+                weak: self.layout.weak_mask(w0),
+            };
+        }
+        // A field whose referent stays outside the old region after this cycle
+        // keeps its card marked for the next one.
+        let keep_card = |slot: usize, v: usize| {
+            if let Some(c) = self.cards {
+                if !(base..boundary).contains(&v) {
+                    c.table.dirty(CardTable::card_of(base, slot));
+                }
+            }
+        };
+        if let Some(FixedScan {
+            words,
+            mut strong,
+            has_weak,
+        }) = last.fixed
+        {
+            while strong != 0 {
+                let field = strong.trailing_zeros() as usize;
+                strong &= strong - 1;
+                let slot = addr + WORD * (1 + field);
+                // SAFETY: `field` is a payload field of the object (its shape).
+                let v = unsafe { mem::load_acquire(slot) } as usize;
+                if is_ref(v) && !(base..old_end).contains(&v) {
+                    young(v);
+                    keep_card(slot, v);
+                }
+            }
+            if has_weak {
+                weak.push(addr);
+                let mut wm = last.weak;
+                while wm != 0 {
+                    let field = wm.trailing_zeros() as usize;
+                    wm &= wm - 1;
+                    let slot = addr + WORD * (1 + field);
+                    // SAFETY: as above (a weak field of its shape).
+                    let v = unsafe { mem::load_acquire(slot) } as usize;
+                    if is_ref(v) {
+                        keep_card(slot, v);
+                    }
+                }
+            }
+            return words;
+        }
+        let words = self.layout.object_words(addr, w0).unwrap_or_else(|| {
+            panic!("bad header {:?} at {addr:#x} in the old region", Header(w0))
+        });
+        let has_weak = last.weak != 0;
+        if has_weak {
+            weak.push(addr);
+        }
+        // Strong fields to mark, and with weak ones, every field for the card.
+        let visit = |field: usize, mark: bool, young: &mut dyn FnMut(usize)| {
+            let slot = addr + WORD * (1 + field);
+            // SAFETY: `field` is within the object (registry shape or VM model).
+            let v = unsafe { mem::load_acquire(slot) } as usize;
+            if is_ref(v) && !(base..old_end).contains(&v) {
+                if mark {
+                    young(v);
+                }
+                keep_card(slot, v);
+            }
+        };
+        self.layout
+            .for_each_strong_ref_field(addr, w0, |field| visit(field, true, young));
+        if has_weak {
+            self.layout
+                .for_each_ref_field(addr, w0, |field| visit(field, false, young));
+        }
+        words
     }
 
     /// Whether the object at `addr` is live, once marking is complete: old (a young

@@ -33,6 +33,7 @@ pub mod forward;
 pub mod full;
 pub mod large;
 pub mod mark;
+pub mod old_cards;
 pub mod page_state;
 pub mod park;
 pub mod pause;
@@ -81,6 +82,8 @@ pub struct CollectorState {
     pub live_before: Vec<u64>,
     /// The last cycle's survivors, for young cycles.
     pub sticky: sticky::Sticky,
+    /// Young cycles' card bookkeeping (`old_cards.rs`).
+    pub old_cards: old_cards::OldCards,
 }
 
 impl CollectorState {
@@ -104,7 +107,20 @@ impl CollectorState {
             page_first: Vec::new(),
             live_before,
             sticky: sticky::Sticky::default(),
+            old_cards: old_cards::OldCards::new(words.div_ceil(crate::cards::CARD_WORDS)),
         }
+    }
+
+    /// Clears the bits kept for the stable part of the old region
+    /// (`sticky.rs`, invariant 6), before a full marking, which starts from
+    /// clear bitmaps.
+    pub fn forget_kept_bits(&mut self) {
+        let kept = self.sticky.kept_words();
+        if kept > 0 {
+            self.mark.clear_from(0, kept);
+            self.live.clear_from(0, kept);
+        }
+        self.sticky.stable_words = 0;
     }
 }
 

@@ -28,6 +28,14 @@ pub struct Dense {
     /// once moved. Only its type and length are used (a header's `HASHED` flag may
     /// be set later).
     pub heads: Vec<u64>,
+    /// One bit per page of the prefix: set in a young cycle for a page of the
+    /// stable old region none of whose cards the last sweep found dirty
+    /// (`old_cards.rs`); if none is dirty in the table either when the page is
+    /// produced, its references all point into the prefix or at large objects,
+    /// and it is installed without forwarding ([`OldCards::clean_pages`]).
+    ///
+    /// [`OldCards::clean_pages`]: super::old_cards::OldCards::clean_pages
+    pub clean: Vec<u64>,
 }
 
 /// A finished plan of the marked region `[base, base + 8 * top_word)`.
@@ -106,7 +114,11 @@ fn dense_prefix(
         // address); read-only here.
         .map(|&(obj, _)| unsafe { crate::mem::load(base + obj * WORD) })
         .collect();
-    Dense { pages, heads }
+    Dense {
+        pages,
+        heads,
+        clean: Vec::new(),
+    }
 }
 
 /// Builds `page_first`: for each to-space page (`page_words` words), the from-space

@@ -32,10 +32,14 @@ impl Tables {
         }
     }
 
-    /// Clears the bits of the first `top_word` words and puts the tables back.
+    /// Clears the bits of words `kept .. top_word`, where `kept` is what the
+    /// next young cycle takes as marked already (`sticky.rs`, invariant 6:
+    /// [`Sticky::kept_words`](super::sticky::Sticky::kept_words)), and puts the
+    /// tables back.
     pub fn hand_back(mut self, st: &mut CollectorState, top_word: usize) {
-        self.mark.clear_prefix(top_word);
-        self.live.clear_prefix(top_word);
+        let kept = st.sticky.kept_words();
+        self.mark.clear_from(kept, top_word);
+        self.live.clear_from(kept, top_word);
         st.mark = self.mark;
         st.live = self.live;
         st.page_first = self.page_first;

@@ -5,16 +5,19 @@
 //! end, so after a cycle the region `[base, old_end)` holds exactly its survivors,
 //! the *old* objects; what mutators allocate afterwards lies above. A young cycle
 //! takes every old object as live, without tracing the graph among them: one pass
-//! over the old region ([`MarkCtx::scan_old_region`]) sets their mark and live
-//! bits and marks what they reference outside it, and tracing never enters the
-//! region. The old garbage among them (objects that died since they were
-//! promoted) floats until the next full cycle; everything else (plan, flip,
-//! compaction, weak references, the verifier) sees an ordinary marking, in which
-//! the old region is simply all live. As in MMTk's sticky Immix and ART's sticky
-//! concurrent mark-sweep, the survivors stay marked; unlike them, no card table
-//! records the old-to-young references (no extra store barrier): the pass reads
-//! all of them, which costs a sequential read of the old region instead of a
-//! trace of its graph.
+//! over the old region ([`MarkCtx::scan_old_region`]) marks what old objects
+//! reference outside it, and tracing never enters the region. The old region
+//! has two parts: the *stable* part, the old region of the last cycle if that
+//! was young (its objects did not move: their mark and live bits are kept from
+//! that cycle, and the pass reads only the objects on cards mutators wrote,
+//! `old_cards.rs`), and the *newly placed* part above it, the survivors the
+//! last compaction moved (read whole, its bits set). The old garbage among them
+//! (objects that died since they were promoted) floats until the next full
+//! cycle; everything else (plan, flip, compaction, weak references, the
+//! verifier) sees an ordinary marking, in which the old region is simply all
+//! live. As in MMTk's sticky Immix and ART's sticky concurrent mark-sweep, the
+//! survivors stay marked, and a card table (`cards.rs`) records where
+//! references were stored.
 //!
 //! Invariants:
 //! 1. **The old region is contiguous objects.** `old_end` is set from a plan's
@@ -40,6 +43,26 @@
 //!    the live bytes, old garbage included, and would otherwise ratchet up with
 //!    it), or after [`MAX_YOUNG_IN_A_ROW`] young ones, and the first cycle of a
 //!    heap.
+//! 5. **Every reference out of the stable part is on a card the pass reads.**
+//!    At the mark-start pause of a young cycle, every field of the stable part
+//!    that holds a reference to an object outside the (new) old region lies on a
+//!    card that is dirty in the table or was dirty at the last sweep (the end of
+//!    the last cycle). By induction over the cycles: such a reference was stored
+//!    since the last cycle's pause (the store's card mark is after it, and only
+//!    the sweep clears cards, swapping a dirty card into the swept set), or it
+//!    was there at that pause, on a card the last cycle read (dirty, swept or
+//!    newly placed): then its referent was either marked below that cycle's
+//!    boundary, so it is old now, or black or large, and the pass put the card's
+//!    mark back. The pass reads the cards after the pause, which orders every
+//!    store and card mark before it (the safepoint hand-off); the next pause
+//!    comes after the sweep (the driver claims no cycle until the last one is
+//!    done). The compaction relies on the same cards: a dense page of the stable
+//!    part whose cards are clean holds no reference to anything that moves.
+//! 6. **The kept bits are exact.** After a young cycle, the mark and live bits
+//!    of its old region are kept (`Tables::hand_back` clears from there on), and
+//!    they are right for the next cycle's stable part, which is that region, in
+//!    place. A full cycle clears them before it marks
+//!    (`CollectorState::forget_kept_bits`).
 //!
 //! The one-pause cycle (`full.rs`) is always full and forgets the old region.
 //!
@@ -68,6 +91,11 @@ pub struct Sticky {
     pub full_live: usize,
     /// Young cycles since the last full one.
     pub young_in_a_row: u32,
+    /// Words from the base of the *stable* part of the old region: the old
+    /// region of the last cycle if it was young (those objects did not move,
+    /// and their mark and live bits and cards carry over: invariants 5 and 6);
+    /// 0 after a full cycle, when every old object is newly placed.
+    pub stable_words: usize,
 }
 
 impl Sticky {
@@ -93,9 +121,20 @@ impl Sticky {
         (grown <= room / GROWTH_DIVISOR).then_some(self.old_end)
     }
 
+    /// The bitmap words the tables keep set from one cycle to the next (the
+    /// stable part of the next cycle's old region: invariant 6).
+    pub fn kept_words(&self) -> usize {
+        self.stable_words
+    }
+
     /// Notes a planned cycle (`young` or full) whose survivors are `live_words`
     /// words: after its compaction they are the old region of the next cycle.
     pub fn planned(&mut self, young: bool, base: usize, live_words: usize) {
+        self.stable_words = if young {
+            (self.old_end - base) / WORD
+        } else {
+            0
+        };
         self.old_end = base + live_words * WORD;
         if young {
             self.young_in_a_row += 1;
