@@ -54,11 +54,11 @@ impl CardTable {
         let len = capacity.div_ceil(CARD_BYTES);
         let n = len.next_multiple_of(8).max(8);
         let layout = std::alloc::Layout::array::<AtomicU8>(n).expect("card table size");
+        // `alloc_zeroed` of a large block is a fresh mapping: pages are
+        // committed as cards are first written. The box owns the block
+        // (global allocator, this layout, as `Box` frees it).
         // SAFETY: `layout` has a nonzero size; all-zero bytes are a valid
-        // `AtomicU8`, so the zeroed block is `n` initialised bytes, owned by the
-        // box (allocated with the global allocator and this layout, as `Box`
-        // frees it). `alloc_zeroed` of a large block is a fresh mapping: pages
-        // are committed as cards are first written.
+        // `AtomicU8`, so the zeroed block is `n` initialised bytes.
         let bytes = unsafe {
             let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU8>();
             if ptr.is_null() {
@@ -131,10 +131,10 @@ impl Mutator {
     pub(crate) fn card_mark(&self, slot: usize) {
         let off = slot.wrapping_sub(self.base);
         if off < self.cap {
+            // `cards` is the table's first byte's address; the table lives as
+            // long as the heap, which this mutator holds.
             // SAFETY: `off < cap`, and the table has a byte for every
-            // `CARD_BYTES` of the capacity (`cards` is its first byte's
-            // address); the table lives as long as the heap, which this
-            // mutator holds.
+            // `CARD_BYTES` of the capacity.
             unsafe {
                 (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
                     .store(DIRTY, Ordering::Relaxed)

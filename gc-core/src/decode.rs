@@ -288,9 +288,9 @@ impl<M: ObjectModel> Kind for ModelKind<M> {
                 let m = (m as *const dyn ObjectModel).cast::<M>();
                 ModelDecoder {
                     types: d.types,
-                    // SAFETY: the model's concrete type is `M` (its `TypeId`,
-                    // taken when the heap boxed it: `Heap::with_model`), so the
-                    // data pointer of the `&dyn ObjectModel` points to an `M`,
+                    // The `TypeId` was taken when the heap boxed the model.
+                    // SAFETY: the model's concrete type is `M` (`Heap::with_model`),
+                    // so the `&dyn ObjectModel`'s data pointer points to an `M`,
                     // alive for the borrow's lifetime.
                     model: unsafe { &*m },
                 }

@@ -327,10 +327,10 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
         young: &mut impl FnMut(usize),
     ) -> usize {
         let (base, old_end, boundary) = (self.base, self.old_end, self.boundary);
+        // `addr` is a card's first object, or the end of the object before.
         // SAFETY: `[base, old_end)` holds the last compaction's survivors end to
-        // end (`sticky.rs`, invariant 1), and `addr` is one of their headers (a
-        // card's first object, or the end of the object before): mapped, its
-        // type and length immutable.
+        // end (`sticky.rs`, invariant 1), and `addr` is one of their headers:
+        // mapped, its type and length immutable.
         let w0 = unsafe { mem::load(addr) };
         // The cache key: the whole word 0 on a model heap (a class pointer;
         // VM objects never take the fixed path), the type index otherwise.

@@ -121,10 +121,9 @@ fn zeroed_u32s(n: usize) -> Box<[AtomicU32]> {
         return Box::new([]);
     }
     let layout = std::alloc::Layout::array::<AtomicU32>(n).expect("card starts size");
+    // The box owns the block (global allocator, this layout, as `Box` frees it).
     // SAFETY: `layout` has a nonzero size; all-zero bytes are a valid
-    // `AtomicU32`, so the zeroed block is `n` initialised values, owned by the
-    // box (allocated with the global allocator and this layout, as `Box` frees
-    // it).
+    // `AtomicU32`, so the zeroed block is `n` initialised values.
     unsafe {
         let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU32>();
         if ptr.is_null() {
