@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{output_of, run_with};
+use common::{guile, output_of, run_with};
 use flipgc_toyvm::ErrorKind;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -17,55 +17,12 @@ const IMPORTS: &str = "(import (scheme base) (scheme write) (scheme cxr) (scheme
                        (scheme inexact) (scheme lazy) (scheme case-lambda) (scheme read) \
                        (scheme time))\n";
 
-/// Guile, if installed (the tests skip the comparison otherwise).
-fn guile() -> Option<&'static str> {
-    let ok = Command::new("guile")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIPPED the Guile comparison: no guile on PATH (apt-get install guile-3.0)");
-    }
-    ok.then_some("guile")
-}
-
-/// Runs `src` under Guile with `stdin` as its standard input: its output.
-fn guile_output(guile: &str, src: &str, stdin: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("toyvm-r7rs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let n = std::sync::atomic::AtomicUsize::new(0);
-    let path = dir.join(format!(
-        "t{}-{}.scm",
-        n.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        src.len()
-    ));
-    std::fs::write(&path, src).unwrap();
-    let mut child = Command::new(guile)
-        .args(["--no-auto-compile", "-q"])
-        .arg(&path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// `src` (after the import line) prints `expected` on the toy VM, and on Guile.
 fn check(src: &str, expected: &str) {
     let program = format!("{IMPORTS}{src}");
     assert_eq!(output_of(&program), expected, "toy VM: {src}");
-    if let Some(g) = guile() {
-        assert_eq!(guile_output(g, &program, ""), expected, "Guile: {src}");
+    if guile::available() {
+        assert_eq!(guile::output(&program), expected, "Guile: {src}");
     }
 }
 
@@ -220,7 +177,7 @@ fn floats_print_shortest_with_exponents_for_large_and_small() {
             text
         );
     }
-    if let Some(g) = guile() {
+    if guile::available() {
         // Guile reads each text back as the same float (eqv?, or both NaN).
         let checks: Vec<String> = floats
             .iter()
@@ -231,7 +188,7 @@ fn floats_print_shortest_with_exponents_for_large_and_small() {
                 )
             })
             .collect();
-        let out = guile_output(g, &checks.join("\n"), "");
+        let out = guile::output(&checks.join("\n"));
         assert_eq!(out, "t".repeat(floats.len()), "Guile reads back");
     }
     // Exact and inexact stay distinct.
@@ -294,8 +251,8 @@ fn reading_standard_input() {
     let text = String::from_utf8(out.stdout).unwrap();
     let expected = "(a \"b\" #\\c 1.5 #(1))42#\\newline#\\r\"rest of line\"\"last\"#t#t#t";
     assert_eq!(text, expected);
-    if let Some(g) = guile() {
-        assert_eq!(guile_output(g, &src, stdin), expected, "Guile");
+    if guile::available() {
+        assert_eq!(guile::output_with_input(&src, stdin), expected, "Guile");
     }
 }
 

@@ -31,6 +31,11 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 /// bytevectors it made as `#vu8(...)`: they are shown as `#u8(...)`, as R7RS
 /// and the toy VM write them.
 pub fn output(src: &str) -> String {
+    output_with_input(src, "")
+}
+
+/// As [`output`], with `stdin` as Guile's standard input.
+pub fn output_with_input(src: &str, stdin: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
     let path = scratch("guile").join(format!("t{}.scm", N.fetch_add(1, Ordering::Relaxed)));
     std::fs::write(&path, src).unwrap();
@@ -42,7 +47,12 @@ pub fn output(src: &str) -> String {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    drop(child.stdin.take());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let _ = std::io::stdout().flush();
     String::from_utf8(out.stdout)
