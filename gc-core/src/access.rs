@@ -1,4 +1,4 @@
-//! Object access through a [`Mutator`]: fields by descriptor (checked once, when the
+//! Object access through a [`Mutator`] (mutator API layer): fields by descriptor (checked once, when the
 //! descriptor was made) or by index (checked against the flat type table), array
 //! lengths and types, and bulk byte copies.
 //!
@@ -21,13 +21,15 @@
 //! release stores; reference loads are acquire loads (the memory model in `mem.rs`). The store of a `Gc` needs no header load of the
 //! stored value: the range check is enough, since a `Gc` is always an object.
 
+use crate::collect::heap_inner::HeapInner;
 use crate::error::GcError;
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};
 use crate::object::{
-    is_ref, FixedType, Header, RefField, Shape, ShapeKind, TypeId, WordField, IMMEDIATE_TAG_MASK,
-    TYPE_MASK,
+    is_ref, FixedType, Header, RefField, Shape, ShapeKind, TypeId, WordField, HASHED,
+    IMMEDIATE_TAG_MASK, TYPE_MASK,
 };
+use std::sync::atomic::{AtomicU64, Ordering};
 
 impl Mutator {
     /// The header of `obj`, after checking that `obj` lies in this heap.
@@ -693,4 +695,39 @@ fn bad_parent(at: usize, depth: usize) -> ! {
 #[inline(never)]
 fn mixed_descriptors() -> ! {
     panic!("Mutator::get_refs or set_refs: field descriptors of different types (or registries)")
+}
+
+/// Identity hashes (the table is `hash.rs`'s, with the design).
+impl Mutator {
+    /// A hash of `obj` that stays the same for its whole life, whatever collections
+    /// move it (`System.identityHashCode`). The first call for an object takes a
+    /// lock; an object never hashed costs nothing.
+    ///
+    /// # Panics
+    /// On a heap with a VM object model ([`Heap::with_model`](crate::Heap::with_model)):
+    /// the hash flag lives in the built-in header, and a VM's word 0 is its own.
+    pub fn identity_hash(&self, obj: Gc<'_>) -> u64 {
+        assert!(
+            !self.vm,
+            "identity_hash is not supported on a heap with a VM object model"
+        );
+        self.type_of(obj); // checks that `obj` is of this heap
+        let inner: &HeapInner = &self.heap.inner;
+        let mut table = inner.hashes.lock();
+        // SAFETY: `obj` is an object of this heap (checked): its header is mapped.
+        let cell = unsafe { AtomicU64::from_ptr(obj.addr as *mut u64) };
+        // The flag is set only under this lock, so reading it here is exact.
+        if cell.load(Ordering::Relaxed) & HASHED != 0 {
+            return *table
+                .map
+                .get(&obj.addr)
+                .expect("a hashed object has its entry (re-keyed at every move)");
+        }
+        let hash = table.fresh();
+        // Other threads may read the header meanwhile (markers, field access): a
+        // single atomic OR, and every reader masks the flag.
+        cell.fetch_or(HASHED, Ordering::Relaxed);
+        table.map.insert(obj.addr, hash);
+        hash
+    }
 }

@@ -1,4 +1,4 @@
-//! The write barrier: snapshot-at-the-beginning (Yuasa's deletion barrier). While
+//! The write barrier (mutator API layer): snapshot-at-the-beginning (Yuasa's deletion barrier). While
 //! concurrent marking runs, every store that overwrites a reference field first
 //! logs the value it overwrites, so that no object reachable in the mark-start
 //! snapshot can hide from the markers (`collect/concurrent_mark.rs`, invariant 2).
@@ -17,10 +17,12 @@
 //! null), and the roots (handles, the root stack) need none: each mutator's roots
 //! are scanned as they were at the snapshot, before it runs again.
 
+use crate::cards::{CARD_SHIFT, DIRTY};
 use crate::mem;
 use crate::mutator::Mutator;
 use crate::object::is_ref;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Overwritten references a mutator logs before handing them in.
 const BUFFER: usize = 1024;
@@ -111,5 +113,33 @@ impl Mutator {
     pub(crate) fn resumed(&mut self) {
         let inner = &self.heap.inner;
         self.marking = inner.intake.active() && inner.config.satb_barrier.is_on();
+    }
+}
+
+/// The card mark: the write barrier's second part, after the SATB log (the card
+/// table and the store protocol are described in `cards.rs`).
+impl Mutator {
+    /// The card mark after a reference store into `slot` (a field's address):
+    /// dirties the slot's card if it lies in the moving space (`cards.rs`).
+    #[inline(always)]
+    pub(crate) fn card_mark(&self, slot: usize) {
+        let off = slot.wrapping_sub(self.base);
+        if off < self.cap {
+            // `cards` is the table's first byte's address; the table lives as
+            // long as the heap, which this mutator holds.
+            // SAFETY: `off < cap`, and the table has a byte for every
+            // `CARD_BYTES` of the capacity.
+            unsafe {
+                (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
+                    .store(DIRTY, Ordering::Relaxed)
+            };
+        }
+    }
+
+    /// Whether the card of `addr` (an address in the moving space) is dirty: for
+    /// tests of the store paths' card marks. `false` outside the moving space.
+    pub fn card_is_dirty(&self, addr: usize) -> bool {
+        let off = addr.wrapping_sub(self.base);
+        off < self.cap && self.heap.inner.cards.is_dirty(off >> CARD_SHIFT)
     }
 }

@@ -1,4 +1,5 @@
-//! The card table: one byte per [`CARD_BYTES`] of the moving space, set by the
+//! The card table (spaces layer; the mark itself, `Mutator::card_mark`, is the
+//! mutator API's, in `barrier.rs`): one byte per [`CARD_BYTES`] of the moving space, set by the
 //! mutator after every reference store into a moving-space object (the card
 //! mark, a second part of the write barrier after the SATB log of
 //! `barrier.rs`), read and cleared by the collector, which uses it to find the
@@ -25,7 +26,6 @@
 //!   (the card stays dirty): none is lost (`collect/sticky.rs`, invariant 5).
 
 use crate::mem::WORD;
-use crate::mutator::Mutator;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// log2 of [`CARD_BYTES`].
@@ -121,32 +121,6 @@ impl CardTable {
     /// The card of address `addr` in a moving space starting at `base`.
     pub fn card_of(base: usize, addr: usize) -> usize {
         (addr - base) >> CARD_SHIFT
-    }
-}
-
-impl Mutator {
-    /// The card mark after a reference store into `slot` (a field's address):
-    /// dirties the slot's card if it lies in the moving space (module docs).
-    #[inline(always)]
-    pub(crate) fn card_mark(&self, slot: usize) {
-        let off = slot.wrapping_sub(self.base);
-        if off < self.cap {
-            // `cards` is the table's first byte's address; the table lives as
-            // long as the heap, which this mutator holds.
-            // SAFETY: `off < cap`, and the table has a byte for every
-            // `CARD_BYTES` of the capacity.
-            unsafe {
-                (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
-                    .store(DIRTY, Ordering::Relaxed)
-            };
-        }
-    }
-
-    /// Whether the card of `addr` (an address in the moving space) is dirty: for
-    /// tests of the store paths' card marks. `false` outside the moving space.
-    pub fn card_is_dirty(&self, addr: usize) -> bool {
-        let off = addr.wrapping_sub(self.base);
-        off < self.cap && self.heap.inner.cards.is_dirty(off >> CARD_SHIFT)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Finalization: [`FinalizerQueue`], where the collector hands back objects that
+//! Finalization (mutator API layer): [`FinalizerQueue`], where the collector hands back objects that
 //! became unreachable, for the embedder to finalize (the collector runs no code of
 //! the embedder's).
 //!
@@ -16,38 +16,21 @@
 //! An object is found unreachable only at the end of marking (`collect/refs.rs`):
 //! resurrection happens first, and weak references to an object that a finalizer
 //! resurrects are not cleared (as with Chez Scheme's guardians and weak pairs).
+//! The queues' shared state, which the collector fills, is the collector layer's
+//! (`QueueShared` in `collect/refs.rs`).
 
-use crate::heap::{Heap, HeapInner};
+use crate::collect::refs::{QueueShared, QueueState};
+use crate::heap::Heap;
 use crate::mutator::{Gc, Mutator};
 use crate::roots::Handle;
 use parking_lot::Mutex;
-use std::collections::VecDeque;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 /// A queue of finalized objects and cleaner tokens (`Send + Sync`, cheap to clone).
 /// Make one with [`Heap::finalizer_queue`].
 #[derive(Clone)]
 pub struct FinalizerQueue {
     pub(crate) shared: Arc<QueueShared>,
-}
-
-/// A queue's state, shared with the collector.
-pub(crate) struct QueueShared {
-    pub heap_id: u64,
-    pub state: Mutex<QueueState>,
-}
-
-/// What a queue holds. Addresses are object addresses the collector keeps current.
-#[derive(Default)]
-pub(crate) struct QueueState {
-    /// Objects registered for finalization: not roots.
-    pub watched: Vec<u64>,
-    /// Objects found unreachable and kept alive: roots, until polled.
-    pub ready: VecDeque<u64>,
-    /// Objects with a cleaner, and their tokens: not roots.
-    pub cleaners: Vec<(u64, u64)>,
-    /// Tokens of objects found unreachable.
-    pub tokens: VecDeque<u64>,
 }
 
 impl Heap {
@@ -133,16 +116,4 @@ impl Mutator {
         self.weak_read(v as usize);
         Some(Handle::new(&self.shared, v))
     }
-}
-
-/// Runs `f` on every live queue of `inner` (dropping dead ones from the list).
-pub(crate) fn for_each_queue(inner: &HeapInner, mut f: impl FnMut(&mut QueueState)) {
-    let mut queues = inner.queues.lock();
-    queues.retain(|w: &Weak<QueueShared>| match w.upgrade() {
-        Some(q) => {
-            f(&mut q.state.lock());
-            true
-        }
-        None => false,
-    });
 }

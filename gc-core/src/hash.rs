@@ -1,4 +1,6 @@
-//! Identity hashes that survive moves: [`Mutator::identity_hash`].
+//! Identity hashes that survive moves (object model layer): the table of hashes
+//! handed out. The mutator's side, `Mutator::identity_hash`, is the mutator API's
+//! (`access.rs`).
 //!
 //! Design: a hash is handed out the first time one is asked for, from a per-heap
 //! sequence run through a mixing function, and kept in a table keyed by the object's
@@ -15,21 +17,17 @@
 //! the live-words bitmap, and black objects move by one constant slide: an object
 //! growing while it moves would break both, so the table is the simpler design.)
 
-use crate::heap::HeapInner;
-use crate::mutator::{Gc, Mutator};
-use crate::object::HASHED;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The identity-hash table.
 #[derive(Default)]
 pub struct IdentityHashes {
-    map: HashMap<usize, u64>,
+    pub(crate) map: HashMap<usize, u64>,
     next: u64,
 }
 
 impl IdentityHashes {
-    fn fresh(&mut self) -> u64 {
+    pub(crate) fn fresh(&mut self) -> u64 {
         // splitmix64 of a sequence: distinct inputs give distinct, well-spread hashes.
         self.next = self.next.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.next;
@@ -54,39 +52,5 @@ impl IdentityHashes {
             .drain()
             .filter_map(|(old, h)| moved(old).map(|new| (new, h)))
             .collect();
-    }
-}
-
-impl Mutator {
-    /// A hash of `obj` that stays the same for its whole life, whatever collections
-    /// move it (`System.identityHashCode`). The first call for an object takes a
-    /// lock; an object never hashed costs nothing.
-    ///
-    /// # Panics
-    /// On a heap with a VM object model ([`Heap::with_model`](crate::Heap::with_model)):
-    /// the hash flag lives in the built-in header, and a VM's word 0 is its own.
-    pub fn identity_hash(&self, obj: Gc<'_>) -> u64 {
-        assert!(
-            !self.vm,
-            "identity_hash is not supported on a heap with a VM object model"
-        );
-        self.type_of(obj); // checks that `obj` is of this heap
-        let inner: &HeapInner = &self.heap.inner;
-        let mut table = inner.hashes.lock();
-        // SAFETY: `obj` is an object of this heap (checked): its header is mapped.
-        let cell = unsafe { AtomicU64::from_ptr(obj.addr as *mut u64) };
-        // The flag is set only under this lock, so reading it here is exact.
-        if cell.load(Ordering::Relaxed) & HASHED != 0 {
-            return *table
-                .map
-                .get(&obj.addr)
-                .expect("a hashed object has its entry (re-keyed at every move)");
-        }
-        let hash = table.fresh();
-        // Other threads may read the header meanwhile (markers, field access): a
-        // single atomic OR, and every reader masks the flag.
-        cell.fetch_or(HASHED, Ordering::Relaxed);
-        table.map.insert(obj.addr, hash);
-        hash
     }
 }

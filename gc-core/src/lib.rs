@@ -46,6 +46,8 @@ pub mod cards;
 mod collect;
 mod config;
 mod decode;
+#[cfg(test)]
+mod driver_tests;
 mod error;
 mod fatal;
 mod finalize;
@@ -78,7 +80,6 @@ mod tail;
 mod value;
 
 pub use access::RefReader;
-pub use collect::sanity::SanityReport;
 pub use collect::verify::VerifyReport;
 #[cfg(feature = "test-seams")]
 #[doc(hidden)]
@@ -109,7 +110,7 @@ pub use object::{
 pub use pacer::Reason;
 pub use pauselog::{
     nearest_rank, CompactionStats, CycleRecord, CycleStats, Dropped, FlipSummary, PauseLog,
-    PauseRecord, PauseStats, PhaseStats, SanityStats, DEFAULT_PAUSE_LOG_CAPACITY,
+    PauseRecord, PauseStats, PhaseStats, SanityReport, SanityStats, DEFAULT_PAUSE_LOG_CAPACITY,
     LONG_FAULT_STALLS_KEPT, LONG_FAULT_STALL_NS, PAUSE_KINDS,
 };
 pub use ring::{OwnedBytes, Ring};

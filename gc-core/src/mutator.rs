@@ -25,12 +25,13 @@
 //! when its allocation finds the heap full.
 
 use crate::barrier::SatbBuffer;
+use crate::collect::root_table::MutatorShared;
 use crate::error::{GcError, GcErrorKind};
 use crate::heap::Heap;
 use crate::mem::{self, WORD};
 use crate::object::{FixedType, Header, TypeId};
 use crate::pacer::Reason;
-use crate::roots::{Handle, MutatorShared};
+use crate::roots::Handle;
 use crate::space::tlab::Tlab;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
@@ -614,7 +615,7 @@ impl Mutator {
     /// cycle's mark-start pause itself, coordinating the stop (it is at a GC point
     /// already: nobody waits for it), unless a cycle is requested or under way; the
     /// driver goes on from there. Otherwise it asks the driver for the cycle.
-    fn start_cycle(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>) {
+    fn start_cycle(&mut self, inner: &std::sync::Arc<crate::collect::heap_inner::HeapInner>) {
         if !inner.config.concurrent_marking {
             inner.driver.request(inner, Reason::Pacer);
             return;
@@ -629,7 +630,7 @@ impl Mutator {
     /// cycle over to the driver.
     pub(crate) fn mark_start_claimed(
         &mut self,
-        inner: &std::sync::Arc<crate::heap::HeapInner>,
+        inner: &std::sync::Arc<crate::collect::heap_inner::HeapInner>,
         n: u64,
     ) {
         use crate::collect::{concurrent_mark, MarkStarted, Opening};
@@ -754,7 +755,11 @@ impl Mutator {
     /// Waits, counted as stopped, until cycle `n` has flipped; if the driver offers a
     /// pause meanwhile (that cycle's mark-end or flip), leaves `blocking` and runs it
     /// (it is at a GC point: its allocation slow path).
-    fn wait_for_flip(&mut self, inner: &std::sync::Arc<crate::heap::HeapInner>, n: u64) {
+    fn wait_for_flip(
+        &mut self,
+        inner: &std::sync::Arc<crate::collect::heap_inner::HeapInner>,
+        n: u64,
+    ) {
         use crate::collect::driver::Woke;
         while self.wait_taking_offers(inner, Some(n), None) == Woke::Offered {
             self.take_offered(inner);
@@ -766,7 +771,7 @@ impl Mutator {
     /// slept (the pauses not included).
     fn throttle(
         &mut self,
-        inner: &std::sync::Arc<crate::heap::HeapInner>,
+        inner: &std::sync::Arc<crate::collect::heap_inner::HeapInner>,
         until: std::time::Instant,
     ) -> u64 {
         use crate::collect::driver::Woke;
@@ -787,7 +792,7 @@ impl Mutator {
     /// offered ([`Driver::wait_for`](crate::collect::driver::Driver::wait_for)).
     fn wait_taking_offers(
         &mut self,
-        inner: &crate::heap::HeapInner,
+        inner: &crate::collect::heap_inner::HeapInner,
         n: Option<u64>,
         until: Option<std::time::Instant>,
     ) -> crate::collect::driver::Woke {
@@ -799,7 +804,7 @@ impl Mutator {
 
     /// Out of `blocking` after an offer woke it: runs the offered pause, unless
     /// another mutator (or the driver) took it first.
-    fn take_offered(&mut self, inner: &crate::heap::HeapInner) {
+    fn take_offered(&mut self, inner: &crate::collect::heap_inner::HeapInner) {
         if let Some(task) = inner.pause_offer.take() {
             self.before_stop();
             self.run_offered(task);

@@ -387,6 +387,18 @@ pub struct CompactionStats {
     pub server: u64,
 }
 
+/// What one sanity re-trace found (`collect/sanity.rs`), as the pause log keeps it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct SanityReport {
+    /// Objects reached (moving space below the boundary, and large objects).
+    pub reached: u64,
+    /// Objects reached that were allocated during marking (black).
+    pub black: u64,
+    /// Marked objects below the boundary that are unreachable now.
+    pub floating: u64,
+}
+
 /// Whole-run statistics of the sanity re-traces of concurrent marking.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SanityStats {
@@ -463,7 +475,7 @@ pub struct PauseLog {
     fault_stalls_lost: u64,
     long_fault_stalls: Vec<(u64, u64)>,
     long_alloc_stalls: Vec<(u64, u64)>,
-    sanity: Ring<crate::collect::sanity::SanityReport>,
+    sanity: Ring<SanityReport>,
     sanity_stats: SanityStats,
     cycles: Ring<CycleRecord>,
     cycle_stats: CycleStats,
@@ -680,7 +692,7 @@ impl PauseLog {
     }
 
     /// Records what a sanity re-trace of concurrent marking found.
-    pub(crate) fn record_sanity(&mut self, r: crate::collect::sanity::SanityReport) {
+    pub(crate) fn record_sanity(&mut self, r: SanityReport) {
         self.sanity_stats.count += 1;
         self.sanity_stats.floating += r.floating;
         self.sanity.push(r);
@@ -689,7 +701,7 @@ impl PauseLog {
     /// The last [`PauseLog::capacity`] sanity re-traces (one per concurrent cycle
     /// with `verify_after_gc`): objects reached, reached black objects, floating
     /// garbage; oldest first.
-    pub fn sanity_checks(&self) -> &Ring<crate::collect::sanity::SanityReport> {
+    pub fn sanity_checks(&self) -> &Ring<SanityReport> {
         &self.sanity
     }
 
@@ -1104,7 +1116,7 @@ mod tests {
                 } else {
                     crate::FaultMode::Server
                 });
-                log.record_sanity(crate::collect::sanity::SanityReport {
+                log.record_sanity(SanityReport {
                     reached: 1,
                     black: 0,
                     floating: 1,

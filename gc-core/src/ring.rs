@@ -22,7 +22,7 @@ pub trait OwnedBytes {
 
 impl OwnedBytes for crate::FaultMode {}
 impl OwnedBytes for (u64, usize, usize) {}
-impl OwnedBytes for crate::collect::sanity::SanityReport {}
+impl OwnedBytes for crate::pauselog::SanityReport {}
 
 /// The last `capacity` records pushed, oldest first, and how many were pushed in
 /// all. Its memory is bounded: at most `capacity` slots, grown on demand (an

@@ -34,7 +34,7 @@
 //! only: `tests/models.rs` compiles it against a model checker and explores the
 //! handshake's interleavings, pending root work included.
 
-use crate::roots::MutatorShared;
+use crate::collect::root_table::MutatorShared;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::sync::{Condvar, Mutex, MutexGuard};
 use std::sync::Arc;

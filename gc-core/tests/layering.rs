@@ -28,8 +28,8 @@ enum Layer {
     /// configuration and the records it is configured to keep (pause log, GC log),
     /// raw memory accessors.
     Base,
-    /// Headers, the type table, the VM binding and its decoders, values, tails,
-    /// hashes.
+    /// Headers, the type table and tail layouts, the VM binding and its
+    /// decoders, the immediates' encoding, ephemeron layout, identity hashes.
     Model,
     /// The moving space, TLABs, the large-object space, the card table's storage.
     Space,
@@ -58,15 +58,13 @@ const LAYERS: &[(&str, Layer)] = &[
     ("gclog.rs", Base),
     ("seams.rs", Base),
     ("mem.rs", Base),
-    // Object model.
+    // Object model. The immediates' encoding is `object/mod.rs`'s (`is_ref`,
+    // `IMMEDIATE_TAG_MASK`); `Value<'m>` borrows a mutator, as `Gc<'m>` does, so
+    // `value.rs` is in the mutator API.
     ("object/", Model),
     ("model.rs", Model),
     ("decode.rs", Model),
-    ("value.rs", Model),
-    ("tail.rs", Model),
     ("hash.rs", Model),
-    ("model_access.rs", Model),
-    ("model_fast.rs", Model),
     // Spaces.
     ("space/", Space),
     ("cards.rs", Space),
@@ -86,229 +84,21 @@ const LAYERS: &[(&str, Layer)] = &[
     ("pin.rs", Api),
     ("finalize.rs", Api),
     ("jit.rs", Api),
+    // The mutator's accessors of values, tails and VM-model objects (each file
+    // is `impl Mutator` blocks, and the descriptors they hand out).
+    ("value.rs", Api),
+    ("tail.rs", Api),
+    ("model_access.rs", Api),
+    ("model_fast.rs", Api),
     ("bindings.rs", Api),
+    // Unit tests of collector files that build a whole heap.
+    ("driver_tests.rs", Api),
 ];
 
 /// Upward edges still present, each `(from file, to file, why it is still there)`.
 /// The test fails on an upward edge missing here and on an entry that no longer
 /// names one: remove an entry when its edge goes.
-const ALLOWED: &[(&str, &str, &str)] = &[
-    (
-        "cards.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "collect/compaction.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/compaction.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/concurrent.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/concurrent.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/concurrent_mark.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/concurrent_mark.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/dispatch.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/driver.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/fill.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/flip.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/flip.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/full.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/large.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/mod.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/mod.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/park.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/pause.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/refs.rs",
-        "finalize.rs",
-        "the finalizer queues' shared half is defined in finalize.rs",
-    ),
-    (
-        "collect/refs.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/release.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/roots.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/roots.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "collect/sanity.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/sizing.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "collect/verify.rs",
-        "finalize.rs",
-        "the finalizer queues' shared half is defined in finalize.rs",
-    ),
-    (
-        "collect/verify.rs",
-        "heap.rs",
-        "HeapInner, the state the collector works on, is defined in heap.rs",
-    ),
-    (
-        "hash.rs",
-        "heap.rs",
-        "reads HeapInner from an `impl Mutator` block",
-    ),
-    (
-        "hash.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "model_access.rs",
-        "access.rs",
-        "an `impl Mutator` block here checks foreign objects",
-    ),
-    (
-        "model_access.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "model_access.rs",
-        "roots.rs",
-        "an `impl Mutator` block here takes or returns handles",
-    ),
-    (
-        "model_access.rs",
-        "space/tlab.rs",
-        "model allocation writes a filler through the TLAB module",
-    ),
-    (
-        "model_fast.rs",
-        "access.rs",
-        "an `impl Mutator` block here checks foreign objects",
-    ),
-    (
-        "model_fast.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "model_fast.rs",
-        "roots.rs",
-        "an `impl Mutator` block here takes or returns handles",
-    ),
-    (
-        "pauselog.rs",
-        "collect/sanity.rs",
-        "SanityReport, a pause-log record, is defined by the collector",
-    ),
-    (
-        "ring.rs",
-        "collect/sanity.rs",
-        "SanityReport, a pause-log record, is defined by the collector",
-    ),
-    (
-        "safepoint.rs",
-        "roots.rs",
-        "the per-mutator shared state and root tables are defined in roots.rs",
-    ),
-    (
-        "space/moving.rs",
-        "collect/park.rs",
-        "Parked, a moving-space extent, is defined by the collector",
-    ),
-    (
-        "tail.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "value.rs",
-        "mutator.rs",
-        "an `impl Mutator` block lives in this lower-layer file",
-    ),
-    (
-        "value.rs",
-        "roots.rs",
-        "an `impl Mutator` block here takes or returns handles",
-    ),
-];
+const ALLOWED: &[(&str, &str, &str)] = &[];
 
 /// A token of Rust source, with comments, whitespace and literals dropped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -525,6 +315,9 @@ fn module_of(rel: &str) -> Vec<String> {
     segs
 }
 
+/// A file's re-exports: name -> the absolute path it stands for.
+type Reexports = BTreeMap<String, Vec<String>>;
+
 /// A path as written at a place in a file.
 struct Use {
     line: usize,
@@ -536,10 +329,7 @@ struct Use {
 /// absolute (`super` resolved against the inline module the path sits in).
 /// Also returns the file's re-exports: `name -> absolute path` for each `pub`
 /// use (any visibility) at the file's top level.
-fn paths_in(
-    f: &File,
-    modules: &BTreeSet<Vec<String>>,
-) -> (Vec<Use>, BTreeMap<String, Vec<String>>) {
+fn paths_in(f: &File, modules: &BTreeSet<Vec<String>>) -> (Vec<Use>, Reexports) {
     let toks = &f.toks;
     let mut uses = Vec::new();
     let mut reexports = BTreeMap::new();
@@ -700,9 +490,8 @@ fn check(sources: &[(String, String)], table: &[(&str, Layer)]) -> Report {
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
     let by_module: BTreeMap<Vec<String>, &File> =
         files.iter().map(|f| (f.module.clone(), f)).collect();
-    let scanned: Vec<(Vec<Use>, BTreeMap<String, Vec<String>>)> =
-        files.iter().map(|f| paths_in(f, &modules)).collect();
-    let reexports: BTreeMap<&Vec<String>, &BTreeMap<String, Vec<String>>> = files
+    let scanned: Vec<(Vec<Use>, Reexports)> = files.iter().map(|f| paths_in(f, &modules)).collect();
+    let reexports: BTreeMap<&Vec<String>, &Reexports> = files
         .iter()
         .zip(&scanned)
         .map(|(f, (_, r))| (&f.module, r))

@@ -159,6 +159,14 @@ mod roots {
     }
 }
 
+/// Where `safepoint.rs` names `MutatorShared`: the library's
+/// `collect/root_table.rs`, here the model above.
+mod collect {
+    pub mod root_table {
+        pub use crate::roots::MutatorShared;
+    }
+}
+
 #[path = "../src/collect/page_state.rs"]
 mod page_state;
 

@@ -79,16 +79,16 @@
 //! (`PauseLog::long_fault_stalls`).
 
 use super::fill::{FillCtx, FillTables, Layout};
+use super::heap_inner::HeapInner;
 use super::page_state::{self, OnFault};
-use super::park::Parked;
 use super::roots::forward_table;
 use super::CyclePhase;
+use crate::collect::root_table::{MutatorShared, RootTable, RootTask};
 use crate::fatal::AbortOnUnwind;
-use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
-use crate::roots::{MutatorShared, RootTable, RootTask};
 use crate::sigbus::now_ns;
+use crate::space::moving::Parked;
 use flipgc_heap::{CopyError, Userfault};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;

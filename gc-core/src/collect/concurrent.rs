@@ -29,16 +29,16 @@
 
 use super::bitmap::Bitmap;
 use super::concurrent_mark::{self, MAX_ROUNDS};
+use super::heap_inner::HeapInner;
 use super::mark::{MarkCtx, OldRegionCards};
 use super::{flip, plan, sanity, CycleOutcome, CyclePhase};
+use crate::collect::root_table::MutatorShared;
 use crate::config::CyclePoint;
 use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
-use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::pacer::Reason;
-use crate::roots::MutatorShared;
 use std::sync::Arc;
 
 /// Runs cycle `n`, requested for `reason`; `premarked` is the mark boundary and

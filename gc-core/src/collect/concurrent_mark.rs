@@ -34,17 +34,17 @@
 //!    the snapshot (so marked by 1-2) or allocated later (black).
 
 use super::ephemeron;
+use super::heap_inner::HeapInner;
 use super::mark::{Deferred, MarkCtx};
 use super::pause::{Details, Pause};
 use super::roots::RootScan;
 use super::CyclePhase;
+use crate::collect::root_table::MutatorShared;
 use crate::decode::Decode;
 use crate::fatal::AbortOnUnwind;
-use crate::heap::HeapInner;
 use crate::inject::{FaultInjector, InjectPoint};
 use crate::mem::WORD;
 use crate::object::is_ref;
-use crate::roots::MutatorShared;
 use crate::safepoint::DRIVER;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use parking_lot::Mutex;
@@ -209,7 +209,7 @@ pub fn start_pause(inner: &HeapInner, n: u64, me: u64) -> (usize, Vec<Arc<Mutato
     inner.intake.active.store(true, Ordering::Release);
     let scan = Arc::new(RootScan(Arc::clone(&inner.intake)));
     for m in &p.stopped.mutators {
-        m.set_pending_scan(Arc::clone(&scan) as Arc<dyn crate::roots::RootTask>);
+        m.set_pending_scan(Arc::clone(&scan) as Arc<dyn crate::collect::root_table::RootTask>);
     }
     let mutators = p.stopped.mutators.clone();
     *inner.cycle.lock() = CyclePhase::Marking;

@@ -9,11 +9,11 @@
 
 use super::bitmap::Bitmap;
 use super::fill::{self, FillCtx};
+use super::heap_inner::HeapInner;
 use super::mark::OldRegionCards;
 use super::verify::VerifyReport;
 use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
-use crate::heap::HeapInner;
 use crate::safepoint::Stopped;
 use crate::space::moving::MovingSpace;
 use std::sync::Arc;

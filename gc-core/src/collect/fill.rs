@@ -35,10 +35,10 @@
 use super::bitmap::Bitmap;
 use super::dispatch::FillFns;
 use super::forward::Forwarding;
+use super::heap_inner::HeapInner;
 use super::plan::Dense;
 use super::release::Tables;
 use crate::decode::{Decode, Decoder, Kind};
-use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::{is_ref, Header};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,11 +10,11 @@
 //! (`compaction.rs`).
 
 use super::fill::Layout;
+use super::heap_inner::HeapInner;
 use super::pause::{Details, Pause};
 use super::plan::Plan;
 use super::release::{self, Tables};
 use super::{park, roots, CyclePhase};
-use crate::heap::HeapInner;
 use crate::inject::InjectPoint;
 use crate::mem::WORD;
 use crate::pauselog::FlipSummary;
@@ -108,7 +108,7 @@ pub struct FlipOutcome {
     min_free: usize,
     allocated_total: u64,
     /// Mutators whose root forwarding may still be pending.
-    pending_roots: Vec<Arc<crate::roots::MutatorShared>>,
+    pending_roots: Vec<Arc<crate::collect::root_table::MutatorShared>>,
     /// Large objects found dead, unlinked in the pause.
     dead: crate::space::los::Dead,
 }
@@ -256,7 +256,9 @@ pub fn pause(
             Arc::clone(&compaction) as Arc<dyn super::large::ForwardFields>,
         );
         for m in &mutators {
-            m.set_pending_forward(Arc::clone(&compaction) as Arc<dyn crate::roots::RootTask>);
+            m.set_pending_forward(
+                Arc::clone(&compaction) as Arc<dyn crate::collect::root_table::RootTask>
+            );
         }
         *inner.cycle.lock() = CyclePhase::Compacting;
         drop((space, from, los, st, globals));

@@ -10,13 +10,13 @@
 use super::bitmap::Bitmap;
 use super::ephemeron::mark_to_fixpoint;
 use super::fill::{FillTables, Layout};
+use super::heap_inner::HeapInner;
 use super::mark::MarkCtx;
 use super::pause::{Details, Pause};
 use super::release::{self, Tables};
 use super::{flip, plan, refs, roots, CycleOutcome};
 use crate::decode::Kind;
 use crate::fatal::AbortOnUnwind;
-use crate::heap::HeapInner;
 use crate::mem::WORD;
 use crate::pauselog::FlipSummary;
 use crate::safepoint::Stopped;

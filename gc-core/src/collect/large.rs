@@ -31,7 +31,7 @@
 //!
 //! Marking never runs during a compaction, so it never sees a pending object.
 
-use crate::heap::HeapInner;
+use super::heap_inner::HeapInner;
 use crate::space::los::{Claim, LosMarks};
 use std::sync::Arc;
 

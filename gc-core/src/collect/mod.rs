@@ -31,6 +31,7 @@ pub mod fill;
 pub mod flip;
 pub mod forward;
 pub mod full;
+pub mod heap_inner;
 pub mod large;
 pub mod mark;
 pub mod old_cards;
@@ -41,15 +42,16 @@ pub mod pause_offer;
 pub mod plan;
 pub mod refs;
 pub mod release;
+pub mod root_table;
 pub mod roots;
 pub mod sanity;
 pub mod sizing;
 pub mod sticky;
 pub mod verify;
 
-use crate::heap::HeapInner;
 use crate::pacer::Reason;
 use crate::pauselog::CycleRecord;
+use heap_inner::HeapInner;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -145,7 +147,7 @@ pub struct MarkStarted {
     /// The mark boundary it set.
     pub boundary: usize,
     /// The mutators it stopped (their root scans may still be pending).
-    pub stopped: Vec<Arc<crate::roots::MutatorShared>>,
+    pub stopped: Vec<Arc<crate::collect::root_table::MutatorShared>>,
 }
 
 /// What a cycle notes as it begins, before its first pause, for its record. Taken

@@ -41,48 +41,10 @@
 //! parked ranges reach the compaction inside it, built in the flip pause on this
 //! thread, and its worker threads start after that (their spawn orders it).
 
+use super::heap_inner::HeapInner;
 use super::plan::Plan;
-use crate::heap::HeapInner;
 use crate::mem::WORD;
-use crate::space::moving::{FromSpace, MovingSpace};
-
-/// Heap offsets whose pages are parked in the scratch span (at the same offsets),
-/// and where that span is. Empty when nothing is parked.
-#[derive(Clone, Debug, Default)]
-pub struct Parked {
-    /// The scratch span's address (set when the compaction takes the ranges).
-    scratch: usize,
-    /// Parked byte ranges of the heap, `[lo, hi)` offsets from its base: sorted,
-    /// disjoint, each a run of whole extents.
-    ranges: Vec<(usize, usize)>,
-}
-
-impl Parked {
-    /// Whether nothing is parked.
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
-    }
-
-    /// Bytes parked.
-    pub fn bytes(&self) -> usize {
-        self.ranges.iter().map(|(lo, hi)| hi - lo).sum()
-    }
-
-    /// Where the old image's page at heap offset `at` is, and how far (below `hi`)
-    /// the same holds: the scratch span inside a parked range, else from-space
-    /// (at `from`), up to the next parked range.
-    pub fn source(&self, from: usize, at: usize, hi: usize) -> (usize, usize) {
-        for &(lo, end) in &self.ranges {
-            if at < lo {
-                return (from, hi.min(lo));
-            }
-            if at < end {
-                return (self.scratch, hi.min(end));
-            }
-        }
-        (from, hi)
-    }
-}
+use crate::space::moving::{FromSpace, MovingSpace, Parked};
 
 /// The extent parking moves in: the flip's top level, the largest page-table
 /// entry (PUD, else PMD) at which the heap, from-space and the scratch span are all

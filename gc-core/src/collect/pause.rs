@@ -4,7 +4,7 @@
 //! and write the pause's GC log lines (`gclog.rs`) once the world runs again.
 //! Every pause kind uses it: `"full"`, `"mark-start"`, `"mark-end"`, `"flip"`.
 
-use crate::heap::HeapInner;
+use super::heap_inner::HeapInner;
 use crate::pauselog::{FlipSummary, PauseRecord};
 use crate::safepoint::{Stopped, DRIVER};
 use std::time::Instant;

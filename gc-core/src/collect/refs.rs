@@ -16,13 +16,15 @@
 //! time here grows with the number of weak references and registrations, not with
 //! live data.
 
+use super::heap_inner::HeapInner;
 use super::mark::MarkCtx;
 use crate::decode::Decode;
-use crate::finalize::for_each_queue;
-use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::is_ref;
 use crate::safepoint::Stopped;
+use parking_lot::Mutex;
+use std::collections::VecDeque;
+use std::sync::Weak;
 
 /// Moves the registered objects marking did not reach to their queues' ready lists;
 /// returns them (marking must continue from them). Marking must be complete.
@@ -108,5 +110,37 @@ pub fn forward_queues(inner: &HeapInner, forward: impl Fn(usize) -> usize) {
         for (v, _) in q.cleaners.iter_mut() {
             *v = forward(*v as usize) as u64;
         }
+    });
+}
+
+/// A finalizer queue's state (`FinalizerQueue` in `finalize.rs`), shared with
+/// the collector.
+pub(crate) struct QueueShared {
+    pub heap_id: u64,
+    pub state: Mutex<QueueState>,
+}
+
+/// What a queue holds. Addresses are object addresses the collector keeps current.
+#[derive(Default)]
+pub(crate) struct QueueState {
+    /// Objects registered for finalization: not roots.
+    pub watched: Vec<u64>,
+    /// Objects found unreachable and kept alive: roots, until polled.
+    pub ready: VecDeque<u64>,
+    /// Objects with a cleaner, and their tokens: not roots.
+    pub cleaners: Vec<(u64, u64)>,
+    /// Tokens of objects found unreachable.
+    pub tokens: VecDeque<u64>,
+}
+
+/// Runs `f` on every live queue of `inner` (dropping dead ones from the list).
+pub(crate) fn for_each_queue(inner: &HeapInner, mut f: impl FnMut(&mut QueueState)) {
+    let mut queues = inner.queues.lock();
+    queues.retain(|w: &Weak<QueueShared>| match w.upgrade() {
+        Some(q) => {
+            f(&mut q.state.lock());
+            true
+        }
+        None => false,
     });
 }

@@ -4,8 +4,8 @@
 //! the pause that swept them).
 
 use super::bitmap::Bitmap;
+use super::heap_inner::HeapInner;
 use super::CollectorState;
-use crate::heap::HeapInner;
 use crate::space::los::Dead;
 use crate::space::moving::{FromSpace, MovingSpace};
 

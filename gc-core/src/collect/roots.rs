@@ -15,10 +15,10 @@
 
 use super::concurrent_mark::Intake;
 use super::fill::FillCtx;
-use crate::heap::HeapInner;
+use super::heap_inner::HeapInner;
+use crate::collect::root_table::{GlobalTable, RootTable, RootTask};
 use crate::mem::{self, WORD};
 use crate::object::is_ref;
-use crate::roots::{GlobalTable, RootTable, RootTask};
 use crate::safepoint::Stopped;
 use crate::space::los::Los;
 use std::sync::Arc;

@@ -13,26 +13,15 @@
 //! the process with the phase named.
 
 use super::bitmap::Bitmap;
+use super::heap_inner::HeapInner;
 use super::mark::MarkCtx;
 use super::roots;
 use crate::decode::Decode;
-use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::object::is_ref;
+use crate::pauselog::SanityReport;
 use crate::safepoint::Stopped;
 use std::collections::HashSet;
-
-/// What one re-trace found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub struct SanityReport {
-    /// Objects reached (moving space below the boundary, and large objects).
-    pub reached: u64,
-    /// Objects reached that were allocated during marking (black).
-    pub black: u64,
-    /// Marked objects below the boundary that are unreachable now.
-    pub floating: u64,
-}
 
 /// Re-traces from every root and checks the marks in `ctx`; records the report in
 /// the pause log. The world must be stopped, marking complete.

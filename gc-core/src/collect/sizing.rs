@@ -17,7 +17,7 @@
 //! Without sizing the soft limit is the capacity and nothing is trimmed: memory once
 //! used stays resident, for reuse (page faults are expensive here).
 
-use crate::heap::HeapInner;
+use super::heap_inner::HeapInner;
 
 /// Sets the soft limit after a cycle and releases memory above it.
 pub fn after_cycle(inner: &HeapInner) {

@@ -8,8 +8,8 @@
 //! (invariant Z).
 
 use super::bitmap::Bitmap;
+use super::heap_inner::HeapInner;
 use crate::decode::{Decode, Decoder, Kind};
-use crate::heap::HeapInner;
 use crate::mem::{self, WORD};
 use crate::model::ObjectRef;
 use crate::object::{is_ref, Header};
@@ -143,7 +143,7 @@ pub(crate) fn walk<K: Kind>(
         roots.for_each_weak_mut(|r| fields.push((0, *r as usize)));
     }
     fields.extend(globals.slots.iter().map(|r| (0, *r as usize)));
-    crate::finalize::for_each_queue(inner, |q| {
+    super::refs::for_each_queue(inner, |q| {
         let held = q
             .ready
             .iter()

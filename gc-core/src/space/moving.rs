@@ -106,7 +106,46 @@ pub struct FromSpace {
     /// Bytes at the start of from-space whose pages are present (recycling).
     pub populated: usize,
     /// Heap extents moved into `scratch` before a flip pause (`collect/park.rs`).
-    pub parked: crate::collect::park::Parked,
+    pub parked: Parked,
+}
+
+/// Heap offsets whose pages are parked in the scratch span (at the same offsets),
+/// and where that span is: moving-space bookkeeping, filled and emptied by the
+/// collector's parking (`collect/park.rs`). Empty when nothing is parked.
+#[derive(Clone, Debug, Default)]
+pub struct Parked {
+    /// The scratch span's address (set when the compaction takes the ranges).
+    pub(crate) scratch: usize,
+    /// Parked byte ranges of the heap, `[lo, hi)` offsets from its base: sorted,
+    /// disjoint, each a run of whole extents.
+    pub(crate) ranges: Vec<(usize, usize)>,
+}
+
+impl Parked {
+    /// Whether nothing is parked.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Bytes parked.
+    pub fn bytes(&self) -> usize {
+        self.ranges.iter().map(|(lo, hi)| hi - lo).sum()
+    }
+
+    /// Where the old image's page at heap offset `at` is, and how far (below `hi`)
+    /// the same holds: the scratch span inside a parked range, else from-space
+    /// (at `from`), up to the next parked range.
+    pub fn source(&self, from: usize, at: usize, hi: usize) -> (usize, usize) {
+        for &(lo, end) in &self.ranges {
+            if at < lo {
+                return (from, hi.min(lo));
+            }
+            if at < end {
+                return (self.scratch, hi.min(end));
+            }
+        }
+        (from, hi)
+    }
 }
 
 impl MovingSpace {

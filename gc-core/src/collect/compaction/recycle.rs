@@ -24,7 +24,7 @@
 //!
 //! The old image's pages of extents parked before the flip (`park.rs`) are in the
 //! scratch span, not from-space: every pass takes them from there
-//! ([`Parked::source`](crate::collect::park::Parked::source)).
+//! ([`Parked::source`](crate::space::moving::Parked::source)).
 //!
 //! What from-space keeps after them is mapped afresh (`release_from_space`), and
 //! so is what is left parked.
