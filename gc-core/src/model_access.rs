@@ -10,6 +10,8 @@
 //! accessors check, every time, that the slot index is in range and of the
 //! right kind (a reference slot or not) by asking the model: a raw word written
 //! into a reference slot would forge a reference.
+//!
+//! Layer: mutator API (docs/architecture.md, "Layers").
 
 use crate::error::GcError;
 use crate::mem::{self, WORD};

@@ -13,6 +13,8 @@
 //! Every descriptor carries the identity of the heap that made it (its type
 //! registry's, as the built-in descriptors do), so one heap's descriptor is
 //! refused on another heap, whose model may lay the same word 0 out otherwise.
+//!
+//! Layer: mutator API (docs/architecture.md, "Layers").
 
 use crate::error::GcError;
 use crate::mem::{self, WORD};

@@ -4,6 +4,9 @@
 //! [`HeapConfig::pause_log_capacity`](crate::HeapConfig::pause_log_capacity) of
 //! each); whole-run statistics beside them (counts, totals, maxima, HDR histograms
 //! of pause totals and stalls) that count every record ever made; and JSON export.
+//!
+//! [`SanityReport`], the sanity re-trace's record, is defined here with the others.
+//! Layer: base (docs/architecture.md, "Layers").
 
 use crate::ring::{OwnedBytes, Ring};
 use hdrhistogram::Histogram;

@@ -7,6 +7,8 @@
 //! Records are numbered from 0 in the order they were pushed (their *sequence
 //! number*); [`Ring::since`] reads the ones from a sequence number on that are still
 //! held, so that a reader can note [`Ring::total`] and later read what came after.
+//!
+//! Layer: base (docs/architecture.md, "Layers").
 
 use std::collections::VecDeque;
 

@@ -11,6 +11,9 @@
 //! and panics on a misuse (not debug-only: a word written into a reference tail
 //! would forge a reference). Reference stores take the write barrier and are
 //! release stores; reference loads are acquire loads, as in `access.rs`.
+//!
+//! The tail's layout is the object model's (`object/types.rs`). Layer: mutator API
+//! (docs/architecture.md, "Layers").
 
 use crate::mem::{self, WORD};
 use crate::mutator::{Gc, Mutator};

@@ -15,6 +15,10 @@
 //!
 //! The `Option<Gc>` readers ([`Mutator::get_ref`], [`Mutator::read_ref`],
 //! [`Mutator::pop`], ...) panic on an immediate rather than forge a reference.
+//!
+//! A `Value<'m>` borrows its mutator, as a `Gc<'m>` does; the encoding itself
+//! ([`is_ref`], [`IMMEDIATE_TAG_MASK`]) is the object model's (`object/mod.rs`).
+//! Layer: mutator API (docs/architecture.md, "Layers").
 
 use crate::mem;
 use crate::mutator::{Gc, Mutator};

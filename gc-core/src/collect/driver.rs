@@ -35,6 +35,9 @@
 //! until the driver, 50-200 us from waking on an idle CPU, had run and let go; the
 //! driver meanwhile asked for a stop that the sleeping mutator could not answer
 //! (times to safepoint of 340-550 us, a `sched_switch` trace with call graphs).
+//!
+//! Its unit tests that build a whole heap are in `driver_tests.rs`. Layer:
+//! collector (docs/architecture.md, "Layers").
 
 use super::heap_inner::HeapInner;
 use crate::pacer::Reason;

@@ -18,6 +18,8 @@
 //! (producing to-space pages), [`compaction`] (filling them concurrently through
 //! userfaultfd), [`release`] (what a cycle gives back), [`sizing`] (the soft limit,
 //! memory handed back to the OS), and [`verify`].
+//!
+//! Layer: collector (docs/architecture.md, "Layers").
 
 pub mod bitmap;
 #[cfg(target_os = "linux")]

@@ -40,6 +40,8 @@
 //! locks, and no CPU can hold a translation the move's shootdown did not flush. The
 //! parked ranges reach the compaction inside it, built in the flip pause on this
 //! thread, and its worker threads start after that (their spawn orders it).
+//!
+//! Layer: collector (docs/architecture.md, "Layers").
 
 use super::heap_inner::HeapInner;
 use super::plan::Plan;

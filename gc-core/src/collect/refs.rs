@@ -15,6 +15,10 @@
 //! barrier notes them: an object allocated during marking is never scanned). Pause
 //! time here grows with the number of weak references and registrations, not with
 //! live data.
+//!
+//! It also owns the finalizer queues' shared state ([`QueueShared`]), which
+//! `FinalizerQueue` (`finalize.rs`) wraps. Layer: collector (docs/architecture.md,
+//! "Layers").
 
 use super::heap_inner::HeapInner;
 use super::mark::MarkCtx;

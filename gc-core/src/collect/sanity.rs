@@ -11,6 +11,8 @@
 //!
 //! A missed object is a broken heap: the check panics, and the driver's guard ends
 //! the process with the phase named.
+//!
+//! Layer: collector (docs/architecture.md, "Layers").
 
 use super::bitmap::Bitmap;
 use super::heap_inner::HeapInner;

@@ -6,6 +6,8 @@
 //! three bits are not all zero ([`IMMEDIATE_TAG_MASK`]). Object addresses are
 //! word-aligned, so the two never collide; the collector reads a reference slot
 //! with [`is_ref`] and never traces, forwards or logs an immediate.
+//!
+//! Layer: object model (docs/architecture.md, "Layers").
 
 mod ephemeron;
 mod header;

@@ -20,6 +20,10 @@
 //! parked in `scratch` before the flip and moved into the emptied heap after it (two
 //! more `MREMAP_DONTUNMAP` moves, at the same level as the flip: `scratch` is placed
 //! at from-space's offset modulo a PUD), so compaction overwrites present pages.
+//!
+//! [`Parked`], the heap extents parked in the scratch span before a flip pause, is
+//! defined here (`collect/park.rs` fills it). Layer: spaces (docs/architecture.md,
+//! "Layers").
 
 use crate::config::{FlipMode, HeapConfig};
 use crate::error::GcError;
