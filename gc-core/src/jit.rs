@@ -272,12 +272,13 @@ impl Mutator {
             // SAFETY: `s` and `d` are elements of live reference arrays (or reference
             // tails) of this heap, ready for access (`ref_run`), in range
             // (`check_range`).
-            unsafe {
+            let v = unsafe {
                 let v = load_slot(s);
                 self.pre_write(d);
                 store_slot(d, v);
-            }
-            self.card_mark(d);
+                v
+            };
+            self.card_mark(d, v as usize);
         }
     }
 
@@ -365,7 +366,7 @@ impl Mutator {
         if r.is_ok() {
             // The card mark after the store (`cards.rs`); a failed exchange
             // stored nothing.
-            self.card_mark(slot);
+            self.card_mark(slot, new as usize);
         }
         r.map(decode).map_err(decode)
     }
@@ -379,7 +380,7 @@ impl Mutator {
         // SAFETY: as in `cas_slot`.
         let cell = unsafe { AtomicU64::from_ptr(slot as *mut u64) };
         let old = cell.swap(new, Ordering::AcqRel);
-        self.card_mark(slot);
+        self.card_mark(slot, new as usize);
         // No GC point since the swap: the barrier after it (see `swap_ref`).
         self.log_old(old);
         decode(old)
@@ -552,7 +553,7 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 pub unsafe extern "C" fn flipgc_card_mark(m: *const Mutator, slot: usize) {
     // SAFETY: the caller's contract: `m` is live and on its own thread.
     let m = unsafe { &*m };
-    m.card_mark(slot);
+    m.card_mark_slot(slot);
 }
 
 /// The weak-reference barrier's slow path: after generated code loads a reference
