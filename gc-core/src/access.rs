@@ -382,7 +382,6 @@ impl Mutator {
         self.check_descriptor(obj, fs[0].type_header(), fs[0].registry);
         for (f, v) in fs.into_iter().zip(values) {
             let slot = obj.addr + f.offset as usize;
-            let card = self.card(obj.addr, slot);
             if f.is_weak() {
                 self.pre_write_weak(obj.addr);
             } else {
@@ -392,9 +391,7 @@ impl Mutator {
             // `same_type` and the check above); `v` is null, an immediate or an
             // object of this heap (the caller checked it).
             unsafe { mem::store_release(slot, v as u64) };
-            if let Some(c) = card {
-                c.mark(v);
-            }
+            self.card_mark(slot, v);
         }
     }
 
@@ -407,15 +404,11 @@ impl Mutator {
     #[inline(always)]
     pub(crate) unsafe fn store_strong(&self, obj: Gc<'_>, f: RefField, v: usize) {
         let slot = obj.addr + f.offset as usize;
-        // The card before the store: the mark reuses the access check's loads.
-        let card = self.card(obj.addr, slot);
         self.pre_write(slot);
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
         // `get_ref`); `v` is null, an immediate or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
-        if let Some(c) = card {
-            c.mark(v);
-        }
+        self.card_mark(slot, v);
     }
 
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
@@ -480,7 +473,6 @@ impl Mutator {
     ) {
         let (at, weak) = self.ref_slot(obj, field);
         let v = checked();
-        let card = self.card(obj.addr, at);
         if weak {
             self.pre_write_weak(obj.addr);
         } else {
@@ -490,9 +482,7 @@ impl Mutator {
         // immediate or an object of this heap (`checked`). Release: publishes `v`'s
         // header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };
-        if let Some(c) = card {
-            c.mark(v);
-        }
+        self.card_mark(at, v);
     }
 
     /// The raw word in non-reference field `field` of `obj`.

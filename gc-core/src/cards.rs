@@ -8,7 +8,23 @@
 //!   space's base, one unsigned compare against its capacity (a large object's
 //!   slot is outside, and takes no mark), and one relaxed byte store of
 //!   [`DIRTY`] at `cards + (offset >> CARD_SHIFT)`. No fence and no load of the
-//!   card first.
+//!   card first. The base, capacity and table address are reloaded from the
+//!   mutator after the store (it is not `Freeze`, so the compiler cannot keep
+//!   them across the release store): L1 hits, cheaper than holding three more
+//!   registers across the store, which spills the callers' loop state (tried:
+//!   taking the card before the store, on the object's address, added a dozen
+//!   instructions and three stack spills to the `set_ref` loop).
+//! - **The value filter.** A store of null or an immediate (a word that fails
+//!   [`is_ref`]) takes no mark. Sound because every collector path that reads
+//!   a reference slot (the old-region pass, the compaction's forwarding, the
+//!   verifier) asks [`is_ref`] first and ignores such a word: a field holding
+//!   one needs no card (`collect/sticky.rs`, invariant 5 is about fields that
+//!   hold references). Whatever the field held before is covered as without
+//!   the filter: its card was marked by the store that put it there (or kept
+//!   by the last pass), and the SATB barrier logged it if marking runs. Every
+//!   store of a reference is marked, whatever it refers to: an old referent
+//!   may be forwarded by a full cycle's compaction, a large or black one has
+//!   its card put back by the pass, so no range of referents is filtered.
 //! - **The store protocol.** Every store of a reference (or of any word into a
 //!   slot that may hold one) into a moving-space object marks the card of the
 //!   *slot* (not of the object's header) after the store, before the mutator's
@@ -125,48 +141,10 @@ impl CardTable {
     }
 }
 
-/// One card's byte, found before a store ([`Mutator::card`]) and marked after
-/// it ([`Card::mark`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Card(*const AtomicU8);
-
-impl Card {
-    /// The card of the slot at offset `off` from the moving space's base, in
-    /// the table whose first byte is at `cards`.
-    ///
-    /// # Safety
-    /// `off` is below the moving space's capacity, and `cards` is the address
-    /// of its heap's live card table.
-    #[inline(always)]
-    unsafe fn at(cards: usize, off: usize) -> Card {
-        Card((cards as *const AtomicU8).wrapping_add(off >> CARD_SHIFT))
-    }
-
-    /// The mark after the store of the word `v` into the card's slot: nothing
-    /// if `v` is null or an immediate (no collector path takes such a word for
-    /// a reference: module docs), else one relaxed byte store of [`DIRTY`].
-    #[inline(always)]
-    pub(crate) fn mark(self, v: usize) {
-        if is_ref(v) {
-            self.mark_ref();
-        }
-    }
-
-    /// The mark, whatever was stored.
-    #[inline(always)]
-    fn mark_ref(self) {
-        // SAFETY: a `Card` is made (`Card::at`) only for an offset below the
-        // capacity in a live table, which the marking mutator's heap holds.
-        unsafe { (*self.0).store(DIRTY, Ordering::Relaxed) };
-    }
-}
-
 impl Mutator {
     /// The card mark after a store of the word `v` into `slot` (a field's
-    /// address): dirties the slot's card if `v` is a reference ([`is_ref`]) and
-    /// the slot lies in the moving space (module docs). For the store paths that
-    /// know no object (an exchange at a field's address, generated code); the
-    /// built-in accessors take the card before the store ([`Mutator::card`]).
+    /// address): dirties the slot's card if `v` is a reference ([`is_ref`]: the
+    /// value filter) and the slot lies in the moving space (module docs).
     #[inline(always)]
     pub(crate) fn card_mark(&self, slot: usize, v: usize) {
         if is_ref(v) {
@@ -180,29 +158,14 @@ impl Mutator {
     pub(crate) fn card_mark_slot(&self, slot: usize) {
         let off = slot.wrapping_sub(self.base);
         if off < self.cap {
+            // `cards` is the table's first byte's address; the table lives as
+            // long as the heap, which this mutator holds.
             // SAFETY: `off < cap`, and the table has a byte for every
-            // `CARD_BYTES` of the capacity; it lives as long as the heap, which
-            // this mutator holds.
-            unsafe { Card::at(self.cards, off).mark_ref() };
-        }
-    }
-
-    /// The card of `slot`, a field of the object at `obj` (an object of this
-    /// heap that the caller checked), taken before the store: `None` for a
-    /// large object (no field of which is in the moving space). Tested on the
-    /// object's address, not the slot's: the compare the access check made
-    /// already (an object of the moving space lies wholly in it), so the
-    /// compiler can reuse its loads and its outcome, and nothing of the
-    /// mutator's is loaded again after the store.
-    #[inline(always)]
-    pub(crate) fn card(&self, obj: usize, slot: usize) -> Option<Card> {
-        if obj.wrapping_sub(self.base) < self.cap {
-            // SAFETY: `obj` is an object of the moving space and `slot` one of
-            // its fields, so `slot - base < cap` too; the table has a byte for
-            // every `CARD_BYTES` of the capacity and outlives this mutator.
-            Some(unsafe { Card::at(self.cards, slot - self.base) })
-        } else {
-            None
+            // `CARD_BYTES` of the capacity.
+            unsafe {
+                (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
+                    .store(DIRTY, Ordering::Relaxed)
+            };
         }
     }
 

@@ -99,10 +99,13 @@ impl Mutator {
     /// (relaxed) byte store is enough: the collector reads cards only after a
     /// stop that every mutator has passed since (the safepoint hand-off orders
     /// the field store and the card store before its reads, in either order).
-    /// Stores into large objects take no mark. A missed card mark loses young
-    /// objects held only by that field: the card mark is part of the store,
-    /// as the barrier's flag test is. [`flipgc_card_mark`] does the same in a
-    /// call. Fixed for the heap's life.
+    /// Stores into large objects take no mark. A store of null or an
+    /// immediate (a word whose low three bits are not all zero) may skip it
+    /// (the collector never takes such a word for a reference; `cards.rs`,
+    /// the value filter); a store of any reference may not, whatever it refers
+    /// to. A missed card mark loses young objects held only by that field: the
+    /// card mark is part of the store, as the barrier's flag test is.
+    /// [`flipgc_card_mark`] does the same in a call. Fixed for the heap's life.
     pub fn card_table_addr(&self) -> *const u8 {
         self.cards as *const u8
     }
@@ -492,7 +495,8 @@ pub unsafe extern "C" fn flipgc_safepoint_slow(m: *mut Mutator) {
 ///    `mov` on x86_64), publishing the new referent's header and fields;
 /// 3. then the card mark, whether or not the flag was set
 ///    ([`Mutator::card_table_addr`], or [`flipgc_card_mark`]), before the next
-///    GC point.
+///    GC point (it may be left out when the word stored is null or an
+///    immediate, never for a reference).
 ///
 /// What must not happen: the store before the call (the value this call must log
 /// would be gone: an object reachable at the marking's start could then be freed
@@ -543,7 +547,9 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 
 /// The card mark, as a call: after a reference store into the field at `slot`
 /// (strong or weak), dirties the slot's card if `slot` lies in the moving space
-/// (what generated code may instead inline: [`Mutator::card_table_addr`]).
+/// (what generated code may instead inline: [`Mutator::card_table_addr`]). It
+/// marks whatever was stored; generated code may leave the call out after a
+/// store of null or an immediate (never after a reference).
 ///
 /// Who and when: generated code on `m`'s own thread, after the release store
 /// of a reference and before its next GC point. Not a GC point.

@@ -131,15 +131,12 @@ impl Mutator {
     pub fn write_slot(&self, obj: Gc<'_>, i: usize, v: Value<'_>) {
         let at = self.vm_slot(obj, i, true, "write_slot");
         let w = self.checked_word(v);
-        let card = self.card(obj.addr, at);
         self.pre_write(at);
         // SAFETY: `at` is a reference slot of a live object of this heap; `w` is
         // null, an immediate or an object of this heap. Release: publishes `w`'s
         // header and fields to readers.
         unsafe { mem::store_release(at, w as u64) };
-        if let Some(c) = card {
-            c.mark(w);
-        }
+        self.card_mark(at, w);
     }
 
     /// The raw word `i` of VM object `obj` (any word that is not a reference slot,

@@ -249,15 +249,12 @@ impl Mutator {
         }
         let at = obj.addr + s.offset as usize;
         let w = self.checked_word(v);
-        let card = self.card(obj.addr, at);
         self.pre_write(at);
         // SAFETY: `at` is a reference slot of a live object of this heap (as in
         // `get_slot`); `w` is null, an immediate or an object of this heap.
         // Release: publishes `w`'s header and fields to readers.
         unsafe { mem::store_release(at, w as u64) };
-        if let Some(c) = card {
-            c.mark(w);
-        }
+        self.card_mark(at, w);
     }
 
     /// The raw word in slot `s` of `obj`. Panics as [`Mutator::get_slot`].

@@ -52,16 +52,13 @@ impl Mutator {
             Some(g) => self.checked_value(Some(g)),
             None => value.bits() as usize,
         };
-        let card = self.card(obj.addr, at);
         self.pre_write(at);
         // Release: publishes `v`'s header and fields to readers. Tails have no
         // weak elements, so `at` is a strong reference slot.
         // SAFETY: `at` is a tail element of a live object of this heap; `v` is
         // null, an immediate or an object of this heap (checked).
         unsafe { mem::store_release(at, v as u64) };
-        if let Some(c) = card {
-            c.mark(v);
-        }
+        self.card_mark(at, v);
     }
 
     /// The reference in element `index` of tailed object `obj`'s reference tail.
