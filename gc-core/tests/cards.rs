@@ -11,6 +11,9 @@
 //!   cycles the young object is still there with its contents (a weak field's
 //!   referent, dropped, is cleared instead), and the heap verifies (after every
 //!   collection too, with the mark-end pause's sanity re-trace).
+//! - The value filter (a store of null or an immediate takes no mark): on seven
+//!   paths, null and an immediate leave a stable holder's clean card clean, and
+//!   a young object stored after them marks it and survives two young cycles.
 //! - Mutator threads storing young objects into old ones while the pacer's
 //!   young cycles run lose none of them.
 
