@@ -391,7 +391,7 @@ impl Mutator {
             // `same_type` and the check above); `v` is null, an immediate or an
             // object of this heap (the caller checked it).
             unsafe { mem::store_release(slot, v as u64) };
-            self.card_mark(slot);
+            self.card_mark(slot, v);
         }
     }
 
@@ -408,7 +408,7 @@ impl Mutator {
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
         // `get_ref`); `v` is null, an immediate or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
-        self.card_mark(slot);
+        self.card_mark(slot, v);
     }
 
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
@@ -482,7 +482,7 @@ impl Mutator {
         // immediate or an object of this heap (`checked`). Release: publishes `v`'s
         // header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };
-        self.card_mark(at);
+        self.card_mark(at, v);
     }
 
     /// The raw word in non-reference field `field` of `obj`.

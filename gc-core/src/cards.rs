@@ -8,7 +8,23 @@
 //!   space's base, one unsigned compare against its capacity (a large object's
 //!   slot is outside, and takes no mark), and one relaxed byte store of
 //!   [`DIRTY`] at `cards + (offset >> CARD_SHIFT)`. No fence and no load of the
-//!   card first.
+//!   card first. The base, capacity and table address are reloaded from the
+//!   mutator after the store (it is not `Freeze`, so the compiler cannot keep
+//!   them across the release store): L1 hits, cheaper than holding three more
+//!   registers across the store, which spills the callers' loop state (tried:
+//!   taking the card before the store, on the object's address, added a dozen
+//!   instructions and three stack spills to the `set_ref` loop).
+//! - **The value filter.** A store of null or an immediate (a word that fails
+//!   [`is_ref`]) takes no mark. Sound because every collector path that reads
+//!   a reference slot (the old-region pass, the compaction's forwarding, the
+//!   verifier) asks [`is_ref`] first and ignores such a word: a field holding
+//!   one needs no card (`collect/sticky.rs`, invariant 5 is about fields that
+//!   hold references). Whatever the field held before is covered as without
+//!   the filter: its card was marked by the store that put it there (or kept
+//!   by the last pass), and the SATB barrier logged it if marking runs. Every
+//!   store of a reference is marked, whatever it refers to: an old referent
+//!   may be forwarded by a full cycle's compaction, a large or black one has
+//!   its card put back by the pass, so no range of referents is filtered.
 //! - **The store protocol.** Every store of a reference (or of any word into a
 //!   slot that may hold one) into a moving-space object marks the card of the
 //!   *slot* (not of the object's header) after the store, before the mutator's
@@ -26,6 +42,7 @@
 
 use crate::mem::WORD;
 use crate::mutator::Mutator;
+use crate::object::is_ref;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// log2 of [`CARD_BYTES`].
@@ -125,10 +142,20 @@ impl CardTable {
 }
 
 impl Mutator {
-    /// The card mark after a reference store into `slot` (a field's address):
-    /// dirties the slot's card if it lies in the moving space (module docs).
+    /// The card mark after a store of the word `v` into `slot` (a field's
+    /// address): dirties the slot's card if `v` is a reference ([`is_ref`]: the
+    /// value filter) and the slot lies in the moving space (module docs).
     #[inline(always)]
-    pub(crate) fn card_mark(&self, slot: usize) {
+    pub(crate) fn card_mark(&self, slot: usize, v: usize) {
+        if is_ref(v) {
+            self.card_mark_slot(slot);
+        }
+    }
+
+    /// The card mark of `slot` whatever was stored into it (`flipgc_card_mark`,
+    /// for generated code, which may or may not have tested the value).
+    #[inline(always)]
+    pub(crate) fn card_mark_slot(&self, slot: usize) {
         let off = slot.wrapping_sub(self.base);
         if off < self.cap {
             // `cards` is the table's first byte's address; the table lives as
