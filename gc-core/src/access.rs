@@ -511,7 +511,7 @@ impl Mutator {
     /// Elements of an array (references or bytes), fields of a fixed-size object,
     /// or payload words of a tailed object (its fixed part's fields plus its tail's
     /// elements: the field indices it has; [`Mutator::tail_len`] gives the tail's).
-    #[inline]
+    #[inline(always)]
     pub fn len(&self, obj: Gc<'_>) -> usize {
         let h = self.header_of(obj);
         let shape = self.heap.inner.types.shape(h);
