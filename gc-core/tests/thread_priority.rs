@@ -144,6 +144,52 @@ fn every_collector_thread_takes_the_configured_nice_value() {
     expected.extend(["flipgc-pause-mark", "flipgc-pause-fill"]);
     drop(m);
     drop(heap);
+
+    // Concurrent marking, compaction in the flip pause: a mutator allocating flat
+    // out takes the flip pauses offered to it, and the filling workers it spawns
+    // there would keep its own nice value if they did not set theirs.
+    let (r, node) = registry();
+    let mut cfg = HeapConfig::new(16 << 20);
+    cfg.gc_workers = 2;
+    cfg.concurrent_compaction = false;
+    cfg.gc_thread_priority = GcThreadPriority::Nice(NICE);
+    let heap = Heap::new(cfg, r).unwrap();
+    let mut m = heap.bind_mutator().unwrap();
+    m.push(None);
+    let at = m.stack_len() - 1;
+    let flips_by_mutator = |heap: &Heap| {
+        let log = heap.pause_log();
+        let n = log
+            .records()
+            .iter()
+            .filter(|r| r.kind == "flip" && r.by_mutator)
+            .count();
+        n
+    };
+    // Until a flip pause ran on this thread (bounded: 400 rounds of 50,000 nodes).
+    for round in 0..400u64 {
+        for i in 0..50_000u64 {
+            m.alloc_push(node, 0).unwrap();
+            let o = m.pop().unwrap();
+            if i % 8 == 0 {
+                m.write_word(o, 2, round);
+                m.write_ref(o, 0, m.stack_get(at));
+                m.stack_set(at, Some(o));
+            }
+            if i % 40_000 == 0 {
+                m.stack_set(at, None); // keep the live list near 1 MiB
+            }
+        }
+        if flips_by_mutator(&heap) > 0 {
+            break;
+        }
+    }
+    assert!(
+        flips_by_mutator(&heap) > 0,
+        "no flip pause ran on the mutator's thread"
+    );
+    drop(m);
+    drop(heap);
     flipgc_core::seams::set_collector_thread_start(None);
 
     let seen = seen.lock().unwrap();
