@@ -45,9 +45,9 @@ pub struct Args {
     pub gc_priority: flipgc_core::GcThreadPriority,
 
     /// The scheduling of the workload's mutator threads (the main thread for the
-    /// job's duration, and the threads it spawns), as --gc-priority. The meters keep
-    /// the normal scheduling. With --gc-priority inherit, the GC driver (spawned by
-    /// a mutator) inherits this too.
+    /// job's duration, and the threads it spawns) and of the hiccup meter (a mutator
+    /// too), as --gc-priority. The machine meter keeps the normal scheduling. With
+    /// --gc-priority inherit, the GC driver (spawned by a mutator) inherits this too.
     #[arg(long, value_name = "PRIORITY", value_parser = super::sched::parse_priority, default_value = "inherit")]
     pub mutator_priority: flipgc_core::GcThreadPriority,
 

@@ -44,7 +44,8 @@ fn current() -> (i32, libc::sched_param, i32) {
 /// puts the thread's own scheduling back after it. The workload's mutators are
 /// this thread and the threads it spawns, which inherit it; so does the GC driver
 /// when a mutator's request spawns it, unless `--gc-priority` gives the collector
-/// its own. The meters, started before, keep the normal scheduling.
+/// its own. The hiccup meter (a mutator too) sets the same on its own thread; the
+/// machine meter (a plain thread) keeps the normal scheduling.
 pub fn with_mutator_priority<R>(p: GcThreadPriority, f: impl FnOnce() -> R) -> Result<R, String> {
     if p == GcThreadPriority::Inherit {
         return Ok(f());

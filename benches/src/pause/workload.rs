@@ -294,7 +294,7 @@ fn measure(
     mutator: flipgc_core::GcThreadPriority,
 ) -> Result<Measured, String> {
     rss::reset_peak();
-    let meter = HiccupMeter::start(&heap);
+    let meter = HiccupMeter::start(&heap, mutator);
     let machine = HiccupMeter::start_machine(&heap);
     let cpu = || (crate::host::MachineCpu::read(), crate::host::own_cpu_ns());
     let before = cpu();
