@@ -193,12 +193,19 @@ def main():
                          "a count never goes below 1)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--emit", metavar="DIR",
+                    help="run nothing: write each program, assembled for the toy VM "
+                         "with its (reduced) input built in, to DIR/PROGRAM.scm, for "
+                         "`pausebench --workload toyvm:DIR/PROGRAM.scm`")
     args = ap.parse_args()
     args.systems = args.systems.split(",")
     programs = args.programs or PROGRAMS
     for p in programs:
         if p not in PROGRAMS:
             raise SystemExit(f"unknown program {p!r}; known: {' '.join(PROGRAMS)}")
+    if args.emit:
+        emit(args.emit, programs, args.divisor)
+        return
     syss = systems(args)
     names = [s.name for s in syss]
     print(f"iteration counts divided by {args.divisor}")
@@ -233,6 +240,29 @@ def main():
     print(f"toy VM / Guile geometric mean over {count_matching(rows)} matching programs: "
           + (f"{gmean:.2f}" if gmean else "-"))
     print(f"wrote {args.json}")
+
+
+def emit(directory, programs, divisor):
+    """Writes each program for the toy VM with its input built in: the
+    assembled source of `run_one`, with `read` (the only way the harness and
+    the programs take their input) redefined, just before the postlude calls
+    `(run-benchmark)`, to read a string port over the reduced input when given
+    no port. The program and harness are otherwise unchanged."""
+    os.makedirs(directory, exist_ok=True)
+    toyvm = System("toyvm", own_file("toyvm.scm"), "", lambda src: [])
+    for program in programs:
+        text, count = reduced_input(program, divisor)
+        literal = text.replace("\\", "\\\\").replace('"', '\\"')
+        stdin = ("(define read\n  (let ((read read) (stdin (open-input-string \""
+                 + literal + "\")))\n    (lambda args (if (null? args) (read stdin)"
+                 " (apply read args)))))\n")
+        parts = [toyvm.prelude, suite_file("src", program + ".scm"),
+                 suite_file("src", "common.scm"), stdin,
+                 suite_file("src", "common-postlude.scm")]
+        path = os.path.join(directory, program + ".scm")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(parts))
+        print(f"{path} (count {count})")
 
 
 def count_matching(rows):

@@ -457,7 +457,9 @@ void flipgc_config_free(flipgc_config *cfg);
 // Sets one option: `flip` (`auto`, `pud`, `pmd`, `pte`, `copy`), `fault_mode`
 // (`auto`, `sigbus`, `server`), `concurrent_marking`, `concurrent_compaction`,
 // `young_cycles`, `verify_after_gc` (`true`/`false`), `gc_workers`,
-// `concurrent_workers` (a positive count), `inject` (a fault to inject, by name:
+// `concurrent_workers` (a positive count), `gc_thread_priority` (`inherit`,
+// `nice:N` with N from -20 to 19, `fifo:N` or `rr:N` with N from 1 to 99: the
+// scheduling of the collector's own threads), `inject` (a fault to inject, by name:
 // `flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, ...; for tests of the
 // fallbacks). `FLIPGC_BAD_CONFIG` for an unknown key
 // or a bad value, with the reason in [`crate::flipgc_last_error`].

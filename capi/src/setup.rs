@@ -1,7 +1,9 @@
 //! Setup: heap configurations, type registries and heaps.
 
 use crate::{fail, flipgc_status, gc_fail, guard, live, live_mut};
-use flipgc_core::{FaultMode, FlipMode, Heap, HeapConfig, InjectPoint, TypeId, TypeRegistry};
+use flipgc_core::{
+    FaultMode, FlipMode, GcThreadPriority, Heap, HeapConfig, InjectPoint, TypeId, TypeRegistry,
+};
 use std::ffi::{c_char, CStr};
 
 /// A heap configuration (`flipgc_core::HeapConfig`).
@@ -52,7 +54,9 @@ fn parse_count(key: &str, v: &str) -> Result<usize, String> {
 /// Sets one option: `flip` (`auto`, `pud`, `pmd`, `pte`, `copy`), `fault_mode`
 /// (`auto`, `sigbus`, `server`), `concurrent_marking`, `concurrent_compaction`,
 /// `young_cycles`, `verify_after_gc` (`true`/`false`), `gc_workers`,
-/// `concurrent_workers` (a positive count), `inject` (a fault to inject, by name:
+/// `concurrent_workers` (a positive count), `gc_thread_priority` (`inherit`,
+/// `nice:N` with N from -20 to 19, `fifo:N` or `rr:N` with N from 1 to 99: the
+/// scheduling of the collector's own threads), `inject` (a fault to inject, by name:
 /// `flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, ...; for tests of the
 /// fallbacks). `FLIPGC_BAD_CONFIG` for an unknown key
 /// or a bad value, with the reason in [`crate::flipgc_last_error`].
@@ -80,6 +84,9 @@ pub unsafe extern "C" fn flipgc_config_set(
                 "verify_after_gc" => c.verify_after_gc = parse_bool(&k, &v)?,
                 "gc_workers" => c.gc_workers = parse_count(&k, &v)?,
                 "concurrent_workers" => c.concurrent_workers = parse_count(&k, &v)?,
+                "gc_thread_priority" => {
+                    c.gc_thread_priority = GcThreadPriority::parse(&v).map_err(|e| e.to_string())?
+                }
                 "inject" => c.inject = Some(InjectPoint::parse(&v).map_err(|e| e.to_string())?),
                 _ => return Err(format!("unknown configuration key {k:?}")),
             }

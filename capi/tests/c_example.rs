@@ -108,6 +108,23 @@ fn a_bad_option_is_an_error_with_its_reason() {
         stderr.contains("flip mode \"sideways\" is not one of"),
         "{stderr}"
     );
+    let out = Command::new(&exe)
+        .arg("gc_thread_priority=fifo:0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("must be between 1 and 99"), "{stderr}");
+    // A value that needs no privilege runs.
+    let out = Command::new(&exe)
+        .arg("gc_thread_priority=nice:3")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

@@ -393,7 +393,7 @@ impl Mutator {
             // `same_type` and the check above); `v` is null, an immediate or an
             // object of this heap (the caller checked it).
             unsafe { mem::store_release(slot, v as u64) };
-            self.card_mark(slot);
+            self.card_mark(slot, v);
         }
     }
 
@@ -410,7 +410,7 @@ impl Mutator {
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
         // `get_ref`); `v` is null, an immediate or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
-        self.card_mark(slot);
+        self.card_mark(slot, v);
     }
 
     /// The word in field `f` of `obj`. Panics if `obj` is not of `f`'s type.
@@ -484,7 +484,7 @@ impl Mutator {
         // immediate or an object of this heap (`checked`). Release: publishes `v`'s
         // header and fields to readers.
         unsafe { mem::store_release(at, v as u64) };
-        self.card_mark(at);
+        self.card_mark(at, v);
     }
 
     /// The raw word in non-reference field `field` of `obj`.
@@ -513,7 +513,7 @@ impl Mutator {
     /// Elements of an array (references or bytes), fields of a fixed-size object,
     /// or payload words of a tailed object (its fixed part's fields plus its tail's
     /// elements: the field indices it has; [`Mutator::tail_len`] gives the tail's).
-    #[inline]
+    #[inline(always)]
     pub fn len(&self, obj: Gc<'_>) -> usize {
         let h = self.header_of(obj);
         let shape = self.heap.inner.types.shape(h);

@@ -119,10 +119,20 @@ impl Mutator {
 /// The card mark: the write barrier's second part, after the SATB log (the card
 /// table and the store protocol are described in `cards.rs`).
 impl Mutator {
-    /// The card mark after a reference store into `slot` (a field's address):
-    /// dirties the slot's card if it lies in the moving space (`cards.rs`).
+    /// The card mark after a store of the word `v` into `slot` (a field's
+    /// address): dirties the slot's card if `v` is a reference ([`is_ref`]: the
+    /// value filter) and the slot lies in the moving space (`cards.rs`).
     #[inline(always)]
-    pub(crate) fn card_mark(&self, slot: usize) {
+    pub(crate) fn card_mark(&self, slot: usize, v: usize) {
+        if is_ref(v) {
+            self.card_mark_slot(slot);
+        }
+    }
+
+    /// The card mark of `slot` whatever was stored into it (`flipgc_card_mark`,
+    /// for generated code, which may or may not have tested the value).
+    #[inline(always)]
+    pub(crate) fn card_mark_slot(&self, slot: usize) {
         let off = slot.wrapping_sub(self.base);
         if off < self.cap {
             // `cards` is the table's first byte's address; the table lives as

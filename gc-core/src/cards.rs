@@ -1,6 +1,6 @@
 //! The card table (spaces layer; the mark itself, `Mutator::card_mark`, is the
-//! mutator API's, in `barrier.rs`): one byte per [`CARD_BYTES`] of the moving space, set by the
-//! mutator after every reference store into a moving-space object (the card
+//! mutator API's, in `barrier.rs`): one byte per [`CARD_BYTES`] of the moving
+//! space, set by the mutator after every reference store into a moving-space object (the card
 //! mark, a second part of the write barrier after the SATB log of
 //! `barrier.rs`), read and cleared by the collector, which uses it to find the
 //! old objects a young cycle must read (`collect/sticky.rs`).
@@ -9,7 +9,23 @@
 //!   space's base, one unsigned compare against its capacity (a large object's
 //!   slot is outside, and takes no mark), and one relaxed byte store of
 //!   [`DIRTY`] at `cards + (offset >> CARD_SHIFT)`. No fence and no load of the
-//!   card first.
+//!   card first. The base, capacity and table address are reloaded from the
+//!   mutator after the store (it is not `Freeze`, so the compiler cannot keep
+//!   them across the release store): L1 hits, cheaper than holding three more
+//!   registers across the store, which spills the callers' loop state (tried:
+//!   taking the card before the store, on the object's address, added a dozen
+//!   instructions and three stack spills to the `set_ref` loop).
+//! - **The value filter.** A store of null or an immediate (a word that fails
+//!   [`is_ref`](crate::object::is_ref)) takes no mark. Sound because every collector path that reads
+//!   a reference slot (the old-region pass, the compaction's forwarding, the
+//!   verifier) asks [`is_ref`](crate::object::is_ref) first and ignores such a word: a field holding
+//!   one needs no card (`collect/sticky.rs`, invariant 5 is about fields that
+//!   hold references). Whatever the field held before is covered as without
+//!   the filter: its card was marked by the store that put it there (or kept
+//!   by the last pass), and the SATB barrier logged it if marking runs. Every
+//!   store of a reference is marked, whatever it refers to: an old referent
+//!   may be forwarded by a full cycle's compaction, a large or black one has
+//!   its card put back by the pass, so no range of referents is filtered.
 //! - **The store protocol.** Every store of a reference (or of any word into a
 //!   slot that may hold one) into a moving-space object marks the card of the
 //!   *slot* (not of the object's header) after the store, before the mutator's

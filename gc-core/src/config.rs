@@ -3,6 +3,7 @@
 use crate::error::GcError;
 use crate::host::Requirement;
 use crate::inject::InjectPoint;
+use crate::priority::GcThreadPriority;
 use flipgc_heap::{Geometry, Level};
 
 /// The largest PUD entry [`HeapConfig::span_len`] rounds the spans up to: 1 GiB
@@ -301,6 +302,12 @@ pub struct HeapConfig {
     /// cycle record, and a log with no records would hide every pause from its
     /// readers).
     pub pause_log_capacity: usize,
+    /// How the collector's own threads are scheduled: [`GcThreadPriority::Inherit`]
+    /// (the default) keeps what they inherit; `Nice(n)` or a real-time policy is
+    /// applied by each collector thread when it starts (see [`GcThreadPriority`]
+    /// for what happens without the privilege). Out-of-range values are an error
+    /// from `Heap::new`.
+    pub gc_thread_priority: GcThreadPriority,
 }
 
 /// Parses a heap capacity such as `64m`, `1g`, `1.5g` or `2GiB` (binary units; see
@@ -410,6 +417,7 @@ impl HeapConfig {
             #[cfg(feature = "test-seams")]
             fill_hook: None,
             pause_log_capacity: crate::pauselog::DEFAULT_PAUSE_LOG_CAPACITY,
+            gc_thread_priority: GcThreadPriority::Inherit,
         }
     }
 
@@ -538,6 +546,7 @@ impl HeapConfig {
                     .into(),
             );
         }
+        self.gc_thread_priority.validate()?;
         if let GcTrigger::AfterBytes(0) = self.trigger {
             return bad("trigger AfterBytes(0) would collect on every allocation".into());
         }
@@ -693,6 +702,23 @@ mod tests {
                     ..HeapConfig::new(1 << 20)
                 },
                 "AfterBytes(0)",
+            ),
+            (
+                HeapConfig {
+                    gc_thread_priority: GcThreadPriority::Nice(20),
+                    ..HeapConfig::new(1 << 20)
+                },
+                "nice value 20 must be between -20 and 19",
+            ),
+            (
+                HeapConfig {
+                    gc_thread_priority: GcThreadPriority::RealTime {
+                        policy: crate::priority::RtPolicy::Fifo,
+                        priority: 0,
+                    },
+                    ..HeapConfig::new(1 << 20)
+                },
+                "real-time priority 0 (Fifo) must be between 1 and 99",
             ),
             (
                 HeapConfig {

@@ -99,10 +99,13 @@ impl Mutator {
     /// (relaxed) byte store is enough: the collector reads cards only after a
     /// stop that every mutator has passed since (the safepoint hand-off orders
     /// the field store and the card store before its reads, in either order).
-    /// Stores into large objects take no mark. A missed card mark loses young
-    /// objects held only by that field: the card mark is part of the store,
-    /// as the barrier's flag test is. [`flipgc_card_mark`] does the same in a
-    /// call. Fixed for the heap's life.
+    /// Stores into large objects take no mark. A store of null or an
+    /// immediate (a word whose low three bits are not all zero) may skip it
+    /// (the collector never takes such a word for a reference; `cards.rs`,
+    /// the value filter); a store of any reference may not, whatever it refers
+    /// to. A missed card mark loses young objects held only by that field: the
+    /// card mark is part of the store, as the barrier's flag test is.
+    /// [`flipgc_card_mark`] does the same in a call. Fixed for the heap's life.
     pub fn card_table_addr(&self) -> *const u8 {
         self.cards as *const u8
     }
@@ -272,12 +275,13 @@ impl Mutator {
             // SAFETY: `s` and `d` are elements of live reference arrays (or reference
             // tails) of this heap, ready for access (`ref_run`), in range
             // (`check_range`).
-            unsafe {
+            let v = unsafe {
                 let v = load_slot(s);
                 self.pre_write(d);
                 store_slot(d, v);
-            }
-            self.card_mark(d);
+                v
+            };
+            self.card_mark(d, v as usize);
         }
     }
 
@@ -365,7 +369,7 @@ impl Mutator {
         if r.is_ok() {
             // The card mark after the store (`cards.rs`); a failed exchange
             // stored nothing.
-            self.card_mark(slot);
+            self.card_mark(slot, new as usize);
         }
         r.map(decode).map_err(decode)
     }
@@ -379,7 +383,7 @@ impl Mutator {
         // SAFETY: as in `cas_slot`.
         let cell = unsafe { AtomicU64::from_ptr(slot as *mut u64) };
         let old = cell.swap(new, Ordering::AcqRel);
-        self.card_mark(slot);
+        self.card_mark(slot, new as usize);
         // No GC point since the swap: the barrier after it (see `swap_ref`).
         self.log_old(old);
         decode(old)
@@ -491,7 +495,8 @@ pub unsafe extern "C" fn flipgc_safepoint_slow(m: *mut Mutator) {
 ///    `mov` on x86_64), publishing the new referent's header and fields;
 /// 3. then the card mark, whether or not the flag was set
 ///    ([`Mutator::card_table_addr`], or [`flipgc_card_mark`]), before the next
-///    GC point.
+///    GC point (it may be left out when the word stored is null or an
+///    immediate, never for a reference).
 ///
 /// What must not happen: the store before the call (the value this call must log
 /// would be gone: an object reachable at the marking's start could then be freed
@@ -542,7 +547,9 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 
 /// The card mark, as a call: after a reference store into the field at `slot`
 /// (strong or weak), dirties the slot's card if `slot` lies in the moving space
-/// (what generated code may instead inline: [`Mutator::card_table_addr`]).
+/// (what generated code may instead inline: [`Mutator::card_table_addr`]). It
+/// marks whatever was stored; generated code may leave the call out after a
+/// store of null or an immediate (never after a reference).
 ///
 /// Who and when: generated code on `m`'s own thread, after the release store
 /// of a reference and before its next GC point. Not a GC point.
@@ -552,7 +559,7 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 pub unsafe extern "C" fn flipgc_card_mark(m: *const Mutator, slot: usize) {
     // SAFETY: the caller's contract: `m` is live and on its own thread.
     let m = unsafe { &*m };
-    m.card_mark(slot);
+    m.card_mark_slot(slot);
 }
 
 /// The weak-reference barrier's slow path: after generated code loads a reference

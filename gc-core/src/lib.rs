@@ -67,6 +67,7 @@ pub mod object;
 pub mod pacer;
 mod pauselog;
 mod pin;
+mod priority;
 mod ring;
 mod roots;
 mod safepoint;
@@ -113,6 +114,7 @@ pub use pauselog::{
     PauseRecord, PauseStats, PhaseStats, SanityReport, SanityStats, DEFAULT_PAUSE_LOG_CAPACITY,
     LONG_FAULT_STALLS_KEPT, LONG_FAULT_STALL_NS, PAUSE_KINDS,
 };
+pub use priority::{GcThreadPriority, RtPolicy};
 pub use ring::{OwnedBytes, Ring};
 pub use roots::{Global, Handle, WeakHandle};
 pub use value::{Value, FIXNUM_MAX, FIXNUM_MIN};

@@ -138,7 +138,7 @@ impl Mutator {
         // null, an immediate or an object of this heap. Release: publishes `w`'s
         // header and fields to readers.
         unsafe { mem::store_release(at, w as u64) };
-        self.card_mark(at);
+        self.card_mark(at, w);
     }
 
     /// The raw word `i` of VM object `obj` (any word that is not a reference slot,

@@ -256,7 +256,7 @@ impl Mutator {
         // `get_slot`); `w` is null, an immediate or an object of this heap.
         // Release: publishes `w`'s header and fields to readers.
         unsafe { mem::store_release(at, w as u64) };
-        self.card_mark(at);
+        self.card_mark(at, w);
     }
 
     /// The raw word in slot `s` of `obj`. Panics as [`Mutator::get_slot`].

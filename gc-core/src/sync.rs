@@ -13,6 +13,10 @@ pub use std::time::Instant;
 /// Gives up the CPU for a moment (the handshake's polling before it sleeps).
 pub use std::thread::yield_now;
 
+/// Whether the calling thread runs under a real-time policy: the pause offer's
+/// driver then sleeps at once instead of polling (`priority.rs`).
+pub(crate) use crate::priority::realtime;
+
 /// The CPU the calling thread runs on (`sched_getcpu`; 0 where unknown). A hint:
 /// the thread may move right after.
 pub fn current_cpu() -> usize {

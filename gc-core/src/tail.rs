@@ -61,7 +61,7 @@ impl Mutator {
         // SAFETY: `at` is a tail element of a live object of this heap; `v` is
         // null, an immediate or an object of this heap (checked).
         unsafe { mem::store_release(at, v as u64) };
-        self.card_mark(at);
+        self.card_mark(at, v);
     }
 
     /// The reference in element `index` of tailed object `obj`'s reference tail.

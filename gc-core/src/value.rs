@@ -190,7 +190,7 @@ impl Mutator {
 
     /// What reference field (or array element) `field` of `obj` holds. Panics if it
     /// is not a reference field.
-    #[inline]
+    #[inline(always)]
     pub fn read_value<'m>(&'m self, obj: Gc<'m>, field: usize) -> Value<'m> {
         let (at, weak) = self.ref_slot(obj, field);
         // SAFETY: `at` is a field of a live object of this heap. Acquire, as in

@@ -11,6 +11,9 @@
 //!   cycles the young object is still there with its contents (a weak field's
 //!   referent, dropped, is cleared instead), and the heap verifies (after every
 //!   collection too, with the mark-end pause's sanity re-trace).
+//! - The value filter (a store of null or an immediate takes no mark): on seven
+//!   paths, null and an immediate leave a stable holder's clean card clean, and
+//!   a young object stored after them marks it and survives two young cycles.
 //! - Mutator threads storing young objects into old ones while the pacer's
 //!   young cycles run lose none of them.
 
@@ -446,6 +449,122 @@ fn model_set_slot() {
         let s = m.model_ref_slot(NODE, 1).unwrap();
         m.set_slot(h, s, Value::from(Some(y)));
     });
+}
+
+/// The value filter of the card mark (`cards.rs`: a store of null or an
+/// immediate takes no mark), on one store path: `slot(h)` is the address of
+/// the field `store(m, h, v)` writes in a holder of `holder_ty`, made old and
+/// stable with a clean card. Null, then an immediate (as null on the paths that
+/// take only references), leave the card clean; the young node stored after
+/// them dirties it, and survives two young cycles (a filter that also skipped
+/// references would lose it).
+fn filtered_path(
+    holder_ty: fn(Types) -> (TypeId, usize),
+    slot: fn(Gc<'_>) -> usize,
+    store: impl Fn(&Mutator, Types, Gc<'_>, Value<'_>),
+    load: impl Fn(&Mutator, Types, Gc<'_>) -> Option<u64>,
+) {
+    let (heap, t) = heap();
+    let mut m = heap.bind_mutator().unwrap();
+    let (ty, len) = holder_ty(t);
+    m.alloc_push(ty, len).unwrap();
+    let holder = m.stack_len() - 1;
+    push_ballast(&mut m, t);
+    make_stable(&mut m, &heap, t.node, 0);
+    push_young(&mut m, t);
+    let young = m.stack_len() - 1;
+    let at = slot(get(&m, holder));
+    assert!(!m.card_is_dirty(at), "the stable holder's card is clean");
+    store(&m, t, get(&m, holder), Value::NULL);
+    assert!(!m.card_is_dirty(at), "a null store marks no card");
+    store(&m, t, get(&m, holder), Value::fixnum(7).unwrap());
+    assert!(!m.card_is_dirty(at), "an immediate store marks no card");
+    store(&m, t, get(&m, holder), Value::from(Some(get(&m, young))));
+    assert!(m.card_is_dirty(at), "a reference store marks its card");
+    m.stack_truncate(young);
+    run_young_cycles(&mut m, &heap, t.node, 0, 2);
+    let h = m.stack_get(holder).unwrap();
+    assert_eq!(load(&m, t, h), Some(ID), "the young object is gone");
+    m.verify().unwrap();
+}
+
+/// Field 0 of a node.
+fn child_slot(h: Gc<'_>) -> usize {
+    h.addr() + 8
+}
+
+/// Element 2 of an array.
+fn at2_slot(h: Gc<'_>) -> usize {
+    h.addr() + 8 * 3
+}
+
+/// Tail element 2 of a tailed object (one word field before the tail).
+fn tail2_slot(h: Gc<'_>) -> usize {
+    h.addr() + 8 * 4
+}
+
+#[test]
+fn filter_set_ref() {
+    filtered_path(
+        node,
+        child_slot,
+        |m, t, h, v| m.set_ref(h, t.child, v.as_ref()),
+        child_id,
+    );
+}
+
+#[test]
+fn filter_set_value() {
+    filtered_path(
+        node,
+        child_slot,
+        |m, t, h, v| m.set_value(h, t.child, v),
+        child_id,
+    );
+}
+
+#[test]
+fn filter_write_ref() {
+    filtered_path(
+        array,
+        at2_slot,
+        |m, _, h, v| m.write_ref(h, 2, v.as_ref()),
+        at2_id,
+    );
+}
+
+#[test]
+fn filter_write_value() {
+    filtered_path(array, at2_slot, |m, _, h, v| m.write_value(h, 2, v), at2_id);
+}
+
+#[test]
+fn filter_write_tail_value() {
+    filtered_path(
+        tailed,
+        tail2_slot,
+        |m, _, h, v| m.write_tail_value(h, 2, v),
+        tail2_id,
+    );
+}
+
+#[test]
+fn filter_compare_exchange_and_swap() {
+    // The exchange from null to null stores null; the swap of the young node
+    // for null after it stores a reference.
+    filtered_path(
+        node,
+        child_slot,
+        |m, t, h, v| match v.as_ref() {
+            None => {
+                m.compare_exchange_ref(h, t.child, None, None).unwrap();
+            }
+            Some(y) => {
+                m.swap_ref(h, t.child, Some(y));
+            }
+        },
+        child_id,
+    );
 }
 
 /// Mutator threads each keep an old array and store young nodes into it, each

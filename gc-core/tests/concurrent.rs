@@ -372,6 +372,26 @@ fn the_in_pause_fallback_gives_the_same_graph() {
     assert!(flips(&conc).iter().all(|c| !c) && !flips(&conc).is_empty());
     assert!(flips(&in_flip).iter().all(|c| *c) && !flips(&in_flip).is_empty());
     assert!(stw.pause_log().records().iter().all(|r| r.kind == "full"));
+    // The flip pause's phases, in order: the registration is timed apart from the
+    // hand-off after it (`collect/flip.rs`).
+    let phases = |h: &Heap| -> Vec<Vec<&'static str>> {
+        let log = h.pause_log();
+        let p: Vec<Vec<&'static str>> = log
+            .records()
+            .iter()
+            .filter(|r| r.kind == "flip")
+            .map(|r| r.phases.iter().map(|(n, _)| *n).collect())
+            .collect();
+        p
+    };
+    let concurrent = ["roots", "large-objects", "flip", "register", "handoff"];
+    let in_pause = [&concurrent[..], &["compact", "release"]].concat();
+    for p in phases(&conc) {
+        assert_eq!(p, concurrent, "a concurrent cycle's flip pause");
+    }
+    for p in phases(&in_flip) {
+        assert_eq!(p, in_pause, "a flip pause that compacts");
+    }
 }
 
 /// Recycling ahead (`collect/compaction/recycle.rs`): as a compaction starts,

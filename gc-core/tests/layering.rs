@@ -58,6 +58,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("gclog.rs", Base),
     ("seams.rs", Base),
     ("mem.rs", Base),
+    ("priority.rs", Base),
     // Object model. The immediates' encoding is `object/mod.rs`'s (`is_ref`,
     // `IMMEDIATE_TAG_MASK`); `Value<'m>` borrows a mutator, as `Gc<'m>` does, so
     // `value.rs` is in the mutator API.

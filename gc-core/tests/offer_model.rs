@@ -114,6 +114,11 @@ mod sync {
     /// The model's CPU: alternately 0 and 1 at each reading, so that the driver
     /// sees its taker on its own CPU (and sleeps) as well as on another (and
     /// polls) in every execution that reads it more than once.
+    /// The model's threads are never real-time (the driver polls, as by default).
+    pub fn realtime() -> bool {
+        false
+    }
+
     pub fn current_cpu() -> usize {
         CPU_READS.with(|c| c.replace(c.get() + 1)) as usize % 2
     }

@@ -11,7 +11,7 @@ use flipgc_bench::pause::cli::Args;
 use flipgc_bench::pause::mode::heap_config;
 use flipgc_bench::pause::record::{Document, RunRecord};
 use flipgc_bench::pause::workload::{self, Params, Workload};
-use flipgc_bench::pause::{svg, table};
+use flipgc_bench::pause::{sched, svg, table};
 use flipgc_core::HeapConfig;
 use flipgc_heap::{fmt_bytes, Capabilities};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -37,6 +37,12 @@ fn main() -> ExitCode {
             .exit()
     };
     let params = args.workload_params().unwrap_or_else(|e| usage(e));
+    for (p, flag) in [
+        (args.gc_priority, "--gc-priority"),
+        (args.mutator_priority, "--mutator-priority"),
+    ] {
+        sched::check(p, flag).unwrap_or_else(|e| usage(e));
+    }
     let plans = plan(&args).unwrap_or_else(|e| usage(e));
     match run(&args, &params, plans) {
         Ok(()) => ExitCode::SUCCESS,
@@ -105,7 +111,7 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
         let settle_ns =
             flipgc_bench::host::settle_page_reporting(Duration::from_secs(u64::from(args.settle)))
                 .as_nanos() as u64;
-        let measured = workload::run(&p.workload, params, p.config)
+        let measured = workload::run(&p.workload, params, p.config, args.mutator_priority)
             .map_err(|e| format!("{name} {} {}: {e}", fmt_bytes(p.heap), p.mode))?;
         let mut record = RunRecord::new(
             name,
@@ -116,6 +122,8 @@ fn run(args: &Args, params: &Params, plans: Vec<Plan>) -> Result<(), String> {
             &measured,
         );
         record.settle_ns = settle_ns;
+        record.gc_priority = args.gc_priority.to_string();
+        record.mutator_priority = args.mutator_priority.to_string();
         doc.runs.push(record);
         if let Some(b) = &bar {
             b.inc(1);

@@ -38,6 +38,19 @@ pub struct Args {
     #[arg(long, value_name = "MODE", value_parser = parse_fault_mode, default_value = "auto")]
     pub fault_mode: flipgc_core::FaultMode,
 
+    /// The scheduling of the collector's own threads (HeapConfig::gc_thread_priority):
+    /// inherit, nice:N (-20 to 19), fifo:N or rr:N (real-time, 1 to 99). Checked
+    /// before any run: a priority this process may not take is an error.
+    #[arg(long, value_name = "PRIORITY", value_parser = super::sched::parse_priority, default_value = "inherit")]
+    pub gc_priority: flipgc_core::GcThreadPriority,
+
+    /// The scheduling of the workload's mutator threads (the main thread for the
+    /// job's duration, and the threads it spawns) and of the hiccup meter (a mutator
+    /// too), as --gc-priority. The machine meter keeps the normal scheduling. With
+    /// --gc-priority inherit, the GC driver (spawned by a mutator) inherits this too.
+    #[arg(long, value_name = "PRIORITY", value_parser = super::sched::parse_priority, default_value = "inherit")]
+    pub mutator_priority: flipgc_core::GcThreadPriority,
+
     /// Runs of each combination.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
@@ -94,6 +107,7 @@ impl Args {
             pretouch: !self.no_pretouch,
             gc_log: self.gc_log.unwrap_or_default(),
             fault_mode: self.fault_mode,
+            gc_priority: self.gc_priority,
         }
     }
 
@@ -164,12 +178,18 @@ mod tests {
             &["--threads", "0"],
             &["--repeat", "0"],
             &["--fault-mode", "kernel"],
+            &["--gc-priority", "fifo:0"],
+            &["--mutator-priority", "nice:20"],
+            &["--gc-priority", "idle"],
         ] {
             let e = parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{bad:?}");
         }
         let a = parse(&["--fault-mode", "server"]).unwrap();
         assert_eq!(a.heap_options().fault_mode, flipgc_core::FaultMode::Server);
+        let a = parse(&["--gc-priority", "rr:7", "--mutator-priority", "nice:3"]).unwrap();
+        assert_eq!(a.heap_options().gc_priority.to_string(), "rr:7");
+        assert_eq!(a.mutator_priority, flipgc_core::GcThreadPriority::Nice(3));
         let a = parse(&["--params", "gcbench.nope=1"]).unwrap();
         assert!(a.workload_params().unwrap_err().contains("nope"));
     }

@@ -50,17 +50,21 @@ pub struct HiccupMeter {
 }
 
 impl HiccupMeter {
-    /// Starts a meter on `heap` (binds a mutator on a new thread).
-    pub fn start(heap: &Heap) -> HiccupMeter {
-        HiccupMeter::spawn(heap, true)
+    /// Starts a meter on `heap` (binds a mutator on a new thread, scheduled at
+    /// `priority`, as the workload's other mutators: `--mutator-priority`). A stop
+    /// waits for it as for any mutator.
+    pub fn start(heap: &Heap, priority: flipgc_core::GcThreadPriority) -> HiccupMeter {
+        HiccupMeter::spawn(heap, Some(priority))
     }
 
     /// Starts a machine meter: a plain thread, no mutator, on `heap`'s clock.
     pub fn start_machine(heap: &Heap) -> HiccupMeter {
-        HiccupMeter::spawn(heap, false)
+        HiccupMeter::spawn(heap, None)
     }
 
-    fn spawn(heap: &Heap, mutator: bool) -> HiccupMeter {
+    /// A meter thread: a mutator at `priority`, or (`None`) a plain thread.
+    fn spawn(heap: &Heap, priority: Option<flipgc_core::GcThreadPriority>) -> HiccupMeter {
+        let mutator = priority.is_some();
         let stop = Arc::new(AtomicBool::new(false));
         let heap = heap.clone();
         let flag = Arc::clone(&stop);
@@ -72,6 +76,10 @@ impl HiccupMeter {
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
+                if let Some(p) = priority {
+                    p.apply_to_current_thread()
+                        .map_err(|e| format!("--mutator-priority {p} (hiccup meter): {e}"))?;
+                }
                 let mut m = if mutator {
                     Some(heap.bind_mutator().map_err(|e| e.to_string())?)
                 } else {

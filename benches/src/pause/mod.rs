@@ -12,6 +12,7 @@
 //! - [`outliers`]: the cause of every pause and stall of 1 ms or more.
 //! - [`table`]: the printed tables (reusable row formatting).
 //! - [`svg`]: the pause-distribution plot.
+//! - [`sched`]: `--gc-priority` and `--mutator-priority`.
 
 pub mod cli;
 pub mod hiccup;
@@ -19,6 +20,7 @@ pub mod mode;
 pub mod outliers;
 pub mod record;
 pub mod rss;
+pub mod sched;
 pub mod svg;
 pub mod table;
 pub mod workload;

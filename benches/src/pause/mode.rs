@@ -1,7 +1,7 @@
 //! pausebench's modes: [`MODES`] and [`heap_config`], the single place where a mode
 //! name becomes a [`HeapConfig`].
 
-use flipgc_core::{FaultMode, FlipMode, GcLog, HeapConfig};
+use flipgc_core::{FaultMode, FlipMode, GcLog, GcThreadPriority, HeapConfig};
 
 /// Every mode `--modes` accepts, in a sensible run order.
 pub const MODES: &[&str] = &["auto", "stw", "pud", "pmd", "pte", "copy"];
@@ -19,6 +19,8 @@ pub struct Options {
     /// (`--fault-mode`: the faulting thread in its `SIGBUS` handler, or the fault
     /// server; `Auto` is SIGBUS mode where the kernel has it).
     pub fault_mode: FaultMode,
+    /// The scheduling of the collector's threads (`--gc-priority`).
+    pub gc_priority: GcThreadPriority,
 }
 
 /// The heap configuration for a run in `mode` with `heap_bytes` of heap:
@@ -33,6 +35,7 @@ pub fn heap_config(mode: &str, heap_bytes: usize, o: Options) -> Result<HeapConf
     c.pretouch = o.pretouch;
     c.gc_log = o.gc_log;
     c.fault_mode = o.fault_mode;
+    c.gc_thread_priority = o.gc_priority;
     match mode {
         "auto" | "pud" | "pmd" | "pte" | "copy" => {
             c.flip = FlipMode::parse(mode).map_err(|e| e.to_string())?;
@@ -84,9 +87,11 @@ mod tests {
             pretouch: true,
             gc_log: GcLog::ALL,
             fault_mode: FaultMode::Server,
+            gc_priority: GcThreadPriority::Nice(4),
         };
         let c = heap_config("auto", 64 << 20, o).unwrap();
         assert!(c.verify_after_gc && c.pretouch);
+        assert_eq!(c.gc_thread_priority, GcThreadPriority::Nice(4));
         assert_eq!(c.gc_log, GcLog::ALL);
         assert_eq!(c.fault_mode, FaultMode::Server);
         assert_eq!(parse_fault_mode(" sigbus"), Ok(FaultMode::Sigbus));

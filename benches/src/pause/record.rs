@@ -68,6 +68,11 @@ pub struct RunRecord {
     /// How long pausebench waited before the run for the guest to finish reporting
     /// freed memory to the host (`--settle`; outside the wall time), ns.
     pub settle_ns: u64,
+    /// The collector's threads' scheduling (`--gc-priority`: `inherit`, `nice:N`,
+    /// `fifo:N`, `rr:N`).
+    pub gc_priority: String,
+    /// The workload's mutators' scheduling (`--mutator-priority`).
+    pub mutator_priority: String,
     /// Every pause, oldest first: the last `HeapConfig::pause_log_capacity` (10,000
     /// by default) the pause log still holds; the summary's figures are of every pause.
     pub pauses: Vec<Pause>,
@@ -422,6 +427,8 @@ impl RunRecord {
             params,
             wall_ns: m.wall.as_nanos() as u64,
             settle_ns: 0,
+            gc_priority: "inherit".into(),
+            mutator_priority: "inherit".into(),
             pauses,
             summary,
             by_kind: by_kind(&m.log),

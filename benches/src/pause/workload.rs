@@ -208,7 +208,14 @@ type Job = Box<dyn FnOnce(&Heap) -> Result<(), String>>;
 
 /// Runs `w` once on a fresh heap built from `config`, with the hiccup meter; a cycle
 /// still under way when the job ends is waited for (outside the wall time).
-pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, String> {
+/// The job's mutators run at `mutator` (`--mutator-priority`; see
+/// [`sched::with_mutator_priority`](super::sched::with_mutator_priority)).
+pub fn run(
+    w: &Workload,
+    p: &Params,
+    config: HeapConfig,
+    mutator: flipgc_core::GcThreadPriority,
+) -> Result<Measured, String> {
     let mut registry = TypeRegistry::new();
     let err = |e: flipgc_core::GcError| e.to_string();
     let job: Job = match w {
@@ -246,10 +253,10 @@ pub fn run(w: &Workload, p: &Params, config: HeapConfig) -> Result<Measured, Str
         Workload::JvmlikeGcbench | Workload::JvmlikeBinarytrees => {
             let (jvm, job) = jvmlike_job(w, p)?;
             let heap = Heap::with_model(config, jvm.model()).map_err(err)?;
-            return measure(w, heap, job);
+            return measure(w, heap, job, mutator);
         }
     };
-    measure(w, Heap::new(config, registry).map_err(err)?, job)
+    measure(w, Heap::new(config, registry).map_err(err)?, job, mutator)
 }
 
 /// The class-based VM's workloads: a fresh VM with the program's classes loaded
@@ -280,14 +287,19 @@ fn jvmlike_job(w: &Workload, p: &Params) -> Result<(Jvm, Job), String> {
 }
 
 /// Runs `job` on `heap` with the meters (see [`run`]).
-fn measure(w: &Workload, heap: Heap, job: Job) -> Result<Measured, String> {
+fn measure(
+    w: &Workload,
+    heap: Heap,
+    job: Job,
+    mutator: flipgc_core::GcThreadPriority,
+) -> Result<Measured, String> {
     rss::reset_peak();
-    let meter = HiccupMeter::start(&heap);
+    let meter = HiccupMeter::start(&heap, mutator);
     let machine = HiccupMeter::start_machine(&heap);
     let cpu = || (crate::host::MachineCpu::read(), crate::host::own_cpu_ns());
     let before = cpu();
     let started = Instant::now();
-    let result = job(&heap);
+    let result = super::sched::with_mutator_priority(mutator, || job(&heap))?;
     let wall = started.elapsed();
     let after = cpu();
     let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));

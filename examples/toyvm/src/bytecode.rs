@@ -132,6 +132,11 @@ pub enum Op {
     JumpUnlessNull(u32),
     /// `PairP(id)` then `JumpIfFalse(t)`.
     JumpUnlessPair(u16, u32),
+    /// `Not` then `JumpIfFalse(t)`: pop, and jump if the value is true
+    /// (`(if (not e) ...)`).
+    JumpIfTrue(u32),
+    /// `Local(slot)` then `Return`: return a local's value.
+    ReturnLocal(u32),
 }
 
 impl Op {
@@ -150,6 +155,7 @@ impl Op {
             Op::Eq(id) => Op::JumpUnlessEq(id, t),
             Op::NullP(_) => Op::JumpUnlessNull(t),
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
+            Op::Not(_) => Op::JumpIfTrue(t),
             _ => return None,
         })
     }
@@ -170,6 +176,7 @@ impl Op {
             Op::JumpUnlessEq(id, _) => Op::JumpUnlessEq(id, t),
             Op::JumpUnlessNull(_) => Op::JumpUnlessNull(t),
             Op::JumpUnlessPair(id, _) => Op::JumpUnlessPair(id, t),
+            Op::JumpIfTrue(_) => Op::JumpIfTrue(t),
             other => unreachable!("retargeting {other:?}"),
         }
     }

@@ -1,7 +1,7 @@
 //! `toyvm`: run a Scheme file, or start a REPL, on a flipgc heap.
 //!
 //! `toyvm [FILE] [--heap SIZE | --max-heap SIZE] [--flip auto|pud|pmd|pte|copy] [--max-steps N]
-//! [--gc-stats] [--gc-log[=gc,phases]] [--verify]`.
+//! [--gc-stats] [--gc-log[=gc,phases]] [--verify] [ARGS...]`.
 //! The heap grows with the program's live data up to a quarter of physical memory,
 //! unless `--heap` fixes its size or `--max-heap` sets another maximum.
 //! Exit status: 0 on success, 1 for a program error, 2 for bad usage, or the
@@ -51,6 +51,11 @@ struct Args {
     /// (counting every thread's); unlimited if absent.
     #[arg(long, value_name = "N")]
     max_steps: Option<u64>,
+    /// Arguments for the program, after FILE (`toyvm prog.scm a b`, or after
+    /// `--` if one starts with a dash): `(command-line)` returns the whole
+    /// command line, these last.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, requires = "file")]
+    args: Vec<String>,
 }
 
 fn parse_size(s: &str) -> Result<usize, String> {

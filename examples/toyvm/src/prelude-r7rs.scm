@@ -98,6 +98,43 @@
   (if (pair? l) (cons (car l) (list-copy (cdr l))) l))
 (define (list-set! l k x) (set-car! (list-tail l k) x))
 (define (%append2 a b) (append a b))
+;; member and assoc with an optional comparison procedure (the built-in ones
+;; compare with equal?).
+(define member
+  (let ((member/equal member))
+    (lambda (x l . compare)
+      (if (null? compare)
+          (member/equal x l)
+          (let loop ((l l))
+            (cond ((not (pair? l)) #f)
+                  (((car compare) x (car l)) l)
+                  (else (loop (cdr l)))))))))
+(define assoc
+  (let ((assoc/equal assoc))
+    (lambda (x l . compare)
+      (if (null? compare)
+          (assoc/equal x l)
+          (let loop ((l l))
+            (cond ((not (pair? l)) #f)
+                  (((car compare) x (car (car l))) (car l))
+                  (else (loop (cdr l)))))))))
+
+;; rationalize: the simplest rational within y of x (Stern-Brocot, through
+;; continued fractions). With no exact rationals, a non-integer result is a
+;; float, and so is any result when x or y is inexact.
+(define (rationalize x y)
+  (define (simplest-positive lo hi)
+    (let ((fl (floor lo)))
+      (cond ((= fl lo) fl)
+            ((< fl (floor hi)) (+ fl 1))
+            (else (+ fl (/ 1 (simplest-positive (/ 1 (- hi fl)) (/ 1 (- lo fl)))))))))
+  (define (simplest lo hi)
+    (cond ((= lo hi) lo)
+          ((positive? lo) (simplest-positive lo hi))
+          ((negative? hi) (- (simplest-positive (- hi) (- lo))))
+          (else (if (and (exact? lo) (exact? hi)) 0 0.0))))
+  (let ((r (simplest (- x (abs y)) (+ x (abs y)))))
+    (if (or (inexact? x) (inexact? y)) (inexact r) r)))
 
 ;; Strings.
 (define (string . cs) (list->string cs))
@@ -105,10 +142,25 @@
   (if (null? range)
       (substring s 0 (string-length s))
       (apply substring s range)))
-(define (string-fill! s c)
-  (let loop ((i 0))
-    (if (< i (string-length s))
-        (begin (string-set! s i c) (loop (+ i 1))))))
+(define (string-fill! s c . range)
+  (let ((end (if (and (pair? range) (pair? (cdr range))) (cadr range) (string-length s))))
+    (let loop ((i (if (pair? range) (car range) 0)))
+      (if (< i end)
+          (begin (string-set! s i c) (loop (+ i 1)))))))
+;; (string-copy! to at from [start [end]]), right to left when the ranges
+;; overlap with the destination after the source.
+(define (string-copy! to at from . range)
+  (let* ((start (if (pair? range) (car range) 0))
+         (end (if (and (pair? range) (pair? (cdr range))) (cadr range) (string-length from)))
+         (n (- end start)))
+    (if (or (< start 0) (> start end) (> end (string-length from))
+            (< at 0) (> (+ at n) (string-length to)))
+        (error "string-copy!: range out of bounds" at start end))
+    (if (and (eq? to from) (> at start))
+        (do ((i (- n 1) (- i 1))) ((< i 0))
+          (string-set! to (+ at i) (string-ref from (+ start i))))
+        (do ((i 0 (+ i 1))) ((= i n))
+          (string-set! to (+ at i) (string-ref from (+ start i)))))))
 (define (string>? a b) (string<? b a))
 (define (string<=? a b) (not (string<? b a)))
 (define (string>=? a b) (not (string<? a b)))
@@ -138,24 +190,26 @@
       (vector-set! out (- i start) (vector-ref v i)))))
 (define (vector-append . vs)
   (list->vector (apply append (map vector->list vs))))
-(define (vector->string v) (list->string (vector->list v)))
-(define (string->vector s) (list->vector (string->list s)))
+(define (vector->string v . range) (list->string (apply vector->list v range)))
+(define (string->vector s . range) (list->vector (apply string->list s range)))
+;; (vector-copy! to at from [start [end]]), as string-copy!.
+(define (vector-copy! to at from . range)
+  (let* ((start (if (pair? range) (car range) 0))
+         (end (if (and (pair? range) (pair? (cdr range))) (cadr range) (vector-length from)))
+         (n (- end start)))
+    (if (or (< start 0) (> start end) (> end (vector-length from))
+            (< at 0) (> (+ at n) (vector-length to)))
+        (error "vector-copy!: range out of bounds" at start end))
+    (if (and (eq? to from) (> at start))
+        (do ((i (- n 1) (- i 1))) ((< i 0))
+          (vector-set! to (+ at i) (vector-ref from (+ start i))))
+        (do ((i 0 (+ i 1))) ((= i n))
+          (vector-set! to (+ at i) (vector-ref from (+ start i)))))))
 
 
-;; Records (define-record-type): a record is a vector whose slot 0 is its type.
+;; Records (define-record-type): a record type is a unique list (name); the
+;; records themselves, their predicate and field access are builtins/record.rs.
 (define (%make-record-type name) (list name))
-(define (%record-of? x rtd)
-  (and (vector? x) (> (vector-length x) 0) (eq? (vector-ref x 0) rtd)))
-(define (%record-ref r rtd k who)
-  (if (%record-of? r rtd)
-      (vector-ref r k)
-      (error (string-append (symbol->string who) ": expected a record of type "
-                            (symbol->string (car rtd)) ", got") r)))
-(define (%record-set! r rtd k v who)
-  (if (%record-of? r rtd)
-      (vector-set! r k v)
-      (error (string-append (symbol->string who) ": expected a record of type "
-                            (symbol->string (car rtd)) ", got") r)))
 
 ;; case-lambda: clauses are #(required-count rest? procedure).
 (define (%case-lambda clauses)
@@ -192,7 +246,6 @@
                     (else (vector-set! p 1 #t) (vector-set! p 2 v) v)))))))
 
 ;; Process context.
-(define (command-line) '("toyvm"))
 (define (emergency-exit . code) (apply exit code))
 (define (features) '(r7rs exact-closed toyvm))
 ;; First-class continuations (vm/cont.rs): `%call/cc` captures the stack and

@@ -245,11 +245,17 @@ impl Reader {
             '#' => self.hash(line, col),
             _ => {
                 let tok = self.token();
-                if is_integer_token(&tok) && parse_number(&tok).is_none() {
+                let ratio = tok.split_once('/').is_some_and(|(n, d)| {
+                    is_integer_token(n) && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+                });
+                if (is_integer_token(&tok) || ratio) && parse_number(&tok).is_none() {
                     return Err(VmError::syntax(
                         line,
                         col,
-                        format!("integer literal {tok} is outside the 64-bit range"),
+                        format!(
+                            "number literal {tok} is outside the 64-bit range \
+                             (or divides by zero)"
+                        ),
                     ));
                 }
                 Ok(mk(parse_atom(&tok)))
@@ -443,6 +449,21 @@ impl Reader {
                 match tok.as_str() {
                     "t" | "true" => Ok(mk(DatumKind::Bool(true))),
                     "f" | "false" => Ok(mk(DatumKind::Bool(false))),
+                    _ if tok.starts_with([
+                        'x', 'X', 'b', 'B', 'o', 'O', 'd', 'D', 'e', 'E', 'i', 'I',
+                    ]) =>
+                    {
+                        parse_number(&format!("#{tok}")).map(mk).ok_or_else(|| {
+                            VmError::syntax(
+                                line,
+                                col,
+                                format!(
+                                    "bad number #{tok} (not a number, or an exact integer \
+                                     outside the 64-bit range)"
+                                ),
+                            )
+                        })
+                    }
                     _ => Err(VmError::syntax(line, col, format!("unknown syntax #{tok}"))),
                 }
             }
@@ -480,10 +501,79 @@ fn is_integer_token(s: &str) -> bool {
 }
 
 /// Parses a number as Scheme would (`string->number` too): an integer, a float,
-/// `+inf.0`, `-inf.0` or `+nan.0`; `None` if `s` is not a number, or is an
-/// exact integer outside the 64-bit range (this VM has no bignums: the reader
-/// reports that as an error, `string->number` returns `#f`).
+/// `+inf.0`, `-inf.0` or `+nan.0`, a ratio `n/d`, with the prefixes `#x`, `#o`,
+/// `#b`, `#d` (radix; integers only in a radix other than 10) and `#e`, `#i`
+/// (exactness) in either order; `None` if `s` is not a number, or is an exact
+/// integer outside the 64-bit range (this VM has no bignums: the reader reports
+/// that as an error, `string->number` returns `#f`). This VM has no exact
+/// rationals either: a ratio that is not an integer is the nearest float, as
+/// `/` gives it, and `#e` of a non-integral number is not a number here.
 pub fn parse_number(s: &str) -> Option<DatumKind> {
+    let mut body = s;
+    let (mut radix, mut exactness) = (None, None);
+    while let Some(rest) = body.strip_prefix('#') {
+        let mut it = rest.chars();
+        let c = it.next()?.to_ascii_lowercase();
+        match c {
+            'x' | 'o' | 'b' | 'd' if radix.is_none() => {
+                radix = Some(match c {
+                    'x' => 16,
+                    'o' => 8,
+                    'b' => 2,
+                    _ => 10,
+                })
+            }
+            'e' | 'i' if exactness.is_none() => exactness = Some(c),
+            _ => return None,
+        }
+        body = it.as_str();
+    }
+    let n = match radix {
+        Some(r) if r != 10 => {
+            let (neg, digits) = match body.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, body.strip_prefix('+').unwrap_or(body)),
+            };
+            if digits.is_empty() || digits.starts_with(['+', '-']) {
+                return None;
+            }
+            let u = u64::from_str_radix(digits, r).ok()?;
+            DatumKind::Int(if neg {
+                0i64.checked_sub_unsigned(u)?
+            } else {
+                i64::try_from(u).ok()?
+            })
+        }
+        _ if body.starts_with('#') || body.is_empty() => return None,
+        _ => parse_decimal(body)?,
+    };
+    match (exactness, n) {
+        (Some('e'), DatumKind::Float(f)) => {
+            // Integral floats in [-2^63, 2^63) convert exactly.
+            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+            (f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f)).then_some(DatumKind::Int(f as i64))
+        }
+        (Some('i'), DatumKind::Int(i)) => Some(DatumKind::Float(i as f64)),
+        (_, n) => Some(n),
+    }
+}
+
+/// A number in radix 10 without prefixes (`parse_number`'s body).
+fn parse_decimal(s: &str) -> Option<DatumKind> {
+    if let Some((n, d)) = s.split_once('/') {
+        if !is_integer_token(n) || !d.bytes().all(|b| b.is_ascii_digit()) || d.is_empty() {
+            return None;
+        }
+        let (n, d) = (n.parse::<i64>().ok()?, d.parse::<i64>().ok()?);
+        if d == 0 {
+            return None;
+        }
+        return Some(if n % d == 0 {
+            DatumKind::Int(n / d)
+        } else {
+            DatumKind::Float(n as f64 / d as f64)
+        });
+    }
     match s {
         "+inf.0" => return Some(DatumKind::Float(f64::INFINITY)),
         "-inf.0" => return Some(DatumKind::Float(f64::NEG_INFINITY)),

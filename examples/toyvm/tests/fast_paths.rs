@@ -185,3 +185,43 @@ fn tail_conditionals_return() {
         "(neg zero 5)",
     );
 }
+
+#[test]
+fn negated_tests_jump_on_true() {
+    // `(if (not e) ...)` pops `e` and jumps when it is true: every value but
+    // `#f` is true, including `()` and `0`.
+    value(
+        "(map (lambda (x) (if (not x) 'no 'yes)) (list #f #t 0 '() \"\"))",
+        "(no yes yes yes yes)",
+    );
+    // A comparison under the `not`, and an `and` whose jumps land on the
+    // fused instruction itself.
+    value(
+        "(let () (define (f a b) (if (not (< a b)) 'ge 'lt)) (list (f 1 2) (f 2 1) (f 2 2)))",
+        "(lt ge ge)",
+    );
+    value(
+        "(let () (define (f a b) (if (not (and a b)) 'n 'y)) (list (f #f 1) (f 1 #f) (f 1 2)))",
+        "(n n y)",
+    );
+    value("(let ((x 1)) (not (not x)))", "#t");
+}
+
+#[test]
+fn returns_of_locals_are_not_merged_across_a_jump_target() {
+    // The tail arm's local is returned directly.
+    value(
+        "(let () (define (f a b) (if a b a)) (list (f 1 2) (f #f 2)))",
+        "(2 #f)",
+    );
+    // `and` / `or` in tail position jump to the `Return` after their last
+    // local: merged with it, the jump would land past the function's end.
+    value(
+        "(let () (define (g a b) (and a b)) (list (g #f 1) (g 2 3)))",
+        "(#f 3)",
+    );
+    value(
+        "(let () (define (g a b) (or a b)) (list (g 1 #f) (g #f 3) (g #f #f)))",
+        "(1 3 #f)",
+    );
+}

@@ -73,6 +73,33 @@ fn records() {
         e.message.contains("a-x") && e.message.contains("type a"),
         "{e}"
     );
+    // A record is its own type: not a vector, and it survives collections
+    // with its fields. Guile prints records its own way, and its `equal?`
+    // compares their fields; R7RS's `equal?` is `eqv?` on records, so both are
+    // checked on the toy VM only.
+    check(
+        "(define-record-type point (make-point x y) point? (x point-x) (y point-y))
+         (define p (make-point 1 (list 2 3)))
+         (define ps (let loop ((i 0) (acc '())) (if (= i 20000) acc (loop (+ i 1) (cons (make-point i i) acc)))))
+         (write (list (vector? p) (equal? p p) (eqv? p p)
+                      (point-y p) (point-x (car ps)) (length ps) (procedure? point?)))",
+        "(#f #t #t (2 3) 19999 20000 #t)",
+    );
+    assert_eq!(
+        output_of(
+            "(define-record-type point (make-point x) point? (x point-x)) \
+             (write (make-point 1)) (display (list (make-point 2))) \
+             (write (equal? (make-point 1) (make-point 1)))"
+        ),
+        "#<record point>(#<record point>)#f"
+    );
+    let o = run_with(
+        "(vector-ref (begin (define-record-type r (mk x) r? (x rx)) (mk 1)) 0)",
+        8 << 20,
+        "auto",
+        false,
+    );
+    assert!(o.result.is_err(), "vector-ref of a record");
 }
 
 #[test]
@@ -301,5 +328,75 @@ fn parameters() {
          (write (call/cc (lambda (k) (parameterize ((radix 16)) (k (radix))))))
          (write (radix))",
         "(10 10)(2 6)(10 10)1610",
+    );
+}
+
+#[test]
+fn optional_ranges_copies_and_comparisons() {
+    check(
+        "(write (list (string->list \"hello\" 1 3) (vector->list #(1 2 3 4) 1) \
+                      (string->vector \"abc\" 1) (vector->string #(#\\a #\\b #\\c) 0 2)))",
+        "((#\\e #\\l) (2 3 4) #(#\\b #\\c) \"ab\")",
+    );
+    check(
+        "(define v (vector 1 2 3 4 5)) (vector-fill! v 0 1 3) \
+         (define s (make-string 5 #\\a)) (string-fill! s #\\b 2) (write (list v s))",
+        "(#(1 0 0 4 5) \"aabbb\")",
+    );
+    // Copies in both directions within one sequence (overlapping ranges).
+    check(
+        "(define v (vector 1 2 3 4 5)) (vector-copy! v 1 v 0 3) \
+         (define w (vector 1 2 3 4 5)) (vector-copy! w 0 w 2) \
+         (define s (string-copy \"abcde\")) (string-copy! s 2 s 0 3) \
+         (define t (make-string 3 #\\-)) (string-copy! t 1 \"xy\") \
+         (write (list v w s t))",
+        "(#(1 1 2 3 5) #(3 4 5 4 5) \"ababc\" \"-xy\")",
+    );
+    check(
+        "(write (list (member 2.0 '(1 2 3) =) (assoc 2.0 '((1 . a) (2 . b)) =) \
+                      (member \"b\" '(\"a\" \"b\")) (assoc 5 '((1 . a)) =)))",
+        "((2 3) (2 . b) (\"b\") #f)",
+    );
+}
+
+#[test]
+fn radixes_prefixes_and_ratios() {
+    check(
+        "(write (list (number->string 255 16) (number->string -10 2) (number->string 8 8) \
+                      (string->number \"ff\" 16) (string->number \"-101\" 2) \
+                      (string->number \"#xff\") (string->number \"zz\" 16) \
+                      #x-1F #b101 #o17 #e2.0 #i3 #x#iA))",
+        "(\"ff\" \"-1010\" \"10\" 255 -5 255 #f -31 5 15 2 3.0 10.0)",
+    );
+    // No exact rationals: an integral ratio is an integer, any other the
+    // nearest float, as `/` gives it (Guile, with rationals, differs).
+    assert_eq!(
+        output_of("(write (list 4/2 -6/3 (+ 1/2 0.25) (string->number \"#e1.5\")))"),
+        "(2 -2 0.75 #f)"
+    );
+    for bad in ["#xzz", "#e1.5", "#x99999999999999999", "1/0", "#q1"] {
+        let o = run_with(&format!("(write {bad})"), 8 << 20, "auto", false);
+        let e = o.result.expect_err(bad);
+        assert!(matches!(e.kind, ErrorKind::Syntax { .. }), "{bad}: {e}");
+    }
+    let o = run_with("(number->string 1.5 16)", 8 << 20, "auto", false);
+    assert!(o.result.is_err(), "an inexact number in radix 16");
+}
+
+#[test]
+fn rationalize_environment_and_command_line() {
+    check(
+        "(write (list (rationalize 3 1) (rationalize 0.3 0.1) (rationalize -7 2) \
+                      (rationalize 5 0)))",
+        "(2 0.3333333333333333 -5 5)",
+    );
+    assert_eq!(
+        output_of(
+            "(write (list (string? (get-environment-variable \"PATH\")) \
+                          (get-environment-variable \"FLIPGC_SURELY_UNSET_VARIABLE\") \
+                          (string? (cdr (assoc \"PATH\" (get-environment-variables)))) \
+                          (string? (car (command-line)))))"
+        ),
+        "(#t #f #t #t)"
     );
 }

@@ -828,17 +828,19 @@ impl Compaction {
         recycling.runs
     }
 
-    /// Waits, yielding the CPU, until `ready` (pages that mutators' handlers, or
-    /// the fault server, are still installing), collecting the stall samples
-    /// meanwhile.
+    /// Waits, yielding the CPU (sleeping, on a real-time thread: the installers
+    /// may be mutators of normal priority; `priority.rs`), until `ready` (pages
+    /// that mutators' handlers, or the fault server, are still installing),
+    /// collecting the stall samples meanwhile.
     fn wait_until(&self, mut ready: impl FnMut() -> bool) {
         let mut looks = 0u32;
+        let realtime = crate::priority::realtime();
         while !ready() {
-            looks = looks.wrapping_add(1);
+            looks = looks.saturating_add(1);
             if looks % 64 == 0 {
                 self.collect_stalls();
             }
-            std::thread::yield_now();
+            crate::priority::relax(realtime, looks);
         }
     }
 
@@ -867,6 +869,8 @@ impl Compaction {
         // the server does not wait for it (other faults may be queued behind), but
         // notes when it happened, for the stall.
         let mut installing: Vec<(usize, u64)> = Vec::new();
+        // Polls while a worker installs (`priority.rs`: sleeps on a real-time thread).
+        let (realtime, mut looks) = (crate::priority::realtime(), 0u32);
         while !self.stop.load(Ordering::Acquire) {
             self.inner.inject.panic_once(InjectPoint::ServerPanic);
             installing.retain(|&(p, seen)| {
@@ -879,10 +883,12 @@ impl Compaction {
             let timeout_ms = if installing.is_empty() { 1 } else { 0 };
             if !self.uffd.poll(timeout_ms) {
                 if !installing.is_empty() {
-                    std::thread::yield_now();
+                    looks = looks.saturating_add(1);
+                    crate::priority::relax(realtime, looks);
                 }
                 continue;
             }
+            looks = 0;
             faults.clear();
             if let Err(e) = self.uffd.read_faults(&mut faults) {
                 panic!("reading userfaultfd events: {e}");
@@ -1006,13 +1012,25 @@ impl Compaction {
             let named = |name: &str| std::thread::Builder::new().name(name.into());
             if !sigbus {
                 named("flipgc-fault-server")
-                    .spawn_scoped(s, || self.serve())
+                    .spawn_scoped(s, || {
+                        crate::priority::collector_thread_start(
+                            self.inner.config.gc_thread_priority,
+                            "flipgc-fault-server",
+                        );
+                        self.serve()
+                    })
                     .expect("spawning the fault server");
             }
             let helpers: Vec<_> = (1..workers.max(1))
                 .map(|_| {
                     named("flipgc-fill")
-                        .spawn_scoped(s, || self.work(false))
+                        .spawn_scoped(s, || {
+                            crate::priority::collector_thread_start(
+                                self.inner.config.gc_thread_priority,
+                                "flipgc-fill",
+                            );
+                            self.work(false)
+                        })
                         .expect("spawning a fill worker")
                 })
                 .collect();
@@ -1091,12 +1109,15 @@ impl Compaction {
         // Every pending forwarding is applied (or being applied under its lock, by a
         // mutator or the coordinator, which then drop their reference): wait for them.
         let mut this = self;
+        let (realtime, mut looks) = (crate::priority::realtime(), 0u32);
         let mut this = loop {
             match Arc::try_unwrap(this) {
                 Ok(c) => break c,
                 Err(again) => {
                     this = again;
-                    std::thread::yield_now();
+                    looks = looks.saturating_add(1);
+                    // The holders may be mutators of normal priority (`priority.rs`).
+                    crate::priority::relax(realtime, looks);
                 }
             }
         };

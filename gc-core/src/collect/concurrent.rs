@@ -215,6 +215,7 @@ pub(crate) fn mark_phase<K: Kind>(
         inner.end,
         (mark, live),
         &inner.los_marks,
+        inner.config.gc_thread_priority,
     )
     .with_old_region(old_end.unwrap_or(inner.base), cards);
     // With one worker, all marking of this cycle goes through `ctx`, one thread

@@ -287,6 +287,7 @@ fn markers<D: Decode>(
     let stealers: Vec<Stealer<usize>> = locals.iter().map(|w| w.stealer()).collect();
     let idle = AtomicUsize::new(0);
     let (injector, stealers, idle) = (&injector, &stealers, &idle);
+    let priority = ctx.priority;
     let marker = move |i: usize, local: Worker<usize>| {
         let _fatal = AbortOnUnwind::new("concurrent marking (a GC worker)");
         inject.panic_once(InjectPoint::MarkPanic);
@@ -306,7 +307,10 @@ fn markers<D: Decode>(
         for (i, local) in locals.into_iter().enumerate() {
             std::thread::Builder::new()
                 .name("flipgc-mark".into())
-                .spawn_scoped(s, move || marker(i + 1, local))
+                .spawn_scoped(s, move || {
+                    crate::priority::collector_thread_start(priority, "flipgc-mark");
+                    marker(i + 1, local)
+                })
                 .expect("spawning a marking worker");
         }
         marker(0, mine);

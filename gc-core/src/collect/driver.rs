@@ -170,9 +170,13 @@ impl Driver {
             st.spawned = true;
             let weak = Arc::downgrade(heap);
             let driver = Arc::clone(&heap.driver);
+            let priority = heap.config.gc_thread_priority;
             std::thread::Builder::new()
                 .name("flipgc-driver".into())
-                .spawn(move || driver.run(weak))
+                .spawn(move || {
+                    crate::priority::collector_thread_start(priority, "flipgc-driver");
+                    driver.run(weak)
+                })
                 .expect("spawning the GC driver thread");
         }
     }

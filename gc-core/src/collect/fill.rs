@@ -106,6 +106,7 @@ impl FillTables {
             heads: &self.dense.heads,
             clean: &self.dense.clean,
             cards: &inner.cards,
+            priority: inner.config.gc_thread_priority,
         }
     }
 
@@ -149,6 +150,9 @@ pub struct FillCtx<'a> {
     pub clean: &'a [u64],
     /// The mutators' card table.
     pub cards: &'a crate::cards::CardTable,
+    /// The scheduling of the in-pause filling threads
+    /// ([`HeapConfig::gc_thread_priority`](crate::HeapConfig::gc_thread_priority)).
+    pub priority: crate::priority::GcThreadPriority,
 }
 
 impl FillCtx<'_> {
@@ -324,6 +328,7 @@ impl FillCtx<'_> {
         std::thread::scope(|s| {
             for _ in 0..workers {
                 s.spawn(|| {
+                    crate::priority::collector_thread_start(self.priority, "flipgc-pause-fill");
                     let _fatal =
                         crate::fatal::AbortOnUnwind::new("in-pause compaction (a GC worker)");
                     // The black object covering the next page, from this worker's
@@ -850,6 +855,7 @@ mod tests {
             heads: &[],
             clean: &[],
             cards: &crate::cards::CardTable::new(0),
+            priority: crate::priority::GcThreadPriority::Inherit,
         };
         let pages = ctx.pages();
         assert!(pages > 30, "{pages} pages");

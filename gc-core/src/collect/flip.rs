@@ -211,6 +211,12 @@ pub fn pause(
     if registered.is_some() {
         no_huge_faults(moving);
     }
+
+    // The rest of the pause, timed apart from the registration: the space's new
+    // top, and on the concurrent path the compaction built, published and left to
+    // every mutator (nothing here can wait for the resumed world: the mutators
+    // need all of it before their first access to the heap).
+    p.phase("handoff");
     // The move emptied the whole span: above the new top it reads as zeros, unless
     // the in-pause fallback below leaves the old image there (the heap was copied).
     let dirty_end = if registered.is_some() {

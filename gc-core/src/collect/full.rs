@@ -141,6 +141,7 @@ pub(crate) fn mark_phase<K: Kind>(
         top,
         (mark, live),
         &inner.los_marks,
+        inner.config.gc_thread_priority,
     );
     let ctx = if inner.config.gc_workers <= 1 {
         // SAFETY: every mark of this pause is made through `ctx` by `mark` below,

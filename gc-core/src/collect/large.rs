@@ -104,6 +104,8 @@ fn forward_one(marks: &LosMarks, f: &dyn ForwardFields, addr: usize) {
 /// Waits until the claim in progress on the object at `addr` has ended.
 fn wait_forwarded(marks: &LosMarks, addr: usize) {
     let mut spins = 0u32;
+    // The forwarder may be a mutator of normal priority on this CPU.
+    let realtime = crate::priority::realtime();
     while marks.awaits_forwarding(addr) {
         assert!(
             !marks.is_pending(addr),
@@ -113,7 +115,7 @@ fn wait_forwarded(marks: &LosMarks, addr: usize) {
         if spins < 64 {
             std::hint::spin_loop();
         } else {
-            std::thread::yield_now();
+            crate::priority::relax(realtime, spins - 64);
         }
     }
 }

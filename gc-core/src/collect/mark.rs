@@ -22,6 +22,7 @@ use crate::cards::{CardTable, CARD_BYTES, CARD_WORDS};
 use crate::decode::Decode;
 use crate::mem::{self, WORD};
 use crate::object::{is_ref, FixedScan, Header};
+use crate::priority::GcThreadPriority;
 use crate::space::los::LosMarks;
 use crossbeam_deque::{Injector, Stealer, Worker};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,6 +54,9 @@ pub struct MarkCtx<'a, D> {
     single: bool,
     /// In a young cycle with cards: which old objects the old-region pass reads.
     cards: Option<OldRegionCards<'a>>,
+    /// The scheduling the marking threads spawned for this context take
+    /// ([`HeapConfig::gc_thread_priority`](crate::HeapConfig::gc_thread_priority)).
+    pub priority: GcThreadPriority,
 }
 
 /// What a young cycle's old-region pass needs to read only the written part of
@@ -82,7 +86,8 @@ struct OldShape {
 
 impl<'a, D: Decode> MarkCtx<'a, D> {
     /// A context for marking the region `[base, boundary)` of a moving space ending
-    /// at `end`, into `mark` and `live`, with large objects' marks in `los`.
+    /// at `end`, into `mark` and `live`, with large objects' marks in `los`; the
+    /// marking threads it spawns take `priority`.
     pub fn new(
         layout: D,
         base: usize,
@@ -90,6 +95,7 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
         end: usize,
         (mark, live): (&'a Bitmap, &'a Bitmap),
         los: &'a LosMarks,
+        priority: GcThreadPriority,
     ) -> MarkCtx<'a, D> {
         MarkCtx {
             layout,
@@ -102,6 +108,7 @@ impl<'a, D: Decode> MarkCtx<'a, D> {
             los,
             single: false,
             cards: None,
+            priority,
         }
     }
 
@@ -536,7 +543,9 @@ pub fn mark<D: Decode>(
         for (i, local) in locals.into_iter().enumerate() {
             let (injector, stealers, idle, total) = (&injector, &stealers, &idle, &total);
             let holders = &holders;
+            let priority = ctx.priority;
             s.spawn(move || {
+                crate::priority::collector_thread_start(priority, "flipgc-pause-mark");
                 let _fatal = crate::fatal::AbortOnUnwind::new("marking (a GC worker)");
                 let mut count = 0;
                 let mut mine = Vec::new();
@@ -577,6 +586,8 @@ pub fn mark<D: Decode>(
                             idle.fetch_sub(1, Ordering::SeqCst);
                             break;
                         }
+                        // Waits only for its peers, spawned together with one
+                        // priority: a real-time worker's yield reaches them.
                         std::hint::spin_loop();
                         std::thread::yield_now();
                     }

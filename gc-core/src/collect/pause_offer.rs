@@ -36,7 +36,7 @@
 
 use crate::safepoint::DRIVER;
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use crate::sync::{current_cpu, yield_now, Condvar, Instant, Mutex, MutexGuard};
+use crate::sync::{current_cpu, realtime, yield_now, Condvar, Instant, Mutex, MutexGuard};
 use std::ptr::NonNull;
 use std::time::Duration;
 
@@ -136,7 +136,11 @@ impl PauseOffer {
         };
         let task = Task(call);
         let offered_at = Instant::now();
-        let (deadline, spin_until) = (offered_at + OFFER_WAIT, offered_at + SPIN);
+        // A real-time driver does not poll: its yields would hand the CPU to no
+        // mutator of normal priority (the taker, or one on its way to a GC
+        // point), so it sleeps on the condition variable from the start.
+        let spin = if realtime() { Duration::ZERO } else { SPIN };
+        let (deadline, spin_until) = (offered_at + OFFER_WAIT, offered_at + spin);
         let mut slot = self.slot.lock();
         *slot = Slot::Offered(task);
         self.offered.store(true, Ordering::Relaxed);

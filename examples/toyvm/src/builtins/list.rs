@@ -372,11 +372,42 @@ pub fn vector_length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> 
     vm.push_int(n as i64)
 }
 
-/// `vector->list`.
-pub fn vector_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+/// The optional `start` and `end` arguments of a sequence procedure, at stack
+/// entries `base + first` and `base + first + 1` when `argc` covers them, for
+/// a sequence of `len` elements: `0..len` by default, else an error unless
+/// `start <= end <= len`.
+pub(crate) fn opt_range(
+    vm: &Vm,
+    base: usize,
+    argc: usize,
+    first: usize,
+    len: usize,
+    who: &str,
+) -> Result<std::ops::Range<usize>, VmError> {
+    let start = if argc > first {
+        vm.index(base + first, who)?
+    } else {
+        0
+    };
+    let end = if argc > first + 1 {
+        vm.index(base + first + 1, who)?
+    } else {
+        len
+    };
+    if start > end || end > len {
+        return Err(VmError::runtime(format!(
+            "{who}: range {start}..{end} out of range for length {len}"
+        )));
+    }
+    Ok(start..end)
+}
+
+/// `vector->list`, with optional `start` and `end`.
+pub fn vector_to_list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let v = vector_at(vm, base, "vector->list")?;
+    let range = opt_range(vm, base, argc, 1, vm.m.len(v), "vector->list")?;
     let mark = vm.m.stack_len();
-    for i in 0..vm.m.len(v) {
+    for i in range {
         vm.m.push_value(vm.m.read_value(v, i));
     }
     let end = vm.m.stack_len();
@@ -390,9 +421,14 @@ pub fn list_to_vector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
     vector(vm, mark, n)
 }
 
-/// `vector-fill!`.
-pub fn vector_fill(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    fill(vm, vector_at(vm, base, "vector-fill!")?, vm.val(base + 1));
+/// `vector-fill!`, with optional `start` and `end`.
+pub fn vector_fill(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let v = vector_at(vm, base, "vector-fill!")?;
+    let range = opt_range(vm, base, argc, 2, vm.m.len(v), "vector-fill!")?;
+    let x = vm.val(base + 1);
+    for i in range {
+        vm.m.write_value(v, i, x);
+    }
     vm.push_unspec();
     Ok(())
 }

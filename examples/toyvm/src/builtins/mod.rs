@@ -13,6 +13,7 @@ mod num;
 mod portio;
 pub mod ports;
 mod r7rs;
+mod record;
 mod string;
 mod system;
 mod weak;
@@ -151,8 +152,8 @@ table! {
     "floor" 1 1 => num::floor;
     "round" 1 1 => num::round;
     "sqrt" 1 1 => num::sqrt;
-    "number->string" 1 1 => num::number_to_string;
-    "string->number" 1 1 => num::string_to_number;
+    "number->string" 1 2 => num::number_to_string;
+    "string->number" 1 2 => num::string_to_number;
     "number?" 1 1 => num::is_number;
     "integer?" 1 1 => num::is_integer;
     "eq?" 2 2 => system::is_eqv;
@@ -173,6 +174,9 @@ table! {
     "write-simple" 1 2 => portio::write_simple;
     "newline" 0 1 => portio::newline;
     "exit" 0 1 => system::exit;
+    "get-environment-variable" 1 1 => system::get_environment_variable;
+    "get-environment-variables" 0 0 => system::get_environment_variables;
+    "command-line" 0 0 => system::command_line;
     "gc" 0 0 => system::gc;
     "gc-stats" 0 0 => system::gc_stats;
     "spawn" 1 1 => crate::vm::spawn;
@@ -205,9 +209,9 @@ table! {
     "vector-ref" 2 2 => list::vector_ref;
     "vector-set!" 3 3 => list::vector_set;
     "vector-length" 1 1 => list::vector_length;
-    "vector->list" 1 1 => list::vector_to_list;
+    "vector->list" 1 3 => list::vector_to_list;
     "list->vector" 1 1 => list::list_to_vector;
-    "vector-fill!" 2 2 => list::vector_fill;
+    "vector-fill!" 2 4 => list::vector_fill;
     "string-length" 1 1 => string::string_length;
     "string-ref" 2 2 => string::string_ref;
     "string-append" 0 _ => string::string_append;
@@ -217,7 +221,7 @@ table! {
     "string<?" 1 _ => string::string_lt;
     "string->symbol" 1 1 => string::string_to_symbol;
     "symbol->string" 1 1 => string::symbol_to_string;
-    "string->list" 1 1 => string::string_to_list;
+    "string->list" 1 3 => string::string_to_list;
     "list->string" 1 1 => string::list_to_string;
     "char->integer" 1 1 => string::char_to_integer;
     "integer->char" 1 1 => string::integer_to_char;
@@ -286,6 +290,10 @@ table! {
     "%cons" 2 2 => list::cons;
     "%list" 0 _ => list::list;
     "%vector" 0 _ => list::vector;
+    "%record" 1 _ => record::record;
+    "%record-of?" 2 2 => record::is_record_of;
+    "%record-ref" 4 4 => record::record_ref;
+    "%record-set!" 5 5 => record::record_set;
     "%list->vector" 1 1 => list::list_to_vector;
     // Ports (ports.rs, portio.rs).
     "open-input-string" 1 1 => ports::open_input_string;

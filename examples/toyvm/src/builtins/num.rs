@@ -342,15 +342,86 @@ pub fn format_num(n: Num) -> String {
     }
 }
 
-/// `number->string`.
-pub fn number_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let s = format_num(vm.num(base, "number->string")?);
+/// The optional radix argument at stack entry `i` (2, 8, 10 or 16; 10 if
+/// absent).
+fn radix(vm: &Vm, i: usize, given: bool, who: &str) -> Result<u32, VmError> {
+    if !given {
+        return Ok(10);
+    }
+    match vm.int(i, who)? {
+        r @ (2 | 8 | 10 | 16) => Ok(r as u32),
+        r => Err(VmError::runtime(format!(
+            "{who}: radix {r} is not 2, 8, 10 or 16"
+        ))),
+    }
+}
+
+/// An integer in `radix`, with a sign and no prefix (`-ff`).
+fn int_in_radix(i: i64, radix: u32) -> String {
+    let digits = |mut u: u64| {
+        let mut out = Vec::new();
+        loop {
+            out.push(std::char::from_digit((u % u64::from(radix)) as u32, radix).expect("digit"));
+            u /= u64::from(radix);
+            if u == 0 {
+                break;
+            }
+        }
+        out.iter().rev().collect::<String>()
+    };
+    if i < 0 {
+        format!("-{}", digits(i.unsigned_abs()))
+    } else {
+        digits(i as u64)
+    }
+}
+
+/// `number->string`, with an optional radix (2, 8, 10 or 16; an inexact number
+/// only in radix 10).
+pub fn number_to_string(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
+    let n = vm.num(base, "number->string")?;
+    let radix = radix(vm, base + 1, argc > 1, "number->string")?;
+    let s = match n {
+        _ if radix == 10 => format_num(n),
+        Num::Int(i) => int_in_radix(i, radix),
+        Num::Float(_) => {
+            return Err(VmError::runtime(format!(
+                "number->string: an inexact number in radix {radix} (only radix 10 is supported)"
+            )))
+        }
+    };
     vm.push_str(&s)
 }
 
-/// `string->number` (`#f` if not a number).
-pub fn string_to_number(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+/// `string->number` (`#f` if not a number), with an optional radix: in radix
+/// 2, 8 or 16 the text is an integer (a sign and digits) unless it carries its
+/// own prefix (`#x`...), which wins.
+pub fn string_to_number(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let s = vm.string(base, "string->number")?;
+    let radix = radix(vm, base + 1, argc > 1, "string->number")?;
+    if radix != 10 && !s.starts_with('#') {
+        let (neg, digits) = match s.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, s.strip_prefix('+').unwrap_or(&s)),
+        };
+        let value = (!digits.is_empty() && !digits.starts_with(['+', '-']))
+            .then(|| u64::from_str_radix(digits, radix).ok())
+            .flatten()
+            .and_then(|u| {
+                if neg {
+                    0i64.checked_sub_unsigned(u)
+                } else {
+                    i64::try_from(u).ok()
+                }
+            });
+        return match value {
+            Some(i) => vm.push_int(i),
+            None => {
+                vm.push_bool(false);
+                Ok(())
+            }
+        };
+    }
     match crate::reader::parse_number(&s) {
         Some(crate::reader::DatumKind::Int(i)) => vm.push_int(i),
         Some(crate::reader::DatumKind::Float(f)) => vm.push_float(f),

@@ -218,11 +218,13 @@ pub fn symbol_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErro
     vm.push_str(&name)
 }
 
-/// `string->list`.
-pub fn string_to_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+/// `string->list`, with optional `start` and `end` (in characters).
+pub fn string_to_list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let s = vm.string(base, "string->list")?;
+    let len = s.chars().count();
+    let range = super::list::opt_range(vm, base, argc, 1, len, "string->list")?;
     let mark = vm.m.stack_len();
-    for c in s.chars() {
+    for c in s.chars().skip(range.start).take(range.len()) {
         vm.push_char(c);
     }
     let end = vm.m.stack_len();

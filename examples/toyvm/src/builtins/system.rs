@@ -120,3 +120,46 @@ pub fn gc_stats(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
     vm.push_unspec();
     Ok(())
 }
+
+/// `get-environment-variable`: the variable's value as a string, or `#f` if it
+/// is unset (or not valid Unicode).
+pub fn get_environment_variable(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let name = vm.string(base, "get-environment-variable")?;
+    match std::env::var(&name) {
+        Ok(value) => vm.push_str(&value),
+        Err(_) => {
+            vm.push_bool(false);
+            Ok(())
+        }
+    }
+}
+
+/// `get-environment-variables`: an association list of `(name . value)`
+/// strings, one per variable whose name and value are valid Unicode.
+pub fn get_environment_variables(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
+    let mark = vm.m.stack_len();
+    for (name, value) in std::env::vars_os() {
+        let (Ok(name), Ok(value)) = (name.into_string(), value.into_string()) else {
+            continue;
+        };
+        vm.push_str(&name)?;
+        vm.push_str(&value)?;
+        let top = vm.top();
+        vm.push_pair(top - 1, top)?;
+        vm.collapse(2);
+    }
+    let end = vm.m.stack_len();
+    vm.push_list(mark, end)
+}
+
+/// `command-line`: the process's arguments as strings, the command name first
+/// (for the `toyvm` binary: its path, the program file and the program's own
+/// arguments; for a host that embeds the VM, the host's command line).
+pub fn command_line(vm: &mut Vm, _: usize, _: usize) -> Result<(), VmError> {
+    let mark = vm.m.stack_len();
+    for arg in std::env::args_os() {
+        vm.push_str(&arg.to_string_lossy())?;
+    }
+    let end = vm.m.stack_len();
+    vm.push_list(mark, end)
+}

@@ -33,7 +33,7 @@ fn gen_fn(
         }
     }
     g.expr(&func.body, true)?;
-    g.code.push(Op::Return);
+    g.ret();
     let nparams = func.params.len() as u32;
     let proto = Proto {
         name: func.name.clone(),
@@ -79,6 +79,20 @@ impl Gen<'_> {
             }
         }
         self.code.push(Op::Local(slot));
+    }
+
+    /// Returns the top value; a plain local read just before (that no jump
+    /// targets the end of, as in [`Gen::local`]) is folded into a
+    /// `ReturnLocal`.
+    fn ret(&mut self) {
+        if self.target != self.code.len() {
+            if let Some(op @ Op::Local(_)) = self.code.last_mut() {
+                let Op::Local(slot) = *op else { unreachable!() };
+                *op = Op::ReturnLocal(slot);
+                return;
+            }
+        }
+        self.code.push(Op::Return);
     }
 
     fn free_index(&self, v: VarId) -> u32 {
@@ -182,7 +196,7 @@ impl Gen<'_> {
                 if tail {
                     // What follows a tail expression is the function's
                     // `Return`: return here rather than jump to it.
-                    self.code.push(Op::Return);
+                    self.ret();
                     self.patch(jf);
                     self.expr(f, tail)?;
                     return Ok(());

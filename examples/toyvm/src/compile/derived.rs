@@ -96,8 +96,9 @@ pub(super) fn show(d: &Datum) -> String {
 }
 
 /// `(define-record-type name (ctor field...) pred (field accessor [modifier])...)`
-/// as a `begin` of top-level or internal definitions. A record is a vector
-/// whose slot 0 holds its type (a unique pair made by `%make-record-type`).
+/// as a `begin` of top-level or internal definitions. A record is an
+/// `scm-record` whose element 0 holds its type (a unique pair made by
+/// `%make-record-type`; `builtins/record.rs`).
 pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
     let bad = |what: &str| Err(d.error(format!("define-record-type: {what}")));
     let [name, ctor, pred, specs @ ..] = args else {
@@ -142,7 +143,7 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
     if let Some(name) = name.sym() {
         out.push(list(vec![sym("define", d), sym(name, d), rtd.clone()], d));
     }
-    // The constructor: (define (ctor a b) (vector rtd <field values in field order>)).
+    // The constructor: (define (ctor a b) (%record rtd <field values in field order>)).
     match ctor.list() {
         Some([cname, cargs @ ..]) if cname.sym().is_some() => {
             for a in cargs {
@@ -150,7 +151,7 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
                     return Err(a.error("define-record-type: constructor argument is not a field"));
                 }
             }
-            let mut elems = vec![sym("%vector", d), rtd.clone()];
+            let mut elems = vec![sym("%record", d), rtd.clone()];
             for (f, _) in &fields {
                 let given = cargs.iter().any(|a| a.sym() == Some(f.as_str()));
                 elems.push(if given {
@@ -172,7 +173,7 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
                 let names: Vec<Datum> = fields.iter().map(|(f, _)| sym(f, d)).collect();
                 let mut head = vec![sym(c, d)];
                 head.extend(names.iter().cloned());
-                let mut elems = vec![sym("%vector", d), rtd.clone()];
+                let mut elems = vec![sym("%record", d), rtd.clone()];
                 elems.extend(names);
                 out.push(list(
                     vec![sym("define", d), list(head, d), list(elems, d)],

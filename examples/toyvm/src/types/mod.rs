@@ -44,6 +44,9 @@ pub struct VmTypes {
     pub symbol: TypeId,
     /// A vector of references.
     pub vector: TypeId,
+    /// A record (`builtins/record.rs`): a reference array, element 0 its
+    /// record type, then its fields.
+    pub record: TypeId,
     /// A closure: field 0 the code object (its fixed part), then a tail of the
     /// captured values (fields `1..`).
     pub closure: TypeId,
@@ -147,6 +150,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let global = types.fixed("scm-global", 2, &[0])?;
     let thread = types.fixed("scm-thread", 1, &[])?;
     let cont = types.tailed("scm-continuation", 4, &[], Tail::Refs)?;
+    let record = types.ref_array("scm-record")?;
     let alloc = FixedTypes {
         pair: types.fixed_type(pair)?,
         int: types.fixed_type(int)?,
@@ -165,6 +169,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         string,
         symbol,
         vector,
+        record,
         closure,
         code,
         prim,

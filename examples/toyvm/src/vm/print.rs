@@ -281,6 +281,14 @@ impl Vm {
                         work.push(Item::Text(" "));
                     }
                 }
+            } else if ty == t.record {
+                let name = match self.m.read_value(g, 0).as_ref() {
+                    Some(rtd) if self.m.type_of(rtd) == t.pair => {
+                        self.repr(self.m.read_value(rtd, 0), false)
+                    }
+                    _ => "?".to_string(),
+                };
+                out.push_str(&format!("#<record {name}>"));
             } else if ty == t.closure {
                 let code = self.m.read_ref(g, 0).expect("closure code");
                 let pid = self.m.get_word(code, t.code_proto) as usize;

@@ -171,6 +171,19 @@ impl Vm {
         }
     }
 
+    /// The safepoint poll of a call or tail call: one relaxed load of the
+    /// collector's request flag, and [`flipgc_core::Mutator::safepoint`] (which
+    /// reads it again with acquire ordering and synchronises with the
+    /// collection) only when it is set. Relaxed suffices because the flag is
+    /// only a hint here: a stale `false` (possible on arm64 as on x86) defers
+    /// the stop to a later call, and every loop of a Scheme program is a call.
+    #[inline(always)]
+    fn poll_safepoint(&mut self) {
+        if self.m.safepoint_requested() {
+            self.m.safepoint();
+        }
+    }
+
     /// Counts a call against the step budget.
     #[inline(always)]
     fn spend_fuel(&mut self) -> Result<(), VmError> {
@@ -415,7 +428,7 @@ impl Vm {
                     self.m.stack_truncate(top - n + 1);
                 }
                 Op::Call(argc) => {
-                    self.m.safepoint();
+                    self.poll_safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
                     if self.frames.len() >= MAX_FRAMES {
@@ -446,10 +459,12 @@ impl Vm {
                             code = self.proto(pi as usize).clone();
                         }
                         Some(npi) => {
-                            pi = npi;
+                            if npi != pi {
+                                pi = npi;
+                                code = self.proto(pi as usize).clone();
+                            }
                             fp = fpos;
                             pc = 0;
-                            code = self.proto(pi as usize).clone();
                         }
                         None => {
                             self.frames.pop();
@@ -457,7 +472,7 @@ impl Vm {
                     }
                 }
                 Op::TailCall(argc) => {
-                    self.m.safepoint();
+                    self.poll_safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
                     // A tail call of the running closure itself: as in `Op::Call`.
@@ -488,21 +503,30 @@ impl Vm {
                     if f.proto == SENTINEL {
                         return Ok(());
                     }
-                    (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
-                    code = self.proto(pi as usize).clone();
-                }
-                Op::Return => {
-                    let top = self.top();
-                    if top != fp {
-                        self.m.stack_copy(top, fp);
-                        self.m.stack_truncate(fp + 1);
+                    // Prototypes are only ever appended, so the same index is
+                    // the same code: reload (a reference count) only on a change.
+                    if f.proto != pi {
+                        code = self.proto(f.proto as usize).clone();
                     }
+                    (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
+                }
+                Op::Return | Op::ReturnLocal(_) => {
+                    let from = match op {
+                        Op::ReturnLocal(s) => fp + 1 + s as usize,
+                        _ => self.top(),
+                    };
+                    self.m.stack_copy(from, fp);
+                    self.m.stack_truncate(fp + 1);
                     let f = self.frames.pop().expect("frame");
                     if f.proto == SENTINEL {
                         return Ok(());
                     }
+                    // Prototypes are only ever appended, so the same index is
+                    // the same code: reload (a reference count) only on a change.
+                    if f.proto != pi {
+                        code = self.proto(f.proto as usize).clone();
+                    }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
-                    code = self.proto(pi as usize).clone();
                 }
                 Op::PrimInt(id, i) => {
                     let top = self.top();
@@ -601,6 +625,14 @@ impl Vm {
                     let null = self.val(top).is_null();
                     self.m.stack_truncate(top);
                     if !null {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfTrue(t) => {
+                    let top = self.top();
+                    let jump = self.truthy(top);
+                    self.m.stack_truncate(top);
+                    if jump {
                         pc = t as usize;
                     }
                 }
