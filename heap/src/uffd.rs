@@ -412,13 +412,14 @@ impl Userfault {
     /// destination pages (the caller's), so such a page can only have been moved
     /// by that call. 0 if the pages cannot be looked up.
     ///
-    /// Why: Linux's `UFFDIO_MOVE` (seen on 6.18, in `mm/userfaultfd.c`'s
-    /// `move_pages`) keeps its loop's error across iterations; once one step
-    /// fails with `EAGAIN` (a page-table entry that changed under it, a folio
-    /// lock it could not take: transient), the next step that moves a batch of
-    /// pages does not clear it, so the loop retries at the same address without
-    /// counting the batch, finds the destination present, and returns `EEXIST`
-    /// with a count that leaves the batch out.
+    /// Why: Linux's `UFFDIO_MOVE` (`move_pages` in `mm/userfaultfd.c`, as its
+    /// source reads since the batched moves of 6.18) keeps its loop's error
+    /// across iterations; once one step fails with `EAGAIN` (a page-table entry
+    /// that changed under it, a folio lock it could not take: transient), the
+    /// next step that moves a batch of pages does not clear it, so the loop
+    /// retries at the same address without counting the batch, finds the
+    /// destination present, and returns `EEXIST` with a count that leaves the
+    /// batch out.
     pub fn moved_unreported(&self, dst: usize, src: usize, len: usize) -> usize {
         let (Ok(there), Ok(left)) = (
             crate::sys::resident(dst, len),
