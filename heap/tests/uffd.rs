@@ -104,12 +104,18 @@ fn pages_a_move_left_out_of_its_count_are_found_by_their_state() {
     assert_eq!(u.moved_unreported(base + page, from + page, 6 * page), 3);
     assert_eq!(u.moved_unreported(base, from, 8 * page), 4);
     // Not moved at all: the destination is empty.
-    assert_eq!(u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page), 0);
+    assert_eq!(
+        u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page),
+        0
+    );
     // A destination page installed by someone else, its source still there.
     let other = vec![7u8; page];
     // SAFETY: `other` is one readable page; the destination is registered and empty.
     unsafe { u.copy(base + 4 * page, other.as_ptr() as usize, page, true) }.unwrap();
-    assert_eq!(u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page), 0);
+    assert_eq!(
+        u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page),
+        0
+    );
     assert_eq!(span.as_slice()[3 * page + 1], 0x33);
     u.unregister(base, 16 * page).unwrap();
 }
