@@ -554,9 +554,11 @@ impl Compaction {
     /// other install had touched it (`tests/rss.rs` with two workers, three copies
     /// at once on 2 CPUs: within 2-10 rounds; `/proc/self/pagemap` showed pages of
     /// to-space appearing and disappearing outside the runs being moved). The
-    /// cause was not found; with one thread moving, 75 such runs passed. Mutators'
-    /// faults on dense pages copy (`Compaction::install`), as do the other workers
-    /// (the rest of the pages).
+    /// cause was not found then (most likely the kernel's miscounted moves that
+    /// `compaction/twice.rs` now handles, more frequent with more contention);
+    /// with one thread moving, 75 such runs passed. Mutators' faults on dense
+    /// pages copy (`Compaction::install`), as do the other workers (the rest of
+    /// the pages).
     fn work_dense(&self, ctx: &FillCtx<'_>) {
         let run = dense_run_pages(self.page_bytes());
         loop {

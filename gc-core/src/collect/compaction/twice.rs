@@ -8,8 +8,8 @@
 //! transient `EAGAIN` across iterations, so the next batch it moves is not
 //! counted, and it stops with `EEXIST` on the batch's first page
 //! (`Userfault::moved_unreported`). Copying "the rest" then found that page
-//! present and ended the process with "to-space page ... installed twice" (the
-//! open defect of docs/findings.md, seen twice under heavy load). So after a
+//! present and ended the process with "to-space page ... installed twice"
+//! (docs/findings.md, "Fixed defects": seen under heavy load). So after a
 //! failed move the pages that the kernel moved without counting are found by
 //! their state (destination resident, source not) and counted as moved, and the
 //! move resumes after them.
