@@ -268,3 +268,38 @@ fn let_values_binds_in_parallel() {
         "3"
     );
 }
+
+/// Found by the differential fuzzer (seed 2026, program 0x476b6608915b3282):
+/// `floor/` (and `floor-quotient`) computed `(- n r)` first, which overflows
+/// for `(floor/ 1 most-negative)` although both results fit in 64 bits
+/// (`-1` and `-9223372036854775807`).
+#[test]
+fn floor_division_by_the_most_negative_integer() {
+    assert_eq!(
+        output_of("(write (call-with-values (lambda () (floor/ 1 -9223372036854775808)) list)) (write (floor-quotient 1 -9223372036854775808))"),
+        "(-1 -9223372036854775807)-1"
+    );
+    assert_eq!(
+        output_of("(write (map (lambda (p) (call-with-values (lambda () (floor/ (car p) (cdr p))) list)) '((7 . 2) (-7 . 2) (7 . -2) (-7 . -2) (6 . 3) (-6 . 3) (0 . 5))))"),
+        "((3 1) (-4 1) (-4 -1) (3 -1) (2 0) (-2 0) (0 0))"
+    );
+    error_of("(floor/ -9223372036854775808 -1)");
+}
+
+/// Found by the differential fuzzer (seed 2026, program 0x9e64ab0328ead266):
+/// `exact-integer-sqrt` of the largest integer overflowed in `*` while
+/// checking its guess against the next square, `(s+1)^2`, which is past 64
+/// bits although the results fit. The checks now divide.
+#[test]
+fn exact_integer_sqrt_of_the_largest_integer() {
+    assert_eq!(
+        output_of(
+            "(write (call-with-values (lambda () (exact-integer-sqrt 9223372036854775807)) list))"
+        ),
+        "(3037000499 5928526806)"
+    );
+    assert_eq!(
+        output_of("(write (map (lambda (n) (call-with-values (lambda () (exact-integer-sqrt n)) list)) '(0 1 2 3 4 17 1000000007)))"),
+        "((0 0) (1 0) (1 1) (1 2) (2 0) (4 1) (31622 49123))"
+    );
+}
