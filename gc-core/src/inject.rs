@@ -32,6 +32,13 @@ pub enum InjectPoint {
     /// Opening userfaultfd fails (every other cycle): that cycle compacts inside the
     /// flip pause. Same graph.
     UffdOpen,
+    /// Every other `UFFDIO_MOVE` of to-space pages (the dense prefix's and the
+    /// black region's, two pages or more) moves them all but reports only the
+    /// first half moved, with `EEXIST`, as Linux's batched move does after a
+    /// transient `EAGAIN` (`Userfault::moved_unreported`): the compaction finds
+    /// the pages moved by their state and installs none of them again. Same
+    /// graph.
+    UffdMoveCount,
     /// A page-filling worker panics mid-compaction (once): the process must end at
     /// once, non-zero, with a message naming the phase.
     WorkerPanic,
@@ -51,12 +58,13 @@ pub enum InjectPoint {
 
 impl InjectPoint {
     /// Every point, in the order of [`InjectPoint::name`]'s table.
-    pub const ALL: [InjectPoint; 10] = [
+    pub const ALL: [InjectPoint; 11] = [
         InjectPoint::FlipMremap,
         InjectPoint::UffdRegister,
         InjectPoint::UffdCopy,
         InjectPoint::UffdMove,
         InjectPoint::UffdOpen,
+        InjectPoint::UffdMoveCount,
         InjectPoint::WorkerPanic,
         InjectPoint::ServerPanic,
         InjectPoint::MarkRounds,
@@ -65,8 +73,8 @@ impl InjectPoint {
     ];
 
     /// The point's name on command lines: `flip-mremap`, `uffd-register`,
-    /// `uffd-copy`, `uffd-move`, `uffd-open`, `worker-panic`, `server-panic`,
-    /// `mark-rounds`, `mark-panic`, `compaction-panic`.
+    /// `uffd-copy`, `uffd-move`, `uffd-open`, `uffd-move-count`, `worker-panic`,
+    /// `server-panic`, `mark-rounds`, `mark-panic`, `compaction-panic`.
     pub fn name(self) -> &'static str {
         match self {
             InjectPoint::FlipMremap => "flip-mremap",
@@ -74,6 +82,7 @@ impl InjectPoint {
             InjectPoint::UffdCopy => "uffd-copy",
             InjectPoint::UffdMove => "uffd-move",
             InjectPoint::UffdOpen => "uffd-open",
+            InjectPoint::UffdMoveCount => "uffd-move-count",
             InjectPoint::WorkerPanic => "worker-panic",
             InjectPoint::ServerPanic => "server-panic",
             InjectPoint::MarkRounds => "mark-rounds",

@@ -105,6 +105,24 @@ pub unsafe fn mremap_fixed(
     Ok(())
 }
 
+/// Which pages of `[addr, addr+len)` are resident (`mincore`: a present page-table
+/// entry, or a migration entry; for private anonymous memory, a page that was
+/// never touched or was moved away is not). Page-aligned `addr` and `len`
+/// expected; an error where part of the range is unmapped. Allocates the result.
+///
+/// libc, not nix: nix has no `mincore` wrapper.
+#[cfg(target_os = "linux")]
+pub fn resident(addr: usize, len: usize) -> std::io::Result<Vec<bool>> {
+    let pages = len.div_ceil(page_size());
+    let mut vec = vec![0u8; pages];
+    // SAFETY: `vec` holds one byte per page of the range, as mincore requires.
+    let rc = unsafe { libc::mincore(addr as *mut libc::c_void, len, vec.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(vec.into_iter().map(|b| b & 1 != 0).collect())
+}
+
 /// Whether every page of `[addr, addr+len)` is mapped (`mincore` fails with ENOMEM
 /// on any unmapped page). Page-aligned `addr` and `len` expected.
 ///

@@ -403,6 +403,37 @@ impl Userfault {
         unsafe { self.move_with(dst, src, len, 0) }
     }
 
+    /// After a [`Userfault::move_present_pages`] of `[src, src + len)` to `dst`
+    /// that failed: how many pages from `dst` on (the first one the kernel
+    /// reported not moved, and the ones after it, up to the first that is not)
+    /// it moved all the same, by their state: the destination page is resident
+    /// and the source page is not. Every source page was present before the
+    /// move (that function's contract) and nobody else installs these
+    /// destination pages (the caller's), so such a page can only have been moved
+    /// by that call. 0 if the pages cannot be looked up.
+    ///
+    /// Why: Linux's `UFFDIO_MOVE` (`move_pages` in `mm/userfaultfd.c`, as its
+    /// source reads since the batched moves of 6.18) keeps its loop's error
+    /// across iterations; once one step fails with `EAGAIN` (a page-table entry
+    /// that changed under it, a folio lock it could not take: transient), the
+    /// next step that moves a batch of pages does not clear it, so the loop
+    /// retries at the same address without counting the batch, finds the
+    /// destination present, and returns `EEXIST` with a count that leaves the
+    /// batch out.
+    pub fn moved_unreported(&self, dst: usize, src: usize, len: usize) -> usize {
+        let (Ok(there), Ok(left)) = (
+            crate::sys::resident(dst, len),
+            crate::sys::resident(src, len),
+        ) else {
+            return 0;
+        };
+        there
+            .iter()
+            .zip(&left)
+            .take_while(|&(&there, &left)| there && !left)
+            .count()
+    }
+
     /// `UFFDIO_MOVE` with `mode`, resumed after `EAGAIN`.
     ///
     /// # Safety

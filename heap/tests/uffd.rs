@@ -78,3 +78,44 @@ fn a_fault_sleeps_until_the_page_is_copied_in_and_copies_never_replace() {
     // Unregistered: an untouched page faults in normally, as zeros.
     assert_eq!(span.as_slice()[15 * page], 0);
 }
+
+/// `Userfault::moved_unreported` counts, from the first page a failed move
+/// reported unmoved, the pages whose destination is resident and whose source
+/// is not (what a move leaves behind), and stops at the first other page: one
+/// installed by a second producer (source still resident) or not installed.
+#[test]
+fn pages_a_move_left_out_of_its_count_are_found_by_their_state() {
+    let Some(u) = uffd() else { return };
+    if !u.can_move() {
+        eprintln!("skipped: no UFFDIO_MOVE on this host");
+        return;
+    }
+    let page = Capabilities::probe().geometry.page;
+    let r = Reservation::new(16 * page, page).unwrap();
+    let span = r.commit(0, 16 * page).unwrap();
+    let base = span.addr();
+    u.register_missing(base, 16 * page).unwrap();
+    let mut scratch = memmap2::MmapMut::map_anon(8 * page).unwrap();
+    scratch.fill(0x33);
+    let from = scratch.as_ptr() as usize;
+    // Four pages moved; as if the kernel had counted only the first one.
+    // SAFETY: nothing else touches `scratch` until it is dropped.
+    unsafe { u.move_present_pages(base, from, 4 * page) }.unwrap();
+    assert_eq!(u.moved_unreported(base + page, from + page, 6 * page), 3);
+    assert_eq!(u.moved_unreported(base, from, 8 * page), 4);
+    // Not moved at all: the destination is empty.
+    assert_eq!(
+        u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page),
+        0
+    );
+    // A destination page installed by someone else, its source still there.
+    let other = vec![7u8; page];
+    // SAFETY: `other` is one readable page; the destination is registered and empty.
+    unsafe { u.copy(base + 4 * page, other.as_ptr() as usize, page, true) }.unwrap();
+    assert_eq!(
+        u.moved_unreported(base + 4 * page, from + 4 * page, 2 * page),
+        0
+    );
+    assert_eq!(span.as_slice()[3 * page + 1], 0x33);
+    u.unregister(base, 16 * page).unwrap();
+}

@@ -49,12 +49,19 @@
 (define (exact-nonnegative-integer? x) (and (exact-integer? x) (>= x 0)))
 (define (infinite? x) (and (inexact? x) (not (= x 0)) (= x (* 2 x))))
 (define (finite? x) (not (or (nan? x) (infinite? x))))
-(define (floor-quotient n d) (floor (/ n d)))
+;; Exact integer division throughout (a float division would give a float and
+;; lose the low digits of big operands), from the truncated quotient, adjusted
+;; by one when the remainder's sign differs from the divisor's (no intermediate
+;; result can overflow when the final ones fit).
+(define (floor-quotient n d) (call-with-values (lambda () (floor/ n d)) (lambda (q r) q)))
 (define (floor-remainder n d) (modulo n d))
 (define (truncate-quotient n d) (quotient n d))
 (define (truncate-remainder n d) (remainder n d))
 (define (floor/ n d)
-  (let ((r (modulo n d))) (values (quotient (- n r) d) r)))
+  (let ((q (quotient n d)) (r (remainder n d)))
+    (if (and (not (= r 0)) (not (eq? (negative? r) (negative? d))))
+        (values (- q 1) (+ r d))
+        (values q r))))
 (define (truncate/ n d) (values (quotient n d) (remainder n d)))
 (define (gcd . ns)
   (let loop ((ns ns) (acc 0))
@@ -73,9 +80,11 @@
 (define (exact-integer-sqrt n)
   (if (not (exact-nonnegative-integer? n))
       (error "exact-integer-sqrt: expected a non-negative exact integer, got" n))
+  ;; The float guess corrected; s*s > n and (s+1)^2 <= n are tested by
+  ;; division, since (s+1)^2 may be past 64 bits when the results fit.
   (let loop ((s (exact (floor (sqrt n)))))
-    (cond ((> (* s s) n) (loop (- s 1)))
-          ((<= (* (+ s 1) (+ s 1)) n) (loop (+ s 1)))
+    (cond ((and (> s 0) (> s (quotient n s))) (loop (- s 1)))
+          ((<= (+ s 1) (quotient n (+ s 1))) (loop (+ s 1)))
           (else (values s (- n (* s s)))))))
 (define (numerator q) q)
 (define (denominator q) (if (exact? q) 1 1.0))
@@ -143,8 +152,13 @@
       (substring s 0 (string-length s))
       (apply substring s range)))
 (define (string-fill! s c . range)
-  (let ((end (if (and (pair? range) (pair? (cdr range))) (cadr range) (string-length s))))
-    (let loop ((i (if (pair? range) (car range) 0)))
+  (let* ((n (string-length s))
+         (start (if (pair? range) (car range) 0))
+         (end (if (and (pair? range) (pair? (cdr range))) (cadr range) n)))
+    (if (not (char? c)) (error "string-fill!: not a character:" c))
+    (if (not (and (exact-integer? start) (exact-integer? end) (<= 0 start end n)))
+        (error "string-fill!: range out of bounds:" start end))
+    (let loop ((i start))
       (if (< i end)
           (begin (string-set! s i c) (loop (+ i 1)))))))
 ;; (string-copy! to at from [start [end]]), right to left when the ranges

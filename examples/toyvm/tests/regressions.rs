@@ -209,3 +209,97 @@ fn sums_and_products_start_from_the_first_argument() {
     let e = error_of("(+ 'a)");
     assert!(e.message.contains("expected a number"), "{e}");
 }
+
+/// Found by the differential fuzzer's R7RS forms (`program/forms.rs`):
+/// `string-fill!` refused R7RS's optional start and end ("expected 2
+/// arguments, got 4"). It now fills the range, and a range outside the string
+/// is an error.
+#[test]
+fn string_fill_takes_a_range() {
+    assert_eq!(
+        output_of("(define s (string-copy \"hello\")) (string-fill! s #\\q 1 3) (write s)"),
+        "\"hqqlo\""
+    );
+    assert_eq!(
+        output_of("(define s (make-string 4 #\\a)) (string-fill! s #\\z 2) (string-fill! s #\\b) (string-fill! s #\\c 4) (write s)"),
+        "\"bbbb\""
+    );
+    let e = error_of("(define s (make-string 2 #\\a)) (string-fill! s #\\b 1 3)");
+    assert!(e.message.contains("string-fill!"), "{e}");
+    let e = error_of("(define s (make-string 2 #\\a)) (string-fill! s #\\b 2 1)");
+    assert!(e.message.contains("string-fill!"), "{e}");
+}
+
+/// Found by the differential fuzzer's R7RS forms: `floor-quotient` of two
+/// exact integers gave a float (`(floor-quotient 7 -2)` was `-4.0`), through
+/// a float division that also lost the low digits of big operands, and the
+/// one overflowing case gave a float instead of an error.
+#[test]
+fn floor_quotient_stays_exact() {
+    assert_eq!(
+        output_of("(write (list (floor-quotient 7 -2) (floor-quotient -7 2) (floor-quotient 6 3) (floor-quotient 9007199254740993 1)))"),
+        "(-4 -4 2 9007199254740993)"
+    );
+    assert_eq!(output_of("(write (exact? (floor-quotient 7 2)))"), "#t");
+    error_of("(floor-quotient -9223372036854775808 -1)");
+    error_of("(floor-quotient 1 0)");
+}
+
+/// Found by the differential fuzzer's R7RS forms: `let-values` bound its
+/// clauses one after another, like `let*-values`, so a later init saw an
+/// earlier clause's variable (`(let-values (((x) 1) ((z) x)) z)` gave 1, not
+/// the outer `x`). The inits now see only the outer scope.
+#[test]
+fn let_values_binds_in_parallel() {
+    assert_eq!(
+        output_of("(define x 'outer) (write (let-values (((x y) (values 1 2)) ((z) (values x))) (list x y z)))"),
+        "(1 2 outer)"
+    );
+    assert_eq!(
+        output_of("(define x 'outer) (write (let ((r 'r0)) (let-values (((a . r) (values 1 2)) (all (values r x))) (list a r all))))"),
+        "(1 (2) (r0 outer))"
+    );
+    assert_eq!(
+        output_of("(define x 'outer) (write (let*-values (((x) (values 1)) ((z) (values x))) z))"),
+        "1"
+    );
+    assert_eq!(
+        output_of("(write (let-values (((a) 1) ((b) 2)) (define c (+ a b)) c))"),
+        "3"
+    );
+}
+
+/// Found by the differential fuzzer (seed 2026, program 0x476b6608915b3282):
+/// `floor/` (and `floor-quotient`) computed `(- n r)` first, which overflows
+/// for `(floor/ 1 most-negative)` although both results fit in 64 bits
+/// (`-1` and `-9223372036854775807`).
+#[test]
+fn floor_division_by_the_most_negative_integer() {
+    assert_eq!(
+        output_of("(write (call-with-values (lambda () (floor/ 1 -9223372036854775808)) list)) (write (floor-quotient 1 -9223372036854775808))"),
+        "(-1 -9223372036854775807)-1"
+    );
+    assert_eq!(
+        output_of("(write (map (lambda (p) (call-with-values (lambda () (floor/ (car p) (cdr p))) list)) '((7 . 2) (-7 . 2) (7 . -2) (-7 . -2) (6 . 3) (-6 . 3) (0 . 5))))"),
+        "((3 1) (-4 1) (-4 -1) (3 -1) (2 0) (-2 0) (0 0))"
+    );
+    error_of("(floor/ -9223372036854775808 -1)");
+}
+
+/// Found by the differential fuzzer (seed 2026, program 0x9e64ab0328ead266):
+/// `exact-integer-sqrt` of the largest integer overflowed in `*` while
+/// checking its guess against the next square, `(s+1)^2`, which is past 64
+/// bits although the results fit. The checks now divide.
+#[test]
+fn exact_integer_sqrt_of_the_largest_integer() {
+    assert_eq!(
+        output_of(
+            "(write (call-with-values (lambda () (exact-integer-sqrt 9223372036854775807)) list))"
+        ),
+        "(3037000499 5928526806)"
+    );
+    assert_eq!(
+        output_of("(write (map (lambda (n) (call-with-values (lambda () (exact-integer-sqrt n)) list)) '(0 1 2 3 4 17 1000000007)))"),
+        "((0 0) (1 0) (1 1) (1 2) (2 0) (4 1) (31622 49123))"
+    );
+}

@@ -95,6 +95,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod recycle;
+mod twice;
 
 /// Where recycling starts moving from-space's pages back: the allocation top
 /// rounded up to this, a PMD's worth (so huge pages move whole, and above every
@@ -203,6 +204,9 @@ pub struct Compaction {
     run: usize,
     /// This compaction's number (process-wide, from 1): the tag of its stall samples.
     id: u64,
+    /// Whether the cycle is young (`sticky.rs`), for the report of a page
+    /// installed twice ([`Compaction::in_young_cycle`]).
+    young: bool,
     /// SIGBUS mode: the heap's slot in `sigbus.rs`'s table (the uffd was opened with
     /// `UFFD_FEATURE_SIGBUS`); `None` in server mode.
     slot: Option<usize>,
@@ -386,6 +390,7 @@ impl Compaction {
             move_fails,
             run: run_pages(geometry.page),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            young: false,
             slot,
             stalls_lost: AtomicUsize::new(0),
             early_stalls: parking_lot::Mutex::new(Vec::new()),
@@ -502,35 +507,42 @@ impl Compaction {
     /// them (no copy, no new page; one TLB flush of the other CPUs per move), then
     /// marks them `FILLED`. Whatever the kernel does not move (a page it cannot
     /// move now, a hole, no `UFFDIO_MOVE`, or an injected failure) is copied from
-    /// from-space instead. Not for a signal handler (it is not worth a flush for
-    /// one page there).
+    /// from-space instead; pages it moved without counting them are not
+    /// (`compaction/twice.rs`). Not for a signal handler (it is not worth a flush
+    /// for one page there).
     fn install_moved(&self, first: usize, end: usize, src: usize) {
         let page = self.page_bytes();
         page_state::install(self.states(), &self.filled, first, end, || {
             let dst = self.layout.base + first * page;
             let len = (end - first) * page;
-            let moved = if self.move_fails {
-                0
+            let outcome = if self.move_fails {
+                twice::MoveOutcome::default()
             } else {
-                // Pages [first, end) are this thread's claim: produced in from-space,
-                // installed by nobody else (invariant 1).
-                // SAFETY: nobody else touches the source's words but for headers,
-                // which it reads before the move or not at all (the callers); `dst`
-                // is page-aligned.
-                match unsafe { self.uffd.move_present_pages(dst, src, len) } {
-                    Ok(()) => len,
-                    Err((done, errno)) => {
-                        tracing::debug!(first, end, done, errno, "pages copied, not moved");
-                        done
-                    }
-                }
+                self.move_claimed(dst, src, len)
             };
+            let moved = outcome.moved;
             self.moved.fetch_add(moved / page, Ordering::Relaxed);
             if moved < len {
-                // SAFETY: as above; the rest of the run is still in from-space.
-                unsafe { self.copy_or_fail(dst + moved, src + moved, len - moved, false) };
+                // SAFETY: pages [first, end) are this thread's claim (invariant 1);
+                // the rest of the run is still in from-space, produced; `dst` is
+                // page-aligned in the registered range.
+                if let Err(e) = unsafe { self.copy_in(dst + moved, src + moved, len - moved) } {
+                    self.installed_twice(
+                        first + moved / page,
+                        (first, end),
+                        Some((outcome, src)),
+                        e,
+                    );
+                }
             }
         });
+    }
+
+    /// Marks the cycle young (`sticky.rs`), for the report of a page installed
+    /// twice; called in the flip pause, before the compaction is shared.
+    pub fn in_young_cycle(mut self, young: bool) -> Compaction {
+        self.young = young;
+        self
     }
 
     /// The dense prefix, on the compaction's own thread: claims runs of its pages
@@ -542,9 +554,11 @@ impl Compaction {
     /// other install had touched it (`tests/rss.rs` with two workers, three copies
     /// at once on 2 CPUs: within 2-10 rounds; `/proc/self/pagemap` showed pages of
     /// to-space appearing and disappearing outside the runs being moved). The
-    /// cause was not found; with one thread moving, 75 such runs passed. Mutators'
-    /// faults on dense pages copy (`Compaction::install`), as do the other workers
-    /// (the rest of the pages).
+    /// cause was not found then (most likely the kernel's miscounted moves that
+    /// `compaction/twice.rs` now handles, more frequent with more contention);
+    /// with one thread moving, 75 such runs passed. Mutators' faults on dense
+    /// pages copy (`Compaction::install`), as do the other workers (the rest of
+    /// the pages).
     fn work_dense(&self, ctx: &FillCtx<'_>) {
         let run = dense_run_pages(self.page_bytes());
         loop {
@@ -615,7 +629,10 @@ impl Compaction {
 
     /// Installs claimed pages `[first, end)`, already produced into the buffer at
     /// `out`, with one copy, then marks them `FILLED`. Async-signal-safe when
-    /// `in_handler`, as [`Compaction::install`].
+    /// `in_handler`, as [`Compaction::install`]. A failure ends the process: off a
+    /// signal handler with [`Compaction::installed_twice`]'s report, in one with
+    /// a shorter one that allocates nothing (the run, the first page's state and
+    /// where it lies in the plan).
     fn install_produced(&self, first: usize, end: usize, out: usize, in_handler: bool) {
         let page = self.page_bytes();
         page_state::install(self.states(), &self.filled, first, end, || {
@@ -624,28 +641,33 @@ impl Compaction {
             // SAFETY: the buffer holds (end - first) produced pages; `dst` is
             // page-aligned in the registered range; pages [first, end) are claimed by
             // this thread, so nobody else installs them (invariant 1).
-            unsafe { self.copy_or_fail(dst, out, len, in_handler) };
+            let Err(e) = (unsafe { self.copy_in(dst, out, len) }) else {
+                return;
+            };
+            if !in_handler {
+                self.installed_twice(first, (first, end), None, e);
+            }
+            let ctx = self.tables.ctx(&self.inner, &self.layout);
+            let state = self.states()[first].load(Ordering::Acquire);
+            let region = twice::region(&ctx, first);
+            let young = if self.young { "young" } else { "full" };
+            match e {
+                CopyError::Exists => fail(
+                    true,
+                    format_args!(
+                        "to-space pages {first}..{end} at {dst:#x} (a page of them) installed \
+                         twice: page {first}'s state {state}, {region}, a {young} cycle"
+                    ),
+                ),
+                CopyError::Os(e) => fail(
+                    true,
+                    format_args!(
+                        "UFFDIO_COPY of to-space pages {first}..{end} at {dst:#x}: errno {e} \
+                         (page {first}'s state {state}, {region}, a {young} cycle)"
+                    ),
+                ),
+            }
         });
-    }
-
-    /// [`Compaction::copy_in`] of pages this thread claimed, ending the process on a
-    /// failure ([`fail`]): an existing page means one was installed twice.
-    ///
-    /// # Safety
-    /// As [`Compaction::copy_in`]'s.
-    unsafe fn copy_or_fail(&self, dst: usize, src: usize, len: usize, in_handler: bool) {
-        // SAFETY: forwarded from the caller.
-        match unsafe { self.copy_in(dst, src, len) } {
-            Ok(()) => {}
-            Err(CopyError::Exists) => fail(
-                in_handler,
-                format_args!("to-space page at {dst:#x} installed twice"),
-            ),
-            Err(CopyError::Os(e)) => fail(
-                in_handler,
-                format_args!("UFFDIO_COPY of a to-space page at {dst:#x}: errno {e}"),
-            ),
-        }
     }
 
     /// `UFFDIO_COPY` of `len` bytes from `src` to `dst`, retrying transient failures

@@ -245,15 +245,18 @@ pub fn pause(
             .lock()
             .take()
             .expect("prepared before the pause");
-        let compaction = Arc::new(super::compaction::Compaction::new(
-            Arc::clone(inner),
-            tables,
-            layout,
-            (inner.end, moving.heap.end(), heap_extent),
-            uffd,
-            mutators.clone(),
-            (scratch, park::take(&mut from)),
-        ));
+        let compaction = Arc::new(
+            super::compaction::Compaction::new(
+                Arc::clone(inner),
+                tables,
+                layout,
+                (inner.end, moving.heap.end(), heap_extent),
+                uffd,
+                mutators.clone(),
+                (scratch, park::take(&mut from)),
+            )
+            .in_young_cycle(st.sticky.young_in_a_row > 0),
+        );
         // SIGBUS mode: handlers find it from now on (no mutator runs yet).
         compaction.publish();
         // The forwarder of the large objects left pending by the sweep.

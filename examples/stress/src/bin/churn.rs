@@ -42,8 +42,8 @@ struct Args {
     #[arg(long)]
     no_verify: bool,
     /// Inject a failure at run time: flip-mremap, uffd-register, uffd-copy,
-    /// uffd-move, uffd-open or mark-rounds (survived: the model checks must still
-    /// pass), or worker-panic, server-panic, mark-panic or compaction-panic (the
+    /// uffd-move, uffd-open, uffd-move-count or mark-rounds (survived: the model
+    /// checks must still pass), or worker-panic, server-panic, mark-panic or compaction-panic (the
     /// process must end at once, non-zero; server-panic runs the fault server,
     /// i.e. `--fault-mode server`, since SIGBUS mode has none).
     #[arg(long, value_name = "POINT", value_parser = parse_inject)]

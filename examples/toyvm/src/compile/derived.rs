@@ -238,6 +238,28 @@ pub fn define_record_type(d: &Datum, args: &[Datum]) -> Result<Datum, VmError> {
     Ok(list(out, d))
 }
 
+/// `formals` with every name `x` replaced by the temporary `%lv:x`, and the
+/// binding `(x %lv:x)` added to `renames` for each (`let-values`). Anything
+/// else is kept for the analyser to refuse.
+fn temporaries(formals: &Datum, renames: &mut Vec<Datum>) -> Datum {
+    let rename = |x: &Datum, renames: &mut Vec<Datum>| match &x.kind {
+        DatumKind::Sym(n) => {
+            let t = at(DatumKind::Sym(format!("%lv:{n}")), x);
+            renames.push(list(vec![x.clone(), t.clone()], x));
+            t
+        }
+        _ => x.clone(),
+    };
+    match &formals.kind {
+        DatumKind::List(items, tail) => {
+            let items = items.iter().map(|x| rename(x, renames)).collect();
+            let tail = tail.as_ref().map(|t| Box::new(rename(t, renames)));
+            at(DatumKind::List(items, tail), formals)
+        }
+        _ => rename(formals, renames),
+    }
+}
+
 /// A derived expression form: its rewrite, or `None` if `name` is not one.
 pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, VmError> {
     let bad = |what: &str| Err(d.error(format!("{name}: {what}")));
@@ -248,19 +270,34 @@ pub fn expand(name: &str, d: &Datum, args: &[Datum]) -> Result<Option<Datum>, Vm
                 let Some(bs) = bindings.list() else {
                     return bad("expects ((formals expr) ...) and a body");
                 };
-                let mut inner = list(
-                    [vec![sym("let", d), list(vec![], d)], body.to_vec()].concat(),
-                    d,
-                );
-                for b in bs.iter().rev() {
+                // let-values binds in parallel: each formal is first bound to
+                // a temporary, so that no init sees a binding of the same
+                // form, and a `let` around the body binds the program's
+                // names. let*-values nests the bindings directly.
+                let parallel = name == "let-values" && bs.len() > 1;
+                let mut formals_of = Vec::with_capacity(bs.len());
+                let mut renames = Vec::new();
+                for b in bs {
                     let Some([formals, e]) = b.list() else {
                         return Err(b.error(format!("{name}: expected (formals expr)")));
                     };
+                    let formals = if parallel {
+                        temporaries(formals, &mut renames)
+                    } else {
+                        formals.clone()
+                    };
+                    formals_of.push((formals, e.clone()));
+                }
+                let mut inner = list(
+                    [vec![sym("let", d), list(renames, d)], body.to_vec()].concat(),
+                    d,
+                );
+                for (formals, e) in formals_of.into_iter().rev() {
                     inner = list(
                         vec![
                             sym("%call-with-values", d),
-                            list(vec![sym("lambda", d), list(vec![], d), e.clone()], d),
-                            list(vec![sym("lambda", d), formals.clone(), inner], d),
+                            list(vec![sym("lambda", d), list(vec![], d), e], d),
+                            list(vec![sym("lambda", d), formals, inner], d),
                         ],
                         d,
                     );

@@ -143,6 +143,14 @@
     (for-each (lambda (x) (unless (number? x) (error "not a number:" who x))) args)
     (apply op args)))
 
+;; floor/ and truncate/ as exact-only, with the quotient checked.
+(define (exact-two-values who op)
+  (lambda (n d)
+    (for-each (lambda (x) (unless (exact-integer? x) (error "not an exact integer:" who x)))
+              (list n d))
+    (call-with-values (lambda () (op n d))
+      (lambda (q r) (values (fix who q) r)))))
+
 ;; The prelude: bindings each program's module gets on top of (guile).
 (define prelude
   `((define + ,(folded '+ + 0))
@@ -161,6 +169,15 @@
     (define <= ,(numbers-only '<= <=))
     (define >= ,(numbers-only '>= >=))
     (define odd? ,(exact-only 'odd? odd?))
+    ;; Integer division: exact integers only, 64-bit results.
+    (define floor-quotient ,(exact-only 'floor-quotient floor-quotient))
+    (define floor-remainder ,(exact-only 'floor-remainder floor-remainder))
+    (define truncate-quotient ,(exact-only 'truncate-quotient truncate-quotient))
+    (define truncate-remainder ,(exact-only 'truncate-remainder truncate-remainder))
+    (define floor/ ,(exact-two-values 'floor/ floor/))
+    (define truncate/ ,(exact-two-values 'truncate/ truncate/))
+    ;; square as the toy VM's (* x x): checked like *.
+    (define square ,(let ((times (folded '* * 1))) (lambda (x) (times x x))))
     ;; The toy VM has no rationals: exact of a non-integral float is an error.
     (define inexact->exact
       ,(lambda (x)
@@ -204,9 +221,12 @@
               (let ((forms (read-all (open-input-string src)))
                     (m (make-fresh-user-module)))
                 ;; The R7RS libraries the generator uses beyond Guile's
-                ;; defaults (ports, exceptions, bytevectors), ahead of (guile).
+                ;; defaults (ports, exceptions, bytevectors, promises,
+                ;; characters, case-lambda), ahead of (guile).
                 (for-each (lambda (lib) (module-use! m (resolve-interface lib)))
-                          '((scheme base) (scheme read) (scheme write)))
+                          '((scheme base) (scheme read) (scheme write)
+                            (scheme lazy) (scheme char) (scheme inexact)
+                            (scheme case-lambda)))
                 (for-each (lambda (f) (eval f m)) prelude)
                 (with-output-to-port out
                   (lambda () (for-each (lambda (f) (eval f m)) forms))))))

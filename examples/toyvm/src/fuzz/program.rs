@@ -6,6 +6,7 @@
 
 use super::Rng;
 
+mod forms;
 mod macros;
 
 /// What an expression should evaluate to (a hint: a sloppy choice ignores it).
@@ -621,7 +622,7 @@ impl Gen<'_> {
     }
 
     fn toplevel(&mut self) -> String {
-        match self.rng.weighted(&[22, 18, 30, 10, 20, 8]) {
+        match self.rng.weighted(&[22, 18, 30, 10, 20, 8, 12]) {
             0 => {
                 let ty = self.any_ty();
                 let name = self.name("g");
@@ -648,6 +649,7 @@ impl Gen<'_> {
             }
             3 => "(newline)".into(),
             5 => self.macro_form(),
+            6 => self.forms_scenario(),
             _ if self.diff => self.diff_scenario(),
             _ => self.scenario(),
         }
@@ -1081,7 +1083,8 @@ impl Gen<'_> {
                 let v = self.rng.below(5);
                 format!("(let (({c} {v})) ((lambda () (set! {c} (+ {c} 1)) {c})))")
             }
-            _ => self.typed(ty, d),
+            // The newer R7RS forms (program/forms.rs).
+            _ => self.form_expr(ty, d),
         }
     }
 
