@@ -60,10 +60,11 @@ impl Compaction {
         let mut out = MoveOutcome::default();
         while out.moved < len {
             let (at, rest) = (out.moved, len - out.moved);
-            // SAFETY: the pages [dst, dst + len) are this thread's claim, produced
-            // in from-space at [src, src + len); nobody else touches the sources'
+            // The pages [dst, dst + len) are this thread's claim, produced in
+            // from-space at [src, src + len); nobody else touches the sources'
             // words but for headers, which they read before the move or not at
-            // all (the callers); `dst` is page-aligned.
+            // all (the callers).
+            // SAFETY: this thread's claimed pages, as above; `dst` is page-aligned.
             let r = unsafe { self.uffd.move_present_pages(dst + at, src + at, rest) };
             // Injected: all moved, half reported, as the kernel's miscount does.
             let r = match r {
