@@ -273,15 +273,8 @@ impl Vm {
     /// `Prim(id, 2)` (the first operand is on top of the stack).
     #[cold]
     fn prim_int_slow(&mut self, id: u16, i: i64) -> Result<(), VmError> {
-        let base = self.top();
         self.push_int(i)?;
-        (BUILTINS[id as usize].f)(self, base, 2)?;
-        let top = self.top();
-        if top != base {
-            self.m.stack_copy(top, base);
-            self.m.stack_truncate(base + 1);
-        }
-        Ok(())
+        self.prim_slow(id, 2)
     }
 
     /// `Op::Prim(id, 2)` by [`Vm::fixnum2`] if `id` has a fast path and the top
