@@ -458,7 +458,8 @@ void flipgc_config_free(flipgc_config *cfg);
 // (`auto`, `sigbus`, `server`), `concurrent_marking`, `concurrent_compaction`,
 // `young_cycles`, `verify_after_gc` (`true`/`false`), `gc_workers`,
 // `concurrent_workers` (a positive count), `gc_thread_priority` (`inherit`,
-// `nice:N` with N from -20 to 19, `fifo:N` or `rr:N` with N from 1 to 99: the
+// `nice:N` with N from -20 to 19, `slice:US` or `nice:N,slice:US` with US from
+// 100 to 100000 microseconds, `fifo:N` or `rr:N` with N from 1 to 99: the
 // scheduling of the collector's own threads), `inject` (a fault to inject, by name:
 // `flip-mremap`, `uffd-register`, `uffd-copy`, `uffd-move`, ...; for tests of the
 // fallbacks). `FLIPGC_BAD_CONFIG` for an unknown key

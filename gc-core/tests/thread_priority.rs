@@ -13,12 +13,12 @@
 //! the mutator's nice value if they did not set their own). The seam is
 //! process-wide: this file is a test binary of its own with one test using it.
 
-use flipgc_core::{GcThreadPriority, Heap, HeapConfig, Mutator, RtPolicy, TypeId, TypeRegistry};
+use flipgc_core::{GcThreadPriority, Heap, HeapConfig, RtPolicy, TypeRegistry};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-#[path = "common/mod.rs"]
-mod common;
+#[path = "common/collector_threads.rs"]
+mod collector_threads;
 
 /// The nice value the collector's threads are given.
 const NICE: i32 = 5;
@@ -56,31 +56,6 @@ fn tasks_nice() -> Vec<(String, i32)> {
     out
 }
 
-fn registry() -> (TypeRegistry, TypeId) {
-    let mut r = TypeRegistry::new();
-    let node = r.fixed("node", 4, &[0, 1]).unwrap();
-    (r, node)
-}
-
-/// Builds a list of `n` nodes with garbage between them, kept on the root stack,
-/// and collects twice.
-fn churn_and_collect(m: &mut Mutator, node: TypeId, n: u64) {
-    m.push(None);
-    let at = m.stack_len() - 1;
-    for id in 0..n {
-        m.alloc_push(node, 0).unwrap();
-        m.pop();
-        m.alloc_push(node, 0).unwrap();
-        let new = m.pop().unwrap();
-        m.write_word(new, 2, id);
-        m.write_ref(new, 0, m.stack_get(at));
-        m.stack_set(at, Some(new));
-    }
-    m.collect();
-    m.collect();
-    m.pop();
-}
-
 #[test]
 fn every_collector_thread_takes_the_configured_nice_value() {
     let seen: Arc<Mutex<BTreeMap<String, Vec<i32>>>> = Arc::default();
@@ -99,97 +74,21 @@ fn every_collector_thread_takes_the_configured_nice_value() {
         "the test's own thread must not start at {NICE}"
     );
 
-    // The concurrent heap: driver, concurrent marker, fault server, fill worker.
-    let (r, node) = registry();
-    let mut cfg = HeapConfig::new(16 << 20);
-    cfg.gc_workers = 2;
-    cfg.concurrent_workers = 2;
-    cfg.fault_mode = flipgc_core::FaultMode::Server;
-    cfg.young_cycles = false;
-    cfg.gc_thread_priority = GcThreadPriority::Nice(NICE);
-    let mut expected = vec!["flipgc-driver", "flipgc-mark"];
-    if let Some(heap) = common::compaction_heap(cfg, r) {
-        if heap.concurrent_compaction() {
-            expected.extend(["flipgc-fault-server", "flipgc-fill"]);
-        }
-        let mut m = heap.bind_mutator().unwrap();
-        churn_and_collect(&mut m, node, 40_000);
-        // The driver lives as long as the heap: read it from outside too.
-        let drivers: Vec<_> = tasks_nice()
-            .into_iter()
-            .filter(|(name, _)| name == "flipgc-driver")
-            .collect();
-        assert!(
-            !drivers.is_empty(),
-            "no flipgc-driver thread in /proc/self/task"
-        );
-        for (name, nice) in drivers {
-            assert_eq!(nice, NICE, "{name} in /proc/self/task");
-        }
-        drop(m);
-    } else {
-        expected.clear();
-    }
-
-    // The one-pause heap: in-pause marking and filling workers.
-    let (r, node) = registry();
-    let mut cfg = HeapConfig::new(16 << 20);
-    cfg.gc_workers = 2;
-    cfg.concurrent_marking = false;
-    cfg.concurrent_compaction = false;
-    cfg.gc_thread_priority = GcThreadPriority::Nice(NICE);
-    let heap = Heap::new(cfg, r).unwrap();
-    let mut m = heap.bind_mutator().unwrap();
-    churn_and_collect(&mut m, node, 40_000);
-    expected.extend(["flipgc-pause-mark", "flipgc-pause-fill"]);
-    drop(m);
-    drop(heap);
-
-    // Concurrent marking, compaction in the flip pause: a mutator allocating flat
-    // out takes the flip pauses offered to it, and the filling workers it spawns
-    // there would keep its own nice value if they did not set theirs.
-    let (r, node) = registry();
-    let mut cfg = HeapConfig::new(16 << 20);
-    cfg.gc_workers = 2;
-    cfg.concurrent_compaction = false;
-    cfg.gc_thread_priority = GcThreadPriority::Nice(NICE);
-    let heap = Heap::new(cfg, r).unwrap();
-    let mut m = heap.bind_mutator().unwrap();
-    m.push(None);
-    let at = m.stack_len() - 1;
-    let flips_by_mutator = |heap: &Heap| {
-        let log = heap.pause_log();
-        let n = log
-            .records()
-            .iter()
-            .filter(|r| r.kind == "flip" && r.by_mutator)
-            .count();
-        n
-    };
-    // Until a flip pause ran on this thread (bounded: 400 rounds of 50,000 nodes).
-    for round in 0..400u64 {
-        for i in 0..50_000u64 {
-            m.alloc_push(node, 0).unwrap();
-            let o = m.pop().unwrap();
-            if i % 8 == 0 {
-                m.write_word(o, 2, round);
-                m.write_ref(o, 0, m.stack_get(at));
-                m.stack_set(at, Some(o));
+    let expected =
+        collector_threads::start_every_collector_thread(GcThreadPriority::Nice(NICE), |_| {
+            // The driver lives as long as the heap: read it from outside too.
+            let drivers: Vec<_> = tasks_nice()
+                .into_iter()
+                .filter(|(name, _)| name == "flipgc-driver")
+                .collect();
+            assert!(
+                !drivers.is_empty(),
+                "no flipgc-driver thread in /proc/self/task"
+            );
+            for (name, nice) in drivers {
+                assert_eq!(nice, NICE, "{name} in /proc/self/task");
             }
-            if i % 40_000 == 0 {
-                m.stack_set(at, None); // keep the live list near 1 MiB
-            }
-        }
-        if flips_by_mutator(&heap) > 0 {
-            break;
-        }
-    }
-    assert!(
-        flips_by_mutator(&heap) > 0,
-        "no flip pause ran on the mutator's thread"
-    );
-    drop(m);
-    drop(heap);
+        });
     flipgc_core::seams::set_collector_thread_start(None);
 
     let seen = seen.lock().unwrap();
