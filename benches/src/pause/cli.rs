@@ -39,7 +39,8 @@ pub struct Args {
     pub fault_mode: flipgc_core::FaultMode,
 
     /// The scheduling of the collector's own threads (HeapConfig::gc_thread_priority):
-    /// inherit, nice:N (-20 to 19), fifo:N or rr:N (real-time, 1 to 99). Checked
+    /// inherit, nice:N (-20 to 19), slice:US or nice:N,slice:US (a time slice of US
+    /// microseconds, 100 to 100000; Linux 6.12+), fifo:N or rr:N (real-time, 1 to 99). Checked
     /// before any run: a priority this process may not take is an error.
     #[arg(long, value_name = "PRIORITY", value_parser = super::sched::parse_priority, default_value = "inherit")]
     pub gc_priority: flipgc_core::GcThreadPriority,

@@ -68,7 +68,7 @@ pub struct RunRecord {
     /// How long pausebench waited before the run for the guest to finish reporting
     /// freed memory to the host (`--settle`; outside the wall time), ns.
     pub settle_ns: u64,
-    /// The collector's threads' scheduling (`--gc-priority`: `inherit`, `nice:N`,
+    /// The collector's threads' scheduling (`--gc-priority`: `inherit`, `nice:N`, `slice:US`,
     /// `fifo:N`, `rr:N`).
     pub gc_priority: String,
     /// The workload's mutators' scheduling (`--mutator-priority`).

@@ -4,7 +4,7 @@
 
 use flipgc_core::GcThreadPriority;
 
-/// Parses a priority for the command line (`inherit`, `nice:N`, `fifo:N`, `rr:N`).
+/// Parses a priority for the command line (`inherit`, `nice:N`, `slice:US`, `fifo:N`, `rr:N`).
 pub fn parse_priority(s: &str) -> Result<GcThreadPriority, String> {
     GcThreadPriority::parse(s).map_err(|e| e.to_string())
 }
@@ -41,7 +41,10 @@ fn current() -> (i32, libc::sched_param, i32) {
 }
 
 /// Runs `f` with the calling thread at `p` (nothing changes for `inherit`), and
-/// puts the thread's own scheduling back after it. The workload's mutators are
+/// puts the thread's own scheduling back after it (policy and nice value; a
+/// custom time slice from `slice:US` stays, as the kernel keeps it across
+/// `sched_setscheduler`: every run of one pausebench has the same priority, so
+/// each run's threads get what was asked). The workload's mutators are
 /// this thread and the threads it spawns, which inherit it; so does the GC driver
 /// when a mutator's request spawns it, unless `--gc-priority` gives the collector
 /// its own. The hiccup meter (a mutator too) sets the same on its own thread; the
