@@ -1,8 +1,10 @@
 //! Pair, list and vector builtins. Loops that allocate keep their cursor and
-//! accumulator on the root stack (a `Gc` does not survive an allocation).
+//! accumulator on the root stack (a `Gc` does not survive an allocation); long
+//! loops that do not allocate poll for a safepoint every [`POLL_STEPS`]
+//! elements, their references read back from the root stack (`vm/poll.rs`).
 
 use crate::error::VmError;
-use crate::vm::{ListShape, Vm};
+use crate::vm::{ListShape, Vm, POLL_STEPS};
 use flipgc_core::{Gc, Value};
 
 /// Pushes the field of the pair at `base` that `who` (`car`, `cdr`, `cadr`...)
@@ -106,7 +108,7 @@ pub fn list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
 
 /// `list?`: true for proper lists (false for improper and circular ones).
 pub fn is_list(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let b = matches!(vm.list_shape(vm.val(base)), ListShape::Proper(_));
+    let b = matches!(vm.list_shape(base), ListShape::Proper(_));
     vm.push_bool(b);
     Ok(())
 }
@@ -120,7 +122,7 @@ pub fn length(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
 /// Pushes the elements of the proper list at stack entry `i`; returns how many.
 fn push_elements(vm: &mut Vm, i: usize, who: &str) -> Result<usize, VmError> {
     vm.proper_list(i, who)?;
-    Ok(vm.push_list_elements(vm.val(i)))
+    Ok(vm.push_list_elements(i))
 }
 
 /// `append`: every argument but the last is copied.
@@ -303,30 +305,41 @@ pub fn make_vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError>
     } else {
         vm.dup(base + 1);
     }
-    fill_top(vm);
+    let top = vm.top();
+    fill(vm, top - 1, top, 0..n);
+    vm.m.stack_truncate(top);
     Ok(())
 }
 
-/// Fills the vector below the top with the top; pops the top.
-fn fill_top(vm: &mut Vm) {
-    let top = vm.top();
-    fill(vm, vm.obj(top - 1).expect("vector"), vm.val(top));
-    vm.m.stack_truncate(top);
-}
-
-/// Stores `x` in every element of vector `v`.
-fn fill(vm: &Vm, v: Gc<'_>, x: Value<'_>) {
-    for i in 0..vm.m.len(v) {
-        vm.m.write_value(v, i, x);
+/// Stores stack entry `x` in elements `range` of the vector at stack entry `v`,
+/// polling for a safepoint every [`POLL_STEPS`] elements (`vm/poll.rs`): the
+/// first touches of a fresh vector's pages make this a long loop.
+fn fill(vm: &mut Vm, v: usize, x: usize, range: std::ops::Range<usize>) {
+    let mut at = range.start;
+    while at < range.end {
+        let end = range.end.min(at + POLL_STEPS);
+        let (vec, value) = (vm.obj(v).expect("vector"), vm.val(x));
+        for i in at..end {
+            vm.m.write_value(vec, i, value);
+        }
+        at = end;
+        vm.poll_in_builtin();
     }
 }
 
 /// `vector`.
 pub fn vector(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     vm.m.alloc_push(vm.t.vector, argc)?;
-    let v = vm.obj(vm.top()).expect("fresh");
-    for i in 0..argc {
-        vm.m.write_value(v, i, vm.val(base + i));
+    let top = vm.top();
+    let mut at = 0;
+    while at < argc {
+        let end = argc.min(at + POLL_STEPS);
+        let v = vm.obj(top).expect("fresh");
+        for i in at..end {
+            vm.m.write_value(v, i, vm.val(base + i));
+        }
+        at = end;
+        vm.poll_in_builtin();
     }
     Ok(())
 }
@@ -407,8 +420,15 @@ pub fn vector_to_list(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmErr
     let v = vector_at(vm, base, "vector->list")?;
     let range = opt_range(vm, base, argc, 1, vm.m.len(v), "vector->list")?;
     let mark = vm.m.stack_len();
-    for i in range {
-        vm.m.push_value(vm.m.read_value(v, i));
+    let mut at = range.start;
+    while at < range.end {
+        let end = range.end.min(at + POLL_STEPS);
+        let v = vm.obj(base).expect("vector");
+        for i in at..end {
+            vm.m.push_value(vm.m.read_value(v, i));
+        }
+        at = end;
+        vm.poll_in_builtin();
     }
     let end = vm.m.stack_len();
     vm.push_list(mark, end)
@@ -425,10 +445,7 @@ pub fn list_to_vector(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError>
 pub fn vector_fill(vm: &mut Vm, base: usize, argc: usize) -> Result<(), VmError> {
     let v = vector_at(vm, base, "vector-fill!")?;
     let range = opt_range(vm, base, argc, 2, vm.m.len(v), "vector-fill!")?;
-    let x = vm.val(base + 1);
-    for i in range {
-        vm.m.write_value(v, i, x);
-    }
+    fill(vm, base, base + 1, range);
     vm.push_unspec();
     Ok(())
 }

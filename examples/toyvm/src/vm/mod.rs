@@ -10,12 +10,14 @@ mod fast;
 mod guardian;
 pub mod hashtable;
 mod link;
+mod poll;
 pub mod print;
 mod run;
 mod threads;
 pub mod value;
 pub mod weak;
 
+pub use poll::POLL_STEPS;
 pub use threads::{join, spawn};
 
 use crate::bytecode::Proto;
@@ -338,15 +340,23 @@ impl Vm {
         Ok(())
     }
 
-    /// Pushes the cars of the pairs of list `v` up to its first non-pair (all of
-    /// them, for a proper list); returns how many.
-    pub fn push_list_elements(&self, v: Value<'_>) -> usize {
+    /// Pushes the cars of the pairs of the list at stack entry `i` up to its
+    /// first non-pair (all of them, for a proper list); returns how many. Polls
+    /// for a safepoint every [`POLL_STEPS`] pairs (`poll.rs`), the cursor rooted.
+    pub fn push_list_elements(&mut self, i: usize) -> usize {
         let mut n = 0;
-        let mut cur = v;
+        let mut cur = self.val(i);
         while let Some((car, cdr)) = cur.as_ref().and_then(|p| self.pair_parts(p)) {
             self.m.push_value(car);
             n += 1;
             cur = cdr;
+            if n % POLL_STEPS == 0 && self.m.safepoint_requested() {
+                self.m.push_value(cur);
+                self.m.safepoint();
+                let at = self.top();
+                cur = self.val(at);
+                self.m.stack_truncate(at);
+            }
         }
         n
     }
@@ -440,11 +450,13 @@ impl Vm {
         VmError::runtime(format!("{who}: expected {what}, got {got}"))
     }
 
-    /// The shape of the list `v`: proper (with its length), improper (ending in
-    /// something other than `()`), or circular (found with Floyd's two cursors,
-    /// so in time linear in the list's length and without allocating).
-    pub fn list_shape(&self, v: Value<'_>) -> ListShape {
-        let (mut slow, mut fast) = (v, v);
+    /// The shape of the list at stack entry `i`: proper (with its length),
+    /// improper (ending in something other than `()`), or circular (found with
+    /// Floyd's two cursors, so in time linear in the list's length and without
+    /// allocating). Polls for a safepoint every [`POLL_STEPS`] pairs, both
+    /// cursors rooted (`poll.rs`).
+    pub fn list_shape(&mut self, i: usize) -> ListShape {
+        let (mut slow, mut fast) = (self.val(i), self.val(i));
         let mut n = 0;
         loop {
             for _ in 0..2 {
@@ -473,13 +485,22 @@ impl Vm {
             if fast.as_ref().is_some() && fast == slow {
                 return ListShape::Circular;
             }
+            // `n` is even here.
+            if n % POLL_STEPS == 0 && self.m.safepoint_requested() {
+                let at = self.m.stack_len();
+                self.m.push_value(slow);
+                self.m.push_value(fast);
+                self.m.safepoint();
+                (slow, fast) = (self.val(at), self.val(at + 1));
+                self.m.stack_truncate(at);
+            }
         }
     }
 
     /// The length of the proper list at stack entry `i`, or a type error naming
     /// `who` (for an improper or circular list).
-    pub fn proper_list(&self, i: usize, who: &str) -> Result<usize, VmError> {
-        match self.list_shape(self.val(i)) {
+    pub fn proper_list(&mut self, i: usize, who: &str) -> Result<usize, VmError> {
+        match self.list_shape(i) {
             ListShape::Proper(n) => Ok(n),
             _ => Err(self.type_error(who, "a proper list", i)),
         }

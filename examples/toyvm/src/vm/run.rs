@@ -236,8 +236,14 @@ impl Vm {
             self.m.stack_copy(i + 1, i);
         }
         self.m.stack_truncate(fpos + argc);
-        let list = self.m.pop_value();
-        let n = self.push_list_elements(list);
+        // The elements go above the list (which stays rooted while they are
+        // pushed: that loop may park), then down over it.
+        let at = fpos + argc - 1;
+        let n = self.push_list_elements(at);
+        for k in 0..n {
+            self.m.stack_copy(at + 1 + k, at + k);
+        }
+        self.m.stack_truncate(at + n);
         Ok(argc - 2 + n)
     }
 
