@@ -9,7 +9,9 @@ below 1).
 Nothing else in a program or its input changes.
 
 For every program it prints the wall time on each installed system, the
-toy VM / Guile ratio, and whether the outputs agree (timing lines, which
+toy VM / Guile ratio of wall times and of CPU times (user and system, all
+threads: steadier than wall time on a shared machine), and whether the
+outputs agree (timing lines, which
 differ by nature, are left out of the comparison). It writes every figure to
 a JSON file. See README.md for installing the reference systems.
 """
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -161,6 +164,10 @@ def run_one(system, program, text, tmp, timeout):
             if c.returncode != 0:
                 return {"ok": False, "seconds": None, "output": "",
                         "error": "compile: " + c.stderr.strip()[-300:]}
+    # Runs are one at a time, so the children's rusage before and after is
+    # this run's CPU time (all its threads, user and system; a run killed at
+    # its timeout is reaped first, so it counts too).
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     try:
         with open(inp, encoding="utf-8") as stdin:
@@ -168,9 +175,10 @@ def run_one(system, program, text, tmp, timeout):
                                capture_output=True, text=True, timeout=timeout,
                                env=dict(os.environ, GC_INITIAL_HEAP_SIZE="100000000"))
     except subprocess.TimeoutExpired:
-        return {"ok": False, "seconds": None, "output": "",
-                "error": f"timeout after {timeout} s"}
+        return {"ok": False, "seconds": None, "cpu": round(cpu_since(r0), 3),
+                "output": "", "error": f"timeout after {timeout} s"}
     seconds = time.monotonic() - t0
+    cpu = cpu_since(r0)
     out = comparable(p.stdout)
     error = None
     if p.returncode != 0:
@@ -178,8 +186,14 @@ def run_one(system, program, text, tmp, timeout):
         error = f"exit {p.returncode}: " + (lines[-1] if lines else "")
     elif "ERROR: returned incorrect result" in p.stdout:
         error = "incorrect result"
-    return {"ok": error is None, "seconds": round(seconds, 3), "output": out,
-            "error": error}
+    return {"ok": error is None, "seconds": round(seconds, 3), "cpu": round(cpu, 3),
+            "output": out, "error": error}
+
+
+def cpu_since(r0):
+    """User and system seconds of the children reaped since `r0`."""
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def main():
@@ -210,7 +224,7 @@ def main():
     names = [s.name for s in syss]
     print(f"iteration counts divided by {args.divisor}")
     print(f"{'program':12}" + "".join(f"{n + ' s':>10}" for n in names)
-          + f"{'toyvm/guile':>13}  output")
+          + f"{'toyvm/guile':>13}{'cpu ratio':>11}  output")
     rows = []
     with tempfile.TemporaryDirectory(prefix="r7rs-bench-") as tmp:
         for program in programs:
@@ -219,26 +233,30 @@ def main():
             ok = [r for r in res.values() if r["ok"]]
             outputs = {r["output"] for r in ok}
             match = (len(ok) == len(res) and len(outputs) == 1)
-            ratio = None
+            ratio = cpu_ratio = None
             t, g = res.get("toyvm"), res.get("guile")
             if t and g and t["ok"] and g["ok"] and g["seconds"]:
                 ratio = t["seconds"] / g["seconds"]
+                if g["cpu"]:
+                    cpu_ratio = t["cpu"] / g["cpu"]
             cells = "".join(
                 f"{res[n]['seconds']:>10.3f}" if res[n]["ok"] else f"{'FAIL':>10}"
                 for n in names)
             verdict = "same" if match else (
                 "differs" if len(ok) == len(res) else
                 "; ".join(f"{n}: {res[n]['error']}" for n in names if not res[n]["ok"]))
-            print(f"{program:12}{cells}{(f'{ratio:.2f}' if ratio else '-'):>13}  {verdict}",
+            print(f"{program:12}{cells}{(f'{ratio:.2f}' if ratio else '-'):>13}"
+                  f"{(f'{cpu_ratio:.2f}' if cpu_ratio else '-'):>11}  {verdict}",
                   flush=True)
             rows.append({"program": program, "count": count, "ratio": ratio,
-                         "match": match,
+                         "cpu_ratio": cpu_ratio, "match": match,
                          "systems": {n: {k: v for k, v in r.items() if k != "output"}
                                      for n, r in res.items()}})
             write_json(args.json, names, rows)
-    gmean = write_json(args.json, names, rows)
+    gmean, cpu_gmean = write_json(args.json, names, rows)
     print(f"toy VM / Guile geometric mean over {count_matching(rows)} matching programs: "
-          + (f"{gmean:.2f}" if gmean else "-"))
+          + (f"{gmean:.2f}" if gmean else "-") + " (wall), "
+          + (f"{cpu_gmean:.2f}" if cpu_gmean else "-") + " (CPU)")
     print(f"wrote {args.json}")
 
 
@@ -271,13 +289,19 @@ def count_matching(rows):
 
 def write_json(path, names, rows):
     """Writes the figures so far (after every program, so that an interrupted
-    run keeps what it measured); returns the geometric mean."""
+    run keeps what it measured); returns the geometric means of the wall and
+    the CPU ratios."""
     ratios = [r["ratio"] for r in rows if r["ratio"] and r["match"]]
-    gmean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    cpu = [r["cpu_ratio"] for r in rows if r["ratio"] and r["match"] and r["cpu_ratio"]]
+    gmean, cpu_gmean = geometric_mean(ratios), geometric_mean(cpu)
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"systems": names, "programs": rows, "geometric_mean": gmean,
-                   "matching": len(ratios)}, f, indent=1)
-    return gmean
+                   "cpu_geometric_mean": cpu_gmean, "matching": len(ratios)}, f, indent=1)
+    return gmean, cpu_gmean
+
+
+def geometric_mean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
 if __name__ == "__main__":

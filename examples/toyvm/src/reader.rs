@@ -249,13 +249,16 @@ impl Reader {
                     is_integer_token(n) && !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
                 });
                 if (is_integer_token(&tok) || ratio) && parse_number(&tok).is_none() {
+                    let zero = ratio && tok.rsplit('/').next().is_some_and(zero_digits);
+                    let why = if zero {
+                        "has a zero denominator"
+                    } else {
+                        "is outside the 64-bit range"
+                    };
                     return Err(VmError::syntax(
                         line,
                         col,
-                        format!(
-                            "number literal {tok} is outside the 64-bit range \
-                             (or divides by zero)"
-                        ),
+                        format!("number literal {tok} {why}"),
                     ));
                 }
                 Ok(mk(parse_atom(&tok)))
@@ -492,6 +495,11 @@ fn char_named(name: &str) -> Option<char> {
             return u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
         }
     })
+}
+
+/// Whether `digits` (ASCII digits) is a zero: `0`, `00`...
+fn zero_digits(digits: &str) -> bool {
+    digits.bytes().all(|b| b == b'0')
 }
 
 /// Whether `s` has the shape of an exact integer: an optional sign, then digits.
