@@ -48,7 +48,7 @@ pub enum Op {
     JumpIfFalseKeep(u32),
     /// If the top is true, jump to `pc` keeping it; else pop it.
     JumpIfTrueKeep(u32),
-    /// Make a closure of code constant `code` capturing the top `nfree` values.
+    /// Make a closure of prototype `pid` capturing the top `nfree` values.
     Closure(u32, u32),
     /// Call the procedure below the top `argc` arguments.
     Call(u32),

@@ -6,7 +6,7 @@ use super::{selfref, Linker};
 use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
 
-/// Generates every function of `program`; returns the code constant of function 0.
+/// Generates every function of `program`; returns the prototype index of function 0.
 pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
     let self_bound = selfref::self_bound(program);
     gen_fn(program, &self_bound, 0, linker)
@@ -235,12 +235,12 @@ impl Gen<'_> {
                 }
             }
             Expr::Lambda(child) => {
-                let k = gen_fn(self.p, self.self_bound, *child, &mut *self.linker)?;
+                let pid = gen_fn(self.p, self.self_bound, *child, &mut *self.linker)?;
                 let free = &self.p.funcs[*child].free;
                 for &v in free {
                     self.raw_ref(v);
                 }
-                self.code.push(Op::Closure(k, free.len() as u32));
+                self.code.push(Op::Closure(pid, free.len() as u32));
             }
             Expr::Call(f, args) => {
                 self.expr(f, false)?;

@@ -1,6 +1,7 @@
 //! The compiler's view of the runtime ([`Linker`] for [`Vm`]): literal data is
 //! built in the heap and stored in the shared constant table, global variables
-//! are cells in that table, code objects name prototypes.
+//! are cells in that table; prototypes go to the shared list, and closures
+//! name them by index.
 
 use super::{Vm, CONSTS};
 use crate::bytecode::Proto;
@@ -162,7 +163,6 @@ impl Linker for Vm {
             all.push(Arc::new(proto));
             all.len() - 1
         };
-        self.push_word(self.t.alloc.code, self.t.code_proto, pid as u64)?;
-        self.add_constant()
+        Ok(pid as u32)
     }
 }

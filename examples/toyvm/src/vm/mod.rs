@@ -545,16 +545,12 @@ pub(crate) fn stack_full() -> VmError {
 }
 
 impl Vm {
-    /// Pushes a closure without free variables for code constant `k`.
-    pub fn push_closure(&mut self, k: u32) -> Result<(), VmError> {
+    /// Pushes a closure without free variables of prototype `pid`.
+    pub fn push_closure(&mut self, pid: u32) -> Result<(), VmError> {
         self.m.alloc_push(self.t.closure, 0)?;
         let clo = self.obj(self.top()).expect("fresh");
-        let table = self.obj(CONSTS).expect("table");
-        self.m.set_value(
-            clo,
-            self.t.closure_code,
-            self.m.read_value(table, k as usize),
-        );
+        self.m
+            .set_word(clo, self.t.closure_proto, u64::from(pid));
         Ok(())
     }
 

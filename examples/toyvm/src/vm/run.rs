@@ -126,11 +126,7 @@ impl Vm {
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self
-                    .m
-                    .get_ref(g, self.t.closure_code)
-                    .expect("closure code");
-                let pid = self.m.get_word(code, self.t.code_proto) as u32;
+                let pid = self.m.get_word(g, self.t.closure_proto) as u32;
                 self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
             }
@@ -182,6 +178,16 @@ impl Vm {
         if self.m.safepoint_requested() {
             self.m.safepoint();
         }
+    }
+
+    /// The prototype of the closure at stack index `i`, if it holds a closure.
+    #[inline(always)]
+    fn closure_proto(&self, i: usize) -> Option<u32> {
+        let g = self.obj(i)?;
+        if self.m.type_of(g) != self.t.closure {
+            return None;
+        }
+        Some(self.m.get_word(g, self.t.closure_proto) as u32)
     }
 
     /// Counts a call against the step budget.
@@ -403,17 +409,13 @@ impl Vm {
                         self.m.stack_truncate(top);
                     }
                 }
-                Op::Closure(k, nfree) => {
+                Op::Closure(pid, nfree) => {
                     let n = nfree as usize;
                     self.m.alloc_push(self.t.closure, n)?;
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
-                    let table = self.obj(CONSTS).expect("table");
-                    self.m.set_value(
-                        clo,
-                        self.t.closure_code,
-                        self.m.read_value(table, k as usize),
-                    );
+                    self.m
+                        .set_word(clo, self.t.closure_proto, u64::from(pid));
                     for i in 0..n {
                         self.m.write_tail_value(clo, i, self.val(top - n + i));
                     }
@@ -432,12 +434,22 @@ impl Vm {
                         pc: pc as u32,
                         fp: fp as u32,
                     });
-                    // A call of the running closure itself (the same object, read
-                    // from the stack now): its prototype is `pi`, without reading
-                    // the closure's code. As `enter` does otherwise.
-                    if self.val(fpos) == self.val(fp) {
+                    // A closure's frame, here rather than in `enter`. A call of
+                    // the running closure itself (the same object, read from the
+                    // stack now) has prototype `pi`, without a read of the
+                    // closure.
+                    let callee = if self.val(fpos) == self.val(fp) {
+                        Some(pi)
+                    } else {
+                        self.closure_proto(fpos)
+                    };
+                    if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fpos, argc, pi)?;
+                        self.open_frame(fpos, argc, npi)?;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -474,9 +486,18 @@ impl Vm {
                         self.m.stack_copy(fpos + i, fp + i);
                     }
                     self.m.stack_truncate(fp + argc + 1);
-                    if itself {
+                    let callee = if itself {
+                        Some(pi)
+                    } else {
+                        self.closure_proto(fp)
+                    };
+                    if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fp, argc, pi)?;
+                        self.open_frame(fp, argc, npi)?;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         pc = 0;
                         continue;
                     }
