@@ -208,6 +208,20 @@ fn negated_tests_jump_on_true() {
 }
 
 #[test]
+fn a_global_is_unbound_until_defined() {
+    // A global read tests the cell's value field alone (an unbound cell
+    // holds a marker): unbound before its definition, bound after it, also
+    // to `#f`, `()` and the unspecified value.
+    let src = "(define (g) later) \
+               (write (guard (e (#t (error-object-message e))) (g))) \
+               (define later '()) (write (g)) \
+               (set! later #f) (write (g)) \
+               (define later (if #f #f)) (write (eq? (g) (if #f #f)))";
+    assert_eq!(output_of(src), "\"unbound variable: later\"()#f#t");
+    error("(define (h) (set! nowhere 1)) (h)", "unbound variable: nowhere");
+}
+
+#[test]
 fn returns_of_locals_are_not_merged_across_a_jump_target() {
     // The tail arm's local is returned directly.
     value(

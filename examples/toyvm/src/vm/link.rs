@@ -146,6 +146,8 @@ impl Linker for Vm {
         }
         let id = self.shared.intern(name);
         self.push_word(self.t.alloc.global, self.t.global_word, id << 1)?;
+        let cell = self.obj(self.top()).expect("fresh");
+        self.m.set_value(cell, self.t.global_value, super::UNBOUND);
         let k = self.add_constant()?;
         lock(&self.shared.consts)
             .globals

@@ -26,6 +26,7 @@ use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
 use std::rc::Rc;
 use std::sync::Arc;
 pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
+use value::UNBOUND;
 
 /// Stack slot of the constant table.
 pub const CONSTS: usize = 0;

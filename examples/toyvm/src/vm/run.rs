@@ -4,7 +4,9 @@
 
 use super::cont::{Barrier, RESUME};
 use super::fast::Arith;
-use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK};
+use super::{
+    bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK, UNBOUND,
+};
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
@@ -190,6 +192,16 @@ impl Vm {
         Some(self.m.get_word(g, self.t.closure_proto) as u32)
     }
 
+    /// "unbound variable" for the global whose cell is constant `k`.
+    #[cold]
+    #[inline(never)]
+    fn unbound_error(&self, k: usize) -> VmError {
+        let table = self.obj(CONSTS).expect("table");
+        let cell = self.m.read_value(table, k).as_ref().expect("global cell");
+        let name = self.global_name(cell);
+        VmError::runtime(format!("unbound variable: {name}"))
+    }
+
     /// Counts a call against the step budget.
     #[inline(always)]
     fn spend_fuel(&mut self) -> Result<(), VmError> {
@@ -366,7 +378,23 @@ impl Vm {
                     self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
-                Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
+                Op::Global(k) => {
+                    // An unbound global's cell holds `UNBOUND`: one field read
+                    // (`global_word`'s bound bit says the same, for the other
+                    // readers).
+                    let k = k as usize;
+                    if k >= self.consts_len {
+                        self.refresh_consts();
+                    }
+                    let table = self.obj(CONSTS).expect("table");
+                    let cell = self.m.read_value(table, k).as_ref().expect("global cell");
+                    let v = self.m.get_value(cell, self.t.global_value);
+                    if v == UNBOUND {
+                        return Err(self.unbound_error(k));
+                    }
+                    self.m.push_value(v);
+                }
+                Op::SetGlobal(k) | Op::DefGlobal(k) => {
                     let k = k as usize;
                     if k >= self.consts_len {
                         self.refresh_consts();
@@ -379,17 +407,12 @@ impl Vm {
                         let name = self.global_name(cell);
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
-                    if let Op::Global(_) = op {
-                        self.m
-                            .push_value(self.m.get_value(cell, self.t.global_value));
-                    } else {
-                        let top = self.top();
-                        self.m.set_value(cell, self.t.global_value, self.val(top));
-                        if !bound {
-                            self.m.set_word(cell, self.t.global_word, word | 1);
-                        }
-                        self.m.stack_truncate(top);
+                    let top = self.top();
+                    self.m.set_value(cell, self.t.global_value, self.val(top));
+                    if !bound {
+                        self.m.set_word(cell, self.t.global_word, word | 1);
                     }
+                    self.m.stack_truncate(top);
                 }
                 Op::Pop => self.m.stack_truncate(self.top()),
                 Op::Jump(t) => pc = t as usize,
