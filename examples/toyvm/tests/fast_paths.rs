@@ -222,6 +222,37 @@ fn a_global_is_unbound_until_defined() {
 }
 
 #[test]
+fn negated_comparisons_jump_on_the_comparison() {
+    // `(if (not (OP a b)) ...)` is one jump on the comparison: every
+    // comparison, fixnums, floats, mixed operands (the builtin), and NaN,
+    // where `(not (< x y))` is not `(>= x y)`.
+    value(
+        "(let () (define (f a b) (list (if (not (< a b)) 1 0) (if (not (> a b)) 1 0) \
+         (if (not (<= a b)) 1 0) (if (not (>= a b)) 1 0) (if (not (= a b)) 1 0))) \
+         (list (f 1 2) (f 2 1) (f 2 2) (f 1.5 2.5) (f 2 1.5) (f +nan.0 1.0) (f 1 +nan.0)))",
+        "((0 1 0 1 1) (1 0 1 0 1) (1 0 0 0 0) (0 1 0 1 1) (1 0 1 0 1) (1 1 1 1 1) (1 1 1 1 1))",
+    );
+    // The comparison's errors are the builtin's.
+    error(
+        "(let () (define (f a b) (if (not (< a b)) 1 0)) (f 1 'x))",
+        "<: expected a number",
+    );
+    // A jump landing on the `not` (the `and`'s) keeps the two apart.
+    value(
+        "(let () (define (f p a b) (if (not (and p (< a b))) 'n 'y)) \
+         (list (f #f 1 2) (f #t 1 2) (f #t 2 1)))",
+        "(n y n)",
+    );
+    // A comparison whose operands end with a conditional (a jump to the
+    // comparison itself) still jumps on it.
+    value(
+        "(let () (define (f p a) (if (not (< a (if p 10 0))) 'ge 'lt)) \
+         (list (f #t 5) (f #f 5) (f #t 10)))",
+        "(lt ge ge)",
+    );
+}
+
+#[test]
 fn returns_of_locals_are_not_merged_across_a_jump_target() {
     // The tail arm's local is returned directly.
     value(

@@ -179,19 +179,34 @@ impl Gen<'_> {
             }
             Expr::If(c, t, f) => {
                 self.expr(c, false)?;
-                let jf = self.code.len();
+                let n = self.code.len();
                 // A test's result goes straight to the jump. Only for an
                 // inlined builtin call: its instruction is the condition's
                 // last and no jump inside the condition targets past it.
+                // `(not (< a b))` (a comparison, then `Not`, that no jump
+                // targets) is one jump on the comparison.
+                let negated = match (&**c, &self.code[..]) {
+                    (Expr::Prim(..), [.., cmp, Op::Not(_)]) if self.target != n - 1 => {
+                        cmp.negated_with_jump(0)
+                    }
+                    _ => None,
+                };
                 let fused = match (&**c, self.code.last()) {
+                    _ if negated.is_some() => None,
                     (Expr::Prim(..), Some(op)) => op.fused_with_jump(0),
                     _ => None,
                 };
-                match fused {
-                    Some(op) => *self.code.last_mut().expect("test") = op,
-                    None => self.code.push(Op::JumpIfFalse(0)),
-                }
-                let jf = if fused.is_some() { jf - 1 } else { jf };
+                let jf = if let Some(op) = negated {
+                    self.code.pop();
+                    *self.code.last_mut().expect("test") = op;
+                    n - 2
+                } else if let Some(op) = fused {
+                    *self.code.last_mut().expect("test") = op;
+                    n - 1
+                } else {
+                    self.code.push(Op::JumpIfFalse(0));
+                    n
+                };
                 self.expr(t, tail)?;
                 if tail {
                     // What follows a tail expression is the function's

@@ -673,6 +673,31 @@ impl Vm {
                         pc = t as usize;
                     }
                 }
+                Op::JumpIfLt(id, t) => {
+                    if self.compare2(Arith::Lt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfGt(id, t) => {
+                    if self.compare2(Arith::Gt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfLe(id, t) => {
+                    if self.compare2(Arith::Le, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfGe(id, t) => {
+                    if self.compare2(Arith::Ge, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfNumEq(id, t) => {
+                    if self.compare2(Arith::Eq, id)? {
+                        pc = t as usize;
+                    }
+                }
                 Op::JumpUnlessPair(id, t) => {
                     self.pair_p(id)?;
                     if !self.truthy_pop() {
