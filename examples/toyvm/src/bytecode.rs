@@ -137,6 +137,13 @@ pub enum Op {
     JumpIfTrue(u32),
     /// `Local(slot)` then `Return`: return a local's value.
     ReturnLocal(u32),
+    /// `SelfRef`, the arguments, then `TailCall(argc)`, without the push of
+    /// the closure: a tail call of the running closure itself (a named `let`
+    /// loop's next iteration) with as many arguments, `argc`, as it has
+    /// parameters (no rest parameter). The arguments replace the frame's, its
+    /// other locals are cleared up to its `nslots` (the second field) local
+    /// slots, and the code runs again from its start.
+    TailSelf(u32, u32),
     /// `Lt(id)`, `Not` then `JumpIfFalse(t)`: pop the two operands and jump
     /// if the comparison is true, without pushing a truth value (`(if (not (<
     /// a b)) ...)`). The instructions below down to [`Op::JumpIfNumEq`] are

@@ -1,7 +1,8 @@
 //! The interpreter's own instructions for common builtins (`Op::Add` to
-//! `Op::VectorSet`), its fused test-and-jump instructions, `Op::Local2` and
-//! `Op::SelfRef`: each gives what the plain builtin call or instruction
-//! sequence gives, in its inline case and when it hands over to the builtin
+//! `Op::VectorSet`), its fused test-and-jump instructions (`Op::JumpIfLt` and
+//! the other jumps on a negated comparison too), `Op::Local2`, `Op::SelfRef`,
+//! `Op::TailSelf` and the global read: each gives what the plain builtin call
+//! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
 //! only where that holds (a `set!` loop variable, a jump into the middle of a
 //! would-be merged pair, a test that is not an inlined builtin call).
@@ -249,6 +250,34 @@ fn negated_comparisons_jump_on_the_comparison() {
         "(let () (define (f p a) (if (not (< a (if p 10 0))) 'ge 'lt)) \
          (list (f #t 5) (f #f 5) (f #t 10)))",
         "(lt ge ge)",
+    );
+}
+
+#[test]
+fn loops_call_themselves_in_place() {
+    // A named `let`'s tail call of itself (`TailSelf`): the arguments
+    // replace the parameters, the other locals start afresh each iteration,
+    // captured and assigned parameters get new cells.
+    value(
+        "(let loop ((i 0) (acc '())) \
+         (if (< i 4) (let ((j (* i i)) (k i)) (loop (+ i 1) (cons (- j k) acc))) acc))",
+        "(6 2 0 0)",
+    );
+    value(
+        "(let loop ((i 0) (fs '())) \
+         (if (< i 3) (begin (set! i (* i 1)) (loop (+ i 1) (cons (lambda () i) fs))) \
+         (map (lambda (f) (f)) fs)))",
+        "(2 1 0)",
+    );
+    value(
+        "(let () (define (count-up n acc) (if (= n 0) acc (count-up (- n 1) (+ acc 1)))) \
+         (count-up 100000 0))",
+        "100000",
+    );
+    // A wrong argument count is the call's arity error, as before.
+    error(
+        "(let loop ((i 0) (j 1)) (if (< i 1) (loop (+ i 1)) j))",
+        "loop: expected 2 arguments, got 1",
     );
 }
 

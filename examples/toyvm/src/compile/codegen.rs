@@ -258,6 +258,22 @@ impl Gen<'_> {
                 self.code.push(Op::Closure(pid, free.len() as u32));
             }
             Expr::Call(f, args) => {
+                // A tail call of the running closure (a loop's next
+                // iteration) with a matching argument count: no callee pushed.
+                let func = &self.p.funcs[self.f];
+                if let (true, Expr::Ref(v)) = (tail, &**f) {
+                    if self.self_bound[*v] == Some(self.f)
+                        && !func.rest
+                        && func.params.len() == args.len()
+                    {
+                        let nslots = func.nslots;
+                        for a in args {
+                            self.expr(a, false)?;
+                        }
+                        self.code.push(Op::TailSelf(args.len() as u32, nslots));
+                        return Ok(());
+                    }
+                }
                 self.expr(f, false)?;
                 for a in args {
                     self.expr(a, false)?;

@@ -547,6 +547,22 @@ impl Vm {
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                 }
+                Op::TailSelf(argc, nslots) => {
+                    // As `TailCall` of the running closure (`itself`), with
+                    // the closure not on the stack and the arity known to fit.
+                    self.poll_safepoint();
+                    let argc = argc as usize;
+                    let from = self.m.stack_len() - argc;
+                    for i in 0..argc {
+                        self.m.stack_copy(from + i, fp + 1 + i);
+                    }
+                    self.m.stack_truncate(fp + 1 + argc);
+                    for _ in argc..nslots as usize {
+                        self.m.push(None);
+                    }
+                    self.spend_fuel()?;
+                    pc = 0;
+                }
                 Op::Return | Op::ReturnLocal(_) => {
                     let from = match op {
                         Op::ReturnLocal(s) => fp + 1 + s as usize,
