@@ -219,7 +219,10 @@ fn a_global_is_unbound_until_defined() {
                (set! later #f) (write (g)) \
                (define later (if #f #f)) (write (eq? (g) (if #f #f)))";
     assert_eq!(output_of(src), "\"unbound variable: later\"()#f#t");
-    error("(define (h) (set! nowhere 1)) (h)", "unbound variable: nowhere");
+    error(
+        "(define (h) (set! nowhere 1)) (h)",
+        "unbound variable: nowhere",
+    );
 }
 
 #[test]

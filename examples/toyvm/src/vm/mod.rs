@@ -25,8 +25,8 @@ use crate::types::VmTypes;
 use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
 use std::rc::Rc;
 use std::sync::Arc;
-pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 use value::UNBOUND;
+pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 
 /// Stack slot of the constant table.
 pub const CONSTS: usize = 0;
@@ -97,6 +97,12 @@ pub struct Vm {
     toplevel: u64,
     /// Buffered output.
     pub out: String,
+    /// Handles on the global cells this thread has read, by constant index
+    /// ([`Vm::reach_global_cell`]): a global read then reads no constant-table
+    /// element (a by-index read, with a lookup of the table's shape). A cell
+    /// stays at its index for good (the table only grows, by copying), so a
+    /// handle, made once, stays right; it keeps only a live cell alive.
+    global_cells: Vec<Option<flipgc_core::Handle>>,
     /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
     /// the heap on every global access costs a checked field access).
     consts_len: usize,
@@ -131,6 +137,7 @@ impl Vm {
             barriers: Vec::new(),
             toplevel: cont::fresh_barrier(),
             out: String::new(),
+            global_cells: Vec::new(),
             consts_len: 0,
             fuel: 0,
             thread: None,
@@ -550,8 +557,7 @@ impl Vm {
     pub fn push_closure(&mut self, pid: u32) -> Result<(), VmError> {
         self.m.alloc_push(self.t.closure, 0)?;
         let clo = self.obj(self.top()).expect("fresh");
-        self.m
-            .set_word(clo, self.t.closure_proto, u64::from(pid));
+        self.m.set_word(clo, self.t.closure_proto, u64::from(pid));
         Ok(())
     }
 

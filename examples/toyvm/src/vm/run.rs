@@ -383,11 +383,8 @@ impl Vm {
                     // (`global_word`'s bound bit says the same, for the other
                     // readers).
                     let k = k as usize;
-                    if k >= self.consts_len {
-                        self.refresh_consts();
-                    }
-                    let table = self.obj(CONSTS).expect("table");
-                    let cell = self.m.read_value(table, k).as_ref().expect("global cell");
+                    self.reach_global_cell(k);
+                    let cell = self.global_cell(k);
                     let v = self.m.get_value(cell, self.t.global_value);
                     if v == UNBOUND {
                         return Err(self.unbound_error(k));
@@ -437,8 +434,7 @@ impl Vm {
                     self.m.alloc_push(self.t.closure, n)?;
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
-                    self.m
-                        .set_word(clo, self.t.closure_proto, u64::from(pid));
+                    self.m.set_word(clo, self.t.closure_proto, u64::from(pid));
                     for i in 0..n {
                         self.m.write_tail_value(clo, i, self.val(top - n + i));
                     }
