@@ -8,11 +8,24 @@ use super::{
     bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK, UNBOUND,
 };
 use crate::builtins::{
-    fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB,
+    fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
 use crate::bytecode::Op;
 use crate::error::VmError;
 use flipgc_core::Value;
+
+/// For each comparison from `=` to `>=` (builtins `NUM_EQ` to `NUM_GE`, in
+/// that order), the orderings of its operands that make it true: bit 0 less,
+/// bit 1 equal, bit 2 greater ([`Vm::fixnum2`]).
+const CMP_TRUE: [u8; 8] = [0b010, 0b001, 0b100, 0b011, 0b110, 0, 0, 0];
+const _: () = assert!(
+    ADD < NUM_EQ
+        && SUB < NUM_EQ
+        && NUM_LT == NUM_EQ + 1
+        && NUM_GT == NUM_EQ + 2
+        && NUM_LE == NUM_EQ + 3
+        && NUM_GE == NUM_EQ + 4
+);
 
 /// Marks the frame that returns control to [`Vm::call`]'s caller.
 const SENTINEL: u32 = u32::MAX;
@@ -264,18 +277,20 @@ impl Vm {
     /// [`crate::builtins::fixnum_fast`]) on two fixnums: the result, without a
     /// call or an allocation. `None` for a sum or difference outside the fixnum
     /// range: the builtin boxes it.
+    /// Without a branch on `id` beyond "arithmetic or comparison": `+` and
+    /// `-` are the ids below the comparisons, and a comparison is true of the
+    /// orderings of `a` and `b` in its [`CMP_TRUE`] entry.
     #[inline(always)]
     fn fixnum2(id: u16, a: i64, b: i64) -> Option<Value<'static>> {
-        // Two 63-bit values: the sum and difference fit 64 bits.
-        match id {
-            ADD => Value::fixnum(a + b),
-            SUB => Value::fixnum(a - b),
-            NUM_EQ => Some(bool_value(a == b)),
-            NUM_LT => Some(bool_value(a < b)),
-            NUM_GT => Some(bool_value(a > b)),
-            NUM_LE => Some(bool_value(a <= b)),
-            _ => Some(bool_value(a >= b)),
+        debug_assert!(crate::builtins::fixnum_fast(id));
+        if id < NUM_EQ {
+            // Two 63-bit values: the sum and difference fit 64 bits.
+            return Value::fixnum(if id == SUB { a - b } else { a + b });
         }
+        // Bit 0: a < b; bit 1: a == b; bit 2: a > b.
+        let order = 1u8 << (u8::from(a >= b) + u8::from(a > b));
+        let table = CMP_TRUE[usize::from(id - NUM_EQ) & 7];
+        Some(bool_value(table & order != 0))
     }
 
     /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
