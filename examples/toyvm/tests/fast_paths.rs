@@ -234,14 +234,20 @@ fn negated_comparisons_jump_on_the_comparison() {
         "(let () (define (f a b) (list (if (not (< a b)) 1 0) (if (not (> a b)) 1 0) \
          (if (not (<= a b)) 1 0) (if (not (>= a b)) 1 0) (if (not (= a b)) 1 0))) \
          (list (f 1 2) (f 2 1) (f 2 2) (f 1.5 2.5) (f 2 1.5) (f +nan.0 1.0) (f 1 +nan.0)))",
-        "((0 1 0 1 1) (1 0 1 0 1) (1 0 0 0 0) (0 1 0 1 1) (1 0 1 0 1) (1 1 1 1 1) (1 1 1 1 1))",
+        "((0 1 0 1 1) (1 0 1 0 1) (1 1 0 0 0) (0 1 0 1 1) (1 0 1 0 1) (1 1 1 1 1) (1 1 1 1 1))",
     );
     // The comparison's errors are the builtin's.
     error(
         "(let () (define (f a b) (if (not (< a b)) 1 0)) (f 1 'x))",
         "<: expected a number",
     );
-    // A jump landing on the `not` (the `and`'s) keeps the two apart.
+    // A jump landing on the `not` (the `or`'s, the `and`'s) keeps the two
+    // apart: merged, the `or`'s jump on `#t` would skip the `not`.
+    value(
+        "(let () (define (f p a b) (if (not (or p (< a b))) 'n 'y)) \
+         (list (f #t 2 1) (f #f 1 2) (f #f 2 1)))",
+        "(y y n)",
+    );
     value(
         "(let () (define (f p a b) (if (not (and p (< a b))) 'n 'y)) \
          (list (f #f 1 2) (f #t 1 2) (f #t 2 1)))",
