@@ -206,6 +206,7 @@ impl Mutator {
         self.table().stack = view;
     }
 
+    #[inline(always)]
     fn own(&self, h: &Handle) {
         if !h.belongs_to(&self.shared) {
             foreign_handle();

@@ -48,7 +48,7 @@ pub enum Op {
     JumpIfFalseKeep(u32),
     /// If the top is true, jump to `pc` keeping it; else pop it.
     JumpIfTrueKeep(u32),
-    /// Make a closure of code constant `code` capturing the top `nfree` values.
+    /// Make a closure of prototype `pid` capturing the top `nfree` values.
     Closure(u32, u32),
     /// Call the procedure below the top `argc` arguments.
     Call(u32),
@@ -137,6 +137,26 @@ pub enum Op {
     JumpIfTrue(u32),
     /// `Local(slot)` then `Return`: return a local's value.
     ReturnLocal(u32),
+    /// `SelfRef`, the arguments, then `TailCall(argc)`, without the push of
+    /// the closure: a tail call of the running closure itself (a named `let`
+    /// loop's next iteration) with as many arguments, `argc`, as it has
+    /// parameters (no rest parameter). The arguments replace the frame's, its
+    /// other locals are cleared up to its `nslots` (the second field) local
+    /// slots, and the code runs again from its start.
+    TailSelf(u32, u32),
+    /// `Lt(id)`, `Not` then `JumpIfFalse(t)`: pop the two operands and jump
+    /// if the comparison is true, without pushing a truth value (`(if (not (<
+    /// a b)) ...)`). The instructions below down to [`Op::JumpIfNumEq`] are
+    /// the same for their comparison.
+    JumpIfLt(u16, u32),
+    /// `Gt(id)`, `Not` then `JumpIfFalse(t)`.
+    JumpIfGt(u16, u32),
+    /// `Le(id)`, `Not` then `JumpIfFalse(t)`.
+    JumpIfLe(u16, u32),
+    /// `Ge(id)`, `Not` then `JumpIfFalse(t)`.
+    JumpIfGe(u16, u32),
+    /// `NumEq(id)`, `Not` then `JumpIfFalse(t)`.
+    JumpIfNumEq(u16, u32),
 }
 
 impl Op {
@@ -160,6 +180,21 @@ impl Op {
         })
     }
 
+    /// The conditional jump to `t` that does `self` (a numeric comparison),
+    /// `Op::Not`, then [`Op::JumpIfFalse`], if there is one. (Not the
+    /// converse comparison's jump: `(not (< x y))` differs from `(>= x y)`
+    /// when either is a NaN.)
+    pub fn negated_with_jump(self, t: u32) -> Option<Op> {
+        Some(match self {
+            Op::Lt(id) => Op::JumpIfLt(id, t),
+            Op::Gt(id) => Op::JumpIfGt(id, t),
+            Op::Le(id) => Op::JumpIfLe(id, t),
+            Op::Ge(id) => Op::JumpIfGe(id, t),
+            Op::NumEq(id) => Op::JumpIfNumEq(id, t),
+            _ => return None,
+        })
+    }
+
     /// This jump with its target changed to `t`.
     pub fn retarget(self, t: u32) -> Op {
         match self {
@@ -177,6 +212,11 @@ impl Op {
             Op::JumpUnlessNull(_) => Op::JumpUnlessNull(t),
             Op::JumpUnlessPair(id, _) => Op::JumpUnlessPair(id, t),
             Op::JumpIfTrue(_) => Op::JumpIfTrue(t),
+            Op::JumpIfLt(id, _) => Op::JumpIfLt(id, t),
+            Op::JumpIfGt(id, _) => Op::JumpIfGt(id, t),
+            Op::JumpIfLe(id, _) => Op::JumpIfLe(id, t),
+            Op::JumpIfGe(id, _) => Op::JumpIfGe(id, t),
+            Op::JumpIfNumEq(id, _) => Op::JumpIfNumEq(id, t),
             other => unreachable!("retargeting {other:?}"),
         }
     }

@@ -58,7 +58,7 @@ impl Session {
         for form in &forms {
             let (stack, frames) = self.vm.mark();
             let r = compile_toplevel(form, &self.redefined, &mut self.syntax, &mut self.vm)
-                .and_then(|k| self.vm.push_closure(k))
+                .and_then(|pid| self.vm.push_closure(pid))
                 .and_then(|()| self.vm.call_toplevel(0));
             if let Err(e) = r {
                 self.vm.unwind(stack, frames);

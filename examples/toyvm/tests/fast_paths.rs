@@ -1,7 +1,8 @@
 //! The interpreter's own instructions for common builtins (`Op::Add` to
-//! `Op::VectorSet`), its fused test-and-jump instructions, `Op::Local2` and
-//! `Op::SelfRef`: each gives what the plain builtin call or instruction
-//! sequence gives, in its inline case and when it hands over to the builtin
+//! `Op::VectorSet`), its fused test-and-jump instructions (`Op::JumpIfLt` and
+//! the other jumps on a negated comparison too), `Op::Local2`, `Op::SelfRef`,
+//! `Op::TailSelf` and the global read: each gives what the plain builtin call
+//! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
 //! only where that holds (a `set!` loop variable, a jump into the middle of a
 //! would-be merged pair, a test that is not an inlined builtin call).
@@ -205,6 +206,88 @@ fn negated_tests_jump_on_true() {
         "(n n y)",
     );
     value("(let ((x 1)) (not (not x)))", "#t");
+}
+
+#[test]
+fn a_global_is_unbound_until_defined() {
+    // A global read tests the cell's value field alone (an unbound cell
+    // holds a marker): unbound before its definition, bound after it, also
+    // to `#f`, `()` and the unspecified value.
+    let src = "(define (g) later) \
+               (write (guard (e (#t (error-object-message e))) (g))) \
+               (define later '()) (write (g)) \
+               (set! later #f) (write (g)) \
+               (define later (if #f #f)) (write (eq? (g) (if #f #f)))";
+    assert_eq!(output_of(src), "\"unbound variable: later\"()#f#t");
+    error(
+        "(define (h) (set! nowhere 1)) (h)",
+        "unbound variable: nowhere",
+    );
+}
+
+#[test]
+fn negated_comparisons_jump_on_the_comparison() {
+    // `(if (not (OP a b)) ...)` is one jump on the comparison: every
+    // comparison, fixnums, floats, mixed operands (the builtin), and NaN,
+    // where `(not (< x y))` is not `(>= x y)`.
+    value(
+        "(let () (define (f a b) (list (if (not (< a b)) 1 0) (if (not (> a b)) 1 0) \
+         (if (not (<= a b)) 1 0) (if (not (>= a b)) 1 0) (if (not (= a b)) 1 0))) \
+         (list (f 1 2) (f 2 1) (f 2 2) (f 1.5 2.5) (f 2 1.5) (f +nan.0 1.0) (f 1 +nan.0)))",
+        "((0 1 0 1 1) (1 0 1 0 1) (1 1 0 0 0) (0 1 0 1 1) (1 0 1 0 1) (1 1 1 1 1) (1 1 1 1 1))",
+    );
+    // The comparison's errors are the builtin's.
+    error(
+        "(let () (define (f a b) (if (not (< a b)) 1 0)) (f 1 'x))",
+        "<: expected a number",
+    );
+    // A jump landing on the `not` (the `or`'s, the `and`'s) keeps the two
+    // apart: merged, the `or`'s jump on `#t` would skip the `not`.
+    value(
+        "(let () (define (f p a b) (if (not (or p (< a b))) 'n 'y)) \
+         (list (f #t 2 1) (f #f 1 2) (f #f 2 1)))",
+        "(y y n)",
+    );
+    value(
+        "(let () (define (f p a b) (if (not (and p (< a b))) 'n 'y)) \
+         (list (f #f 1 2) (f #t 1 2) (f #t 2 1)))",
+        "(n y n)",
+    );
+    // A comparison whose operands end with a conditional (a jump to the
+    // comparison itself) still jumps on it.
+    value(
+        "(let () (define (f p a) (if (not (< a (if p 10 0))) 'ge 'lt)) \
+         (list (f #t 5) (f #f 5) (f #t 10)))",
+        "(lt ge ge)",
+    );
+}
+
+#[test]
+fn loops_call_themselves_in_place() {
+    // A named `let`'s tail call of itself (`TailSelf`): the arguments
+    // replace the parameters, the other locals start afresh each iteration,
+    // captured and assigned parameters get new cells.
+    value(
+        "(let loop ((i 0) (acc '())) \
+         (if (< i 4) (let ((j (* i i)) (k i)) (loop (+ i 1) (cons (- j k) acc))) acc))",
+        "(6 2 0 0)",
+    );
+    value(
+        "(let loop ((i 0) (fs '())) \
+         (if (< i 3) (begin (set! i (* i 1)) (loop (+ i 1) (cons (lambda () i) fs))) \
+         (map (lambda (f) (f)) fs)))",
+        "(2 1 0)",
+    );
+    value(
+        "(let () (define (count-up n acc) (if (= n 0) acc (count-up (- n 1) (+ acc 1)))) \
+         (count-up 100000 0))",
+        "100000",
+    );
+    // A wrong argument count is the call's arity error, as before.
+    error(
+        "(let loop ((i 0) (j 1)) (if (< i 1) (loop (+ i 1)) j))",
+        "loop: expected 2 arguments, got 1",
+    );
 }
 
 #[test]

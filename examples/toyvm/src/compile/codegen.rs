@@ -6,7 +6,7 @@ use super::{selfref, Linker};
 use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
 
-/// Generates every function of `program`; returns the code constant of function 0.
+/// Generates every function of `program`; returns the prototype index of function 0.
 pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
     let self_bound = selfref::self_bound(program);
     gen_fn(program, &self_bound, 0, linker)
@@ -179,19 +179,34 @@ impl Gen<'_> {
             }
             Expr::If(c, t, f) => {
                 self.expr(c, false)?;
-                let jf = self.code.len();
+                let n = self.code.len();
                 // A test's result goes straight to the jump. Only for an
                 // inlined builtin call: its instruction is the condition's
                 // last and no jump inside the condition targets past it.
+                // `(not (< a b))` (a comparison, then `Not`, that no jump
+                // targets) is one jump on the comparison.
+                let negated = match (&**c, &self.code[..]) {
+                    (Expr::Prim(..), [.., cmp, Op::Not(_)]) if self.target != n - 1 => {
+                        cmp.negated_with_jump(0)
+                    }
+                    _ => None,
+                };
                 let fused = match (&**c, self.code.last()) {
+                    _ if negated.is_some() => None,
                     (Expr::Prim(..), Some(op)) => op.fused_with_jump(0),
                     _ => None,
                 };
-                match fused {
-                    Some(op) => *self.code.last_mut().expect("test") = op,
-                    None => self.code.push(Op::JumpIfFalse(0)),
-                }
-                let jf = if fused.is_some() { jf - 1 } else { jf };
+                let jf = if let Some(op) = negated {
+                    self.code.pop();
+                    *self.code.last_mut().expect("test") = op;
+                    n - 2
+                } else if let Some(op) = fused {
+                    *self.code.last_mut().expect("test") = op;
+                    n - 1
+                } else {
+                    self.code.push(Op::JumpIfFalse(0));
+                    n
+                };
                 self.expr(t, tail)?;
                 if tail {
                     // What follows a tail expression is the function's
@@ -235,14 +250,30 @@ impl Gen<'_> {
                 }
             }
             Expr::Lambda(child) => {
-                let k = gen_fn(self.p, self.self_bound, *child, &mut *self.linker)?;
+                let pid = gen_fn(self.p, self.self_bound, *child, &mut *self.linker)?;
                 let free = &self.p.funcs[*child].free;
                 for &v in free {
                     self.raw_ref(v);
                 }
-                self.code.push(Op::Closure(k, free.len() as u32));
+                self.code.push(Op::Closure(pid, free.len() as u32));
             }
             Expr::Call(f, args) => {
+                // A tail call of the running closure (a loop's next
+                // iteration) with a matching argument count: no callee pushed.
+                let func = &self.p.funcs[self.f];
+                if let (true, Expr::Ref(v)) = (tail, &**f) {
+                    if self.self_bound[*v] == Some(self.f)
+                        && !func.rest
+                        && func.params.len() == args.len()
+                    {
+                        let nslots = func.nslots;
+                        for a in args {
+                            self.expr(a, false)?;
+                        }
+                        self.code.push(Op::TailSelf(args.len() as u32, nslots));
+                        return Ok(());
+                    }
+                }
                 self.expr(f, false)?;
                 for a in args {
                     self.expr(a, false)?;

@@ -21,12 +21,12 @@ pub trait Linker {
     fn constant(&mut self, d: &Datum) -> Result<u32, VmError>;
     /// Constant-table index of global variable `name`'s cell.
     fn global(&mut self, name: &str) -> Result<u32, VmError>;
-    /// Registers `proto`; returns the constant-table index of its code object.
+    /// Registers `proto`; returns its index among the prototypes.
     fn code(&mut self, proto: crate::bytecode::Proto) -> Result<u32, VmError>;
 }
 
 /// Compiles one top-level form into a zero-argument prototype (registered with
-/// `linker`); returns its code object's constant index. `redefined` names
+/// `linker`); returns its prototype index. `redefined` names
 /// builtins the program assigns, which are then called as ordinary globals;
 /// `syntax` holds the session's macros (a top-level `define-syntax` adds one).
 pub fn compile_toplevel(

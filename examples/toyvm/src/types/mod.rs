@@ -13,9 +13,10 @@
 //! of another type panics, so code that must report a Scheme-level type error
 //! checks the type first (`m.type_of(g) == t.pair`), then uses the descriptor.
 //! Vectors are arrays, allocated with a length and read by index; closures are
-//! tailed objects (a fixed part, the code object, then a tail of captured
-//! values), allocated with the number of captured values: their code is read
-//! and written through a descriptor, a captured value by tail index.
+//! tailed objects (a fixed part, one raw word: the index of their prototype,
+//! then a tail of captured values), allocated with the number of captured
+//! values: their prototype is read and written through a descriptor, a
+//! captured value by tail index.
 //! Continuations ([`ContDesc`]) are tailed objects too. The runtime features'
 //! types (weak pairs, `#!bwp`, hashtables, guardians) are in [`runtime`];
 //! ports, `#<eof>`, error objects and bytevectors in [`io`].
@@ -47,11 +48,9 @@ pub struct VmTypes {
     /// A record (`builtins/record.rs`): a reference array, element 0 its
     /// record type, then its fields.
     pub record: TypeId,
-    /// A closure: field 0 the code object (its fixed part), then a tail of the
-    /// captured values (fields `1..`).
+    /// A closure: field 0 its prototype's index (a raw word, its fixed part),
+    /// then a tail of the captured values (fields `1..`).
     pub closure: TypeId,
-    /// Compiled code (one raw word: the prototype index).
-    pub code: TypeId,
     /// A builtin procedure (one raw word: its index).
     pub prim: TypeId,
     /// A mutable cell for a captured, assigned local (one reference).
@@ -68,8 +67,8 @@ pub struct VmTypes {
     pub cdr: RefField,
     /// A cell's value.
     pub cell_value: RefField,
-    /// A closure's code object.
-    pub closure_code: RefField,
+    /// A closure's prototype index (into the VM's prototypes).
+    pub closure_proto: WordField,
     /// A global's value.
     pub global_value: RefField,
     /// A global's raw word: `symbol id << 1 | bound`.
@@ -80,8 +79,6 @@ pub struct VmTypes {
     pub float_bits: WordField,
     /// A symbol's interned id.
     pub symbol_id: WordField,
-    /// A code object's prototype index.
-    pub code_proto: WordField,
     /// A builtin's index in [`crate::builtins::BUILTINS`].
     pub prim_index: WordField,
     /// A thread's index among the spawned threads.
@@ -123,8 +120,6 @@ pub struct FixedTypes {
     pub float: FixedType,
     /// Symbols.
     pub symbol: FixedType,
-    /// Code objects.
-    pub code: FixedType,
     /// Builtin procedures.
     pub prim: FixedType,
     /// Cells.
@@ -143,8 +138,7 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let string = types.byte_array("scm-string")?;
     let symbol = types.fixed("scm-symbol", 1, &[])?;
     let vector = types.ref_array("scm-vector")?;
-    let closure = types.tailed("scm-closure", 1, &[0], Tail::Refs)?;
-    let code = types.fixed("scm-code", 1, &[])?;
+    let closure = types.tailed("scm-closure", 1, &[], Tail::Refs)?;
     let prim = types.fixed("scm-prim", 1, &[])?;
     let cell = types.fixed("scm-cell", 1, &[0])?;
     let global = types.fixed("scm-global", 2, &[0])?;
@@ -156,7 +150,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         int: types.fixed_type(int)?,
         float: types.fixed_type(float)?,
         symbol: types.fixed_type(symbol)?,
-        code: types.fixed_type(code)?,
         prim: types.fixed_type(prim)?,
         cell: types.fixed_type(cell)?,
         global: types.fixed_type(global)?,
@@ -171,7 +164,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         vector,
         record,
         closure,
-        code,
         prim,
         cell,
         global,
@@ -180,13 +172,12 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         car: types.ref_field(pair, 0)?,
         cdr: types.ref_field(pair, 1)?,
         cell_value: types.ref_field(cell, 0)?,
-        closure_code: types.ref_field(closure, 0)?,
+        closure_proto: types.word_field(closure, 0)?,
         global_value: types.ref_field(global, 0)?,
         global_word: types.word_field(global, 1)?,
         int_value: types.word_field(int, 0)?,
         float_bits: types.word_field(float, 0)?,
         symbol_id: types.word_field(symbol, 0)?,
-        code_proto: types.word_field(code, 0)?,
         prim_index: types.word_field(prim, 0)?,
         thread_index: types.word_field(thread, 0)?,
         rt: runtime::register(types)?,

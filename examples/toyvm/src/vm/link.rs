@@ -1,6 +1,7 @@
 //! The compiler's view of the runtime ([`Linker`] for [`Vm`]): literal data is
 //! built in the heap and stored in the shared constant table, global variables
-//! are cells in that table, code objects name prototypes.
+//! are cells in that table; prototypes go to the shared list, and closures
+//! name them by index.
 
 use super::{Vm, CONSTS};
 use crate::bytecode::Proto;
@@ -113,6 +114,40 @@ impl Vm {
         }
     }
 
+    /// Makes sure this thread has a handle on the cell of the global at
+    /// constant index `k`, for [`Vm::global_cell`].
+    #[inline(always)]
+    pub(crate) fn reach_global_cell(&mut self, k: usize) {
+        if !matches!(self.global_cells.get(k), Some(Some(_))) {
+            self.cache_global_cell(k);
+        }
+    }
+
+    /// The cell of the global at constant index `k`, through this thread's
+    /// handle on it (made by [`Vm::reach_global_cell`]).
+    #[inline(always)]
+    pub(crate) fn global_cell(&self, k: usize) -> flipgc_core::Gc<'_> {
+        let h = self.global_cells[k].as_ref().expect("handle made");
+        self.m.get(h)
+    }
+
+    /// Makes this thread's handle on the cell of the global at constant index
+    /// `k` ([`Vm::reach_global_cell`]).
+    #[cold]
+    #[inline(never)]
+    fn cache_global_cell(&mut self, k: usize) {
+        if k >= self.consts_len {
+            self.refresh_consts();
+        }
+        let table = self.obj(CONSTS).expect("table");
+        let cell = self.m.read_value(table, k).as_ref().expect("global cell");
+        let h = self.m.root(cell);
+        if self.global_cells.len() <= k {
+            self.global_cells.resize_with(k + 1, || None);
+        }
+        self.global_cells[k] = Some(h);
+    }
+
     /// The name of the global whose cell is `cell` (for messages).
     pub(crate) fn global_name(&self, cell: flipgc_core::Gc<'_>) -> String {
         let id = self.m.get_word(cell, self.t.global_word) >> 1;
@@ -145,6 +180,8 @@ impl Linker for Vm {
         }
         let id = self.shared.intern(name);
         self.push_word(self.t.alloc.global, self.t.global_word, id << 1)?;
+        let cell = self.obj(self.top()).expect("fresh");
+        self.m.set_value(cell, self.t.global_value, super::UNBOUND);
         let k = self.add_constant()?;
         lock(&self.shared.consts)
             .globals
@@ -162,7 +199,6 @@ impl Linker for Vm {
             all.push(Arc::new(proto));
             all.len() - 1
         };
-        self.push_word(self.t.alloc.code, self.t.code_proto, pid as u64)?;
-        self.add_constant()
+        Ok(pid as u32)
     }
 }

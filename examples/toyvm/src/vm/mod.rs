@@ -27,6 +27,7 @@ use crate::types::VmTypes;
 use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
 use std::rc::Rc;
 use std::sync::Arc;
+use value::UNBOUND;
 pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
 
 /// Stack slot of the constant table.
@@ -98,6 +99,12 @@ pub struct Vm {
     toplevel: u64,
     /// Buffered output.
     pub out: String,
+    /// Handles on the global cells this thread has read, by constant index
+    /// ([`Vm::reach_global_cell`]): a global read then reads no constant-table
+    /// element (a by-index read, with a lookup of the table's shape). A cell
+    /// stays at its index for good (the table only grows, by copying), so a
+    /// handle, made once, stays right; it keeps only a live cell alive.
+    global_cells: Vec<Option<flipgc_core::Handle>>,
     /// Capacity of the constant table in slot [`CONSTS`] (cached: reading it from
     /// the heap on every global access costs a checked field access).
     consts_len: usize,
@@ -132,6 +139,7 @@ impl Vm {
             barriers: Vec::new(),
             toplevel: cont::fresh_barrier(),
             out: String::new(),
+            global_cells: Vec::new(),
             consts_len: 0,
             fuel: 0,
             thread: None,
@@ -566,16 +574,11 @@ pub(crate) fn stack_full() -> VmError {
 }
 
 impl Vm {
-    /// Pushes a closure without free variables for code constant `k`.
-    pub fn push_closure(&mut self, k: u32) -> Result<(), VmError> {
+    /// Pushes a closure without free variables of prototype `pid`.
+    pub fn push_closure(&mut self, pid: u32) -> Result<(), VmError> {
         self.m.alloc_push(self.t.closure, 0)?;
         let clo = self.obj(self.top()).expect("fresh");
-        let table = self.obj(CONSTS).expect("table");
-        self.m.set_value(
-            clo,
-            self.t.closure_code,
-            self.m.read_value(table, k as usize),
-        );
+        self.m.set_word(clo, self.t.closure_proto, u64::from(pid));
         Ok(())
     }
 

@@ -290,8 +290,7 @@ impl Vm {
                 };
                 out.push_str(&format!("#<record {name}>"));
             } else if ty == t.closure {
-                let code = self.m.read_ref(g, 0).expect("closure code");
-                let pid = self.m.get_word(code, t.code_proto) as usize;
+                let pid = self.m.get_word(g, t.closure_proto) as usize;
                 let name = self.proto_name(pid);
                 out.push_str(&format!("#<procedure {name}>"));
             } else if ty == t.prim {

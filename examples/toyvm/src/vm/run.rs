@@ -4,13 +4,28 @@
 
 use super::cont::{Barrier, RESUME};
 use super::fast::Arith;
-use super::{bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK};
+use super::{
+    bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK, UNBOUND,
+};
 use crate::builtins::{
-    fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GT, NUM_LE, NUM_LT, SUB,
+    fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
 use crate::bytecode::Op;
 use crate::error::VmError;
 use flipgc_core::Value;
+
+/// For each comparison from `=` to `>=` (builtins `NUM_EQ` to `NUM_GE`, in
+/// that order), the orderings of its operands that make it true: bit 0 less,
+/// bit 1 equal, bit 2 greater ([`Vm::fixnum2`]).
+const CMP_TRUE: [u8; 8] = [0b010, 0b001, 0b100, 0b011, 0b110, 0, 0, 0];
+const _: () = assert!(
+    ADD < NUM_EQ
+        && SUB < NUM_EQ
+        && NUM_LT == NUM_EQ + 1
+        && NUM_GT == NUM_EQ + 2
+        && NUM_LE == NUM_EQ + 3
+        && NUM_GE == NUM_EQ + 4
+);
 
 /// Marks the frame that returns control to [`Vm::call`]'s caller.
 const SENTINEL: u32 = u32::MAX;
@@ -126,11 +141,7 @@ impl Vm {
             };
             let ty = self.m.type_of(g);
             if ty == self.t.closure {
-                let code = self
-                    .m
-                    .get_ref(g, self.t.closure_code)
-                    .expect("closure code");
-                let pid = self.m.get_word(code, self.t.code_proto) as u32;
+                let pid = self.m.get_word(g, self.t.closure_proto) as u32;
                 self.open_frame(fpos, argc, pid)?;
                 return Ok(Some(pid));
             }
@@ -182,6 +193,26 @@ impl Vm {
         if self.m.safepoint_requested() {
             self.m.safepoint();
         }
+    }
+
+    /// The prototype of the closure at stack index `i`, if it holds a closure.
+    #[inline(always)]
+    fn closure_proto(&self, i: usize) -> Option<u32> {
+        let g = self.obj(i)?;
+        if self.m.type_of(g) != self.t.closure {
+            return None;
+        }
+        Some(self.m.get_word(g, self.t.closure_proto) as u32)
+    }
+
+    /// "unbound variable" for the global whose cell is constant `k`.
+    #[cold]
+    #[inline(never)]
+    fn unbound_error(&self, k: usize) -> VmError {
+        let table = self.obj(CONSTS).expect("table");
+        let cell = self.m.read_value(table, k).as_ref().expect("global cell");
+        let name = self.global_name(cell);
+        VmError::runtime(format!("unbound variable: {name}"))
     }
 
     /// Counts a call against the step budget.
@@ -252,18 +283,20 @@ impl Vm {
     /// [`crate::builtins::fixnum_fast`]) on two fixnums: the result, without a
     /// call or an allocation. `None` for a sum or difference outside the fixnum
     /// range: the builtin boxes it.
+    /// Without a branch on `id` beyond "arithmetic or comparison": `+` and
+    /// `-` are the ids below the comparisons, and a comparison is true of the
+    /// orderings of `a` and `b` in its [`CMP_TRUE`] entry.
     #[inline(always)]
     fn fixnum2(id: u16, a: i64, b: i64) -> Option<Value<'static>> {
-        // Two 63-bit values: the sum and difference fit 64 bits.
-        match id {
-            ADD => Value::fixnum(a + b),
-            SUB => Value::fixnum(a - b),
-            NUM_EQ => Some(bool_value(a == b)),
-            NUM_LT => Some(bool_value(a < b)),
-            NUM_GT => Some(bool_value(a > b)),
-            NUM_LE => Some(bool_value(a <= b)),
-            _ => Some(bool_value(a >= b)),
+        debug_assert!(crate::builtins::fixnum_fast(id));
+        if id < NUM_EQ {
+            // Two 63-bit values: the sum and difference fit 64 bits.
+            return Value::fixnum(if id == SUB { a - b } else { a + b });
         }
+        // Bit 0: a < b; bit 1: a == b; bit 2: a > b.
+        let order = 1u8 << (u8::from(a >= b) + u8::from(a > b));
+        let table = CMP_TRUE[usize::from(id - NUM_EQ) & 7];
+        Some(bool_value(table & order != 0))
     }
 
     /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
@@ -366,7 +399,20 @@ impl Vm {
                     self.m.set_value(cell, self.t.cell_value, self.val(top));
                     self.m.stack_truncate(top);
                 }
-                Op::Global(k) | Op::SetGlobal(k) | Op::DefGlobal(k) => {
+                Op::Global(k) => {
+                    // An unbound global's cell holds `UNBOUND`: one field read
+                    // (`global_word`'s bound bit says the same, for the other
+                    // readers).
+                    let k = k as usize;
+                    self.reach_global_cell(k);
+                    let cell = self.global_cell(k);
+                    let v = self.m.get_value(cell, self.t.global_value);
+                    if v == UNBOUND {
+                        return Err(self.unbound_error(k));
+                    }
+                    self.m.push_value(v);
+                }
+                Op::SetGlobal(k) | Op::DefGlobal(k) => {
                     let k = k as usize;
                     if k >= self.consts_len {
                         self.refresh_consts();
@@ -379,17 +425,12 @@ impl Vm {
                         let name = self.global_name(cell);
                         return Err(VmError::runtime(format!("unbound variable: {name}")));
                     }
-                    if let Op::Global(_) = op {
-                        self.m
-                            .push_value(self.m.get_value(cell, self.t.global_value));
-                    } else {
-                        let top = self.top();
-                        self.m.set_value(cell, self.t.global_value, self.val(top));
-                        if !bound {
-                            self.m.set_word(cell, self.t.global_word, word | 1);
-                        }
-                        self.m.stack_truncate(top);
+                    let top = self.top();
+                    self.m.set_value(cell, self.t.global_value, self.val(top));
+                    if !bound {
+                        self.m.set_word(cell, self.t.global_word, word | 1);
                     }
+                    self.m.stack_truncate(top);
                 }
                 Op::Pop => self.m.stack_truncate(self.top()),
                 Op::Jump(t) => pc = t as usize,
@@ -409,17 +450,12 @@ impl Vm {
                         self.m.stack_truncate(top);
                     }
                 }
-                Op::Closure(k, nfree) => {
+                Op::Closure(pid, nfree) => {
                     let n = nfree as usize;
                     self.m.alloc_push(self.t.closure, n)?;
                     let top = self.top();
                     let clo = self.obj(top).expect("fresh");
-                    let table = self.obj(CONSTS).expect("table");
-                    self.m.set_value(
-                        clo,
-                        self.t.closure_code,
-                        self.m.read_value(table, k as usize),
-                    );
+                    self.m.set_word(clo, self.t.closure_proto, u64::from(pid));
                     for i in 0..n {
                         self.m.write_tail_value(clo, i, self.val(top - n + i));
                     }
@@ -438,12 +474,22 @@ impl Vm {
                         pc: pc as u32,
                         fp: fp as u32,
                     });
-                    // A call of the running closure itself (the same object, read
-                    // from the stack now): its prototype is `pi`, without reading
-                    // the closure's code. As `enter` does otherwise.
-                    if self.val(fpos) == self.val(fp) {
+                    // A closure's frame, here rather than in `enter`. A call of
+                    // the running closure itself (the same object, read from the
+                    // stack now) has prototype `pi`, without a read of the
+                    // closure.
+                    let callee = if self.val(fpos) == self.val(fp) {
+                        Some(pi)
+                    } else {
+                        self.closure_proto(fpos)
+                    };
+                    if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fpos, argc, pi)?;
+                        self.open_frame(fpos, argc, npi)?;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -480,9 +526,18 @@ impl Vm {
                         self.m.stack_copy(fpos + i, fp + i);
                     }
                     self.m.stack_truncate(fp + argc + 1);
-                    if itself {
+                    let callee = if itself {
+                        Some(pi)
+                    } else {
+                        self.closure_proto(fp)
+                    };
+                    if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fp, argc, pi)?;
+                        self.open_frame(fp, argc, npi)?;
+                        if npi != pi {
+                            pi = npi;
+                            code = self.proto(pi as usize).clone();
+                        }
                         pc = 0;
                         continue;
                     }
@@ -508,6 +563,22 @@ impl Vm {
                         code = self.proto(f.proto as usize).clone();
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
+                }
+                Op::TailSelf(argc, nslots) => {
+                    // As `TailCall` of the running closure (`itself`), with
+                    // the closure not on the stack and the arity known to fit.
+                    self.poll_safepoint();
+                    let argc = argc as usize;
+                    let from = self.m.stack_len() - argc;
+                    for i in 0..argc {
+                        self.m.stack_copy(from + i, fp + 1 + i);
+                    }
+                    self.m.stack_truncate(fp + 1 + argc);
+                    for _ in argc..nslots as usize {
+                        self.m.push(None);
+                    }
+                    self.spend_fuel()?;
+                    pc = 0;
                 }
                 Op::Return | Op::ReturnLocal(_) => {
                     let from = match op {
@@ -632,6 +703,31 @@ impl Vm {
                     let jump = self.truthy(top);
                     self.m.stack_truncate(top);
                     if jump {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfLt(id, t) => {
+                    if self.compare2(Arith::Lt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfGt(id, t) => {
+                    if self.compare2(Arith::Gt, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfLe(id, t) => {
+                    if self.compare2(Arith::Le, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfGe(id, t) => {
+                    if self.compare2(Arith::Ge, id)? {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpIfNumEq(id, t) => {
+                    if self.compare2(Arith::Eq, id)? {
                         pc = t as usize;
                     }
                 }

@@ -8,7 +8,7 @@
 //! |----------|------|---------|
 //! | `xx1`    | fixnum | the integer, 63-bit two's complement (`i << 1 \| 1`) |
 //! | `010`    | character | the code point (`code << 3 \| 0b010`) |
-//! | `110`    | special | `#f` (0), `#t` (1), the unspecified value (2) (`n << 3 \| 0b110`) |
+//! | `110`    | special | `#f` (0), `#t` (1), the unspecified value (2) (`n << 3 \| 0b110`); and (3) [`UNBOUND`], which only an unbound global's cell holds |
 //!
 //! Integers outside the 63-bit fixnum range but inside 64 bits stay boxed
 //! (`scm-int`); an integer in the fixnum range is always a fixnum, so `eqv?` on
@@ -25,6 +25,10 @@ pub const FALSE: Value<'static> = special(0);
 pub const TRUE: Value<'static> = special(1);
 /// The unspecified value.
 pub const UNSPEC: Value<'static> = special(2);
+/// What the value field of an unbound global's cell holds (with the bound bit
+/// of its word clear), so that a global read tests one field: never a Scheme
+/// value, never on the stack or in another object.
+pub const UNBOUND: Value<'static> = special(3);
 
 /// The tag of characters (low three bits).
 const CHAR_TAG: u64 = 0b010;
