@@ -14,8 +14,6 @@
 //! process-wide: this file is a test binary of its own with one test using it.
 
 use flipgc_core::{GcThreadPriority, Heap, HeapConfig, RtPolicy, TypeRegistry};
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 #[path = "common/collector_threads.rs"]
 mod collector_threads;
@@ -58,16 +56,7 @@ fn tasks_nice() -> Vec<(String, i32)> {
 
 #[test]
 fn every_collector_thread_takes_the_configured_nice_value() {
-    let seen: Arc<Mutex<BTreeMap<String, Vec<i32>>>> = Arc::default();
-    let log = Arc::clone(&seen);
-    flipgc_core::seams::set_collector_thread_start(Some(Box::new(move |kind| {
-        let nice = own_nice();
-        log.lock()
-            .unwrap()
-            .entry(kind.to_string())
-            .or_default()
-            .push(nice);
-    })));
+    let seen = collector_threads::record_each_thread(own_nice);
     let mutator_nice = own_nice();
     assert_ne!(
         mutator_nice, NICE,

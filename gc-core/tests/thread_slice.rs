@@ -9,8 +9,6 @@
 //! own.
 
 use flipgc_core::GcThreadPriority;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 #[path = "common/collector_threads.rs"]
 mod collector_threads;
@@ -68,16 +66,7 @@ fn every_collector_thread_takes_the_configured_slice() {
         "the test thread must not start at the slice"
     );
 
-    let seen: Arc<Mutex<BTreeMap<String, Vec<Option<u64>>>>> = Arc::default();
-    let log = Arc::clone(&seen);
-    flipgc_core::seams::set_collector_thread_start(Some(Box::new(move |kind| {
-        let slice = own_slice_ns();
-        log.lock()
-            .unwrap()
-            .entry(kind.to_string())
-            .or_default()
-            .push(slice);
-    })));
+    let seen = collector_threads::record_each_thread(own_slice_ns);
 
     let expected = collector_threads::start_every_collector_thread(fair, |_| {});
     flipgc_core::seams::set_collector_thread_start(None);

@@ -9,9 +9,32 @@
 //! did not set their own.
 
 use flipgc_core::{GcThreadPriority, Heap, HeapConfig, Mutator, TypeId, TypeRegistry};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 #[path = "mod.rs"]
 mod common;
+
+/// What `read` returned on each collector thread as it started, by thread kind.
+pub type PerKind<T> = Arc<Mutex<BTreeMap<String, Vec<T>>>>;
+
+/// Installs the process-wide `collector_thread_start` seam so that every
+/// collector thread records `read()` (its own scheduling, read from the kernel)
+/// under its kind as it starts. Remove it with
+/// `set_collector_thread_start(None)`.
+pub fn record_each_thread<T: Send + 'static>(read: fn() -> T) -> PerKind<T> {
+    let seen: PerKind<T> = Arc::default();
+    let log = Arc::clone(&seen);
+    flipgc_core::seams::set_collector_thread_start(Some(Box::new(move |kind| {
+        let v = read();
+        log.lock()
+            .unwrap()
+            .entry(kind.to_string())
+            .or_default()
+            .push(v);
+    })));
+    seen
+}
 
 fn registry() -> (TypeRegistry, TypeId) {
     let mut r = TypeRegistry::new();
