@@ -210,7 +210,12 @@ pub struct HeapConfig {
     /// How the heap is moved at the flip.
     pub flip: FlipMode,
     /// Back the moving space with transparent huge pages (`MADV_HUGEPAGE`): for the
-    /// pre-touch and the allocation before the first concurrent compaction. That
+    /// pre-touch and the allocation before the first concurrent compaction. The
+    /// heap span takes them only with [`HeapConfig::pretouch`]: a mutator's first
+    /// write into an empty 2 MiB range would otherwise be one page fault zeroing
+    /// 2 MiB, during which it cannot reach a GC point (milliseconds of time to
+    /// safepoint on a VM; `space/moving.rs`), so without the pre-touch, or with
+    /// this off, the heap span is advised `MADV_NOHUGEPAGE`. The first concurrent
     /// compaction turns the heap span to `MADV_NOHUGEPAGE` for good, whatever this
     /// says (it installs base pages anyway, and on a span registered with
     /// userfaultfd a huge-page fault zeroes 2 MiB for nothing before it reports the

@@ -292,13 +292,47 @@ fn vm_flags_at(addr: usize) -> Vec<String> {
         .vm_flags
 }
 
+/// `AnonHugePages` (KiB) of the mapping holding `addr`, from `/proc/self/smaps`.
+fn anon_huge_kib_at(addr: usize) -> u64 {
+    let text = std::fs::read_to_string("/proc/self/smaps").expect("read /proc/self/smaps");
+    let mut inside = false;
+    for line in text.lines() {
+        let head = line.split_whitespace().next().unwrap_or("");
+        if let Some((a, b)) = head.split_once('-') {
+            if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
+                inside = (a..b).contains(&addr);
+                continue;
+            }
+        }
+        if let Some(v) = line.strip_prefix("AnonHugePages:").filter(|_| inside) {
+            return v
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .expect("AnonHugePages");
+        }
+    }
+    panic!("no AnonHugePages for {addr:#x}");
+}
+
+/// [`heap`] with `thp` on and the pre-touch on or off.
+fn heap_thp(capacity: usize, pretouch: bool) -> Option<(Heap, TypeId)> {
+    let (r, node) = registry();
+    let mut cfg = HeapConfig::new(capacity);
+    cfg.thp = true;
+    cfg.pretouch = pretouch;
+    cfg.verify_after_gc = true;
+    Some((common::compaction_heap(cfg, r)?, node))
+}
+
 /// A heap advised `MADV_HUGEPAGE` (for its pre-touch) loses that advice when its
 /// first concurrent compaction registers it: there, a first write into an empty
 /// 2 MiB range made the kernel allocate and zero a huge page before it reported the
 /// userfaultfd fault and dropped the page (`flip::no_huge_faults`).
 #[test]
 fn compaction_turns_huge_page_faults_off_on_the_heap() {
-    let Some((heap, node)) = heap(64 << 20, true) else {
+    let Some((heap, node)) = heap_thp(64 << 20, true) else {
         return;
     };
     let mut m = heap.bind_mutator().unwrap();
@@ -320,6 +354,36 @@ fn compaction_turns_huge_page_faults_off_on_the_heap() {
         after.iter().any(|f| f == "nh") && !after.iter().any(|f| f == "hg"),
         "after a concurrent compaction the heap is MADV_NOHUGEPAGE: {after:?}"
     );
+}
+
+/// A heap that is not pre-touched never advises its heap span `MADV_HUGEPAGE`,
+/// even with `thp` on: a mutator's first write into an empty 2 MiB range would
+/// be one fault zeroing 2 MiB, with no GC point inside it (`space/moving.rs`).
+/// The span is `MADV_NOHUGEPAGE` from the start, so objects allocated before any
+/// collection sit on base pages (`AnonHugePages` 0 in their mapping).
+#[test]
+fn a_heap_not_pre_touched_allocates_on_base_pages() {
+    let Some((heap, node)) = heap_thp(64 << 20, false) else {
+        return;
+    };
+    let mut m = heap.bind_mutator().unwrap();
+    // 8 MiB of nodes and garbage: four 2 MiB ranges written for the first time.
+    build_list(&mut m, node, 100_000);
+    let at = m.stack_get(0).unwrap().addr();
+    let flags = vm_flags_at(at);
+    assert!(
+        flags.iter().any(|f| f == "nh") && !flags.iter().any(|f| f == "hg"),
+        "a heap without the pre-touch is MADV_NOHUGEPAGE from the start: {flags:?}"
+    );
+    assert_eq!(
+        anon_huge_kib_at(at),
+        0,
+        "huge pages in the heap span before any collection"
+    );
+    let sum = walk(&m, 0);
+    m.collect();
+    m.blocking(|| heap.wait_idle());
+    assert_eq!(walk(&m, 0), sum);
 }
 
 #[test]

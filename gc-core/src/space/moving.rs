@@ -182,10 +182,22 @@ impl MovingSpace {
         let scratch_res = Reservation::new(len + pud, pud)?;
         let mut scratch = scratch_res.commit(from.addr() % pud, len)?;
         if config.thp {
-            heap.set_thp(Thp::Huge)?;
             from.set_thp(Thp::Huge)?;
             scratch.set_thp(Thp::Huge)?;
         }
+        // The heap span takes huge pages only for the pre-touch. Without it, the first
+        // write into each empty 2 MiB range would be one page fault that zeroes 2 MiB
+        // in a mutator, and a mutator inside a page fault cannot reach a GC point: on
+        // this project's VM such a fault took 1.4-3 ms, the time to safepoint of a
+        // toy VM program's first cycle (docs/findings.md, "A huge page's first
+        // touch"). Base pages fault 4 KiB at a time, with GC points in between.
+        // `MADV_NOHUGEPAGE`, not no advice: a system in THP mode `always` would
+        // give huge pages to a span without advice.
+        heap.set_thp(if config.thp && config.pretouch {
+            Thp::Huge
+        } else {
+            Thp::NoHuge
+        })?;
         // A copying flip writes the used heap into from-space inside the pause: fault
         // its pages in now, at construction, not page by page in the first pauses
         // (1.3 s at 1 GiB and 2.9 s at 4 GiB were measured that way).
