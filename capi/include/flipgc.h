@@ -60,6 +60,62 @@ typedef struct flipgc_types flipgc_types;
 // A weak reference owned by one thread's mutator (`flipgc_core::WeakHandle`).
 typedef struct flipgc_weak flipgc_weak;
 
+// The layout of every object with a given header word (the answer of
+// [`flipgc_model::fixed_layout`]): as `flipgc_core::FixedLayout`.
+typedef struct {
+  // Size in words, header included.
+  size_t words;
+  // Leading words fixed at allocation (header, length word, ...).
+  size_t header_words;
+  // Bit `i` set iff word `i` is a reference slot (all below 64).
+  uint64_t ref_mask;
+} flipgc_fixed_layout;
+
+// An object layout owned by the embedder: how big an object is and where its
+// reference slots are, answered by C functions from the object's first
+// `header_words` words (and data outside the heap, such as a class the header
+// points to). Each function gets `ctx` first and a pointer to the object's word
+// 0. The heap copies the table when it is made; `ctx` and what it points to
+// must stay valid and unchanged for the heap's life.
+//
+// The functions are called by GC threads, by mutators, and inside a mutator's
+// `SIGBUS` handler while it fills a page of the heap, at any time, concurrently.
+// So each must be async-signal-safe and wait-free: no allocation, no lock, no
+// blocking, no call into flipgc, no read of the object past its header words
+// (the mutator may be writing the rest), and the same answer for the same
+// object every time. Word 0 of every object must have bit 0 clear (bit 0 set
+// marks the collector's fillers, which the model never sees). A reference slot
+// holds null, an object, or an immediate (low three bits not all zero).
+// The full contract is `flipgc_core::ObjectModel`'s; a model that breaks it
+// corrupts the heap (run tests with `verify_after_gc`, which checks the
+// model's answers against each other).
+typedef struct {
+  // Passed to every function below.
+  const void *ctx;
+  // Size in words of the object, header included (`>= header_words`).
+  // Required.
+  size_t (*object_words)(const void *ctx, const uint64_t *obj);
+  // How many leading words of the object are fixed at allocation (`>= 1`).
+  // Required.
+  size_t (*header_words)(const void *ctx, const uint64_t *obj);
+  // Whether word `i` of the object is a reference slot (nonzero) or not (0).
+  // Required.
+  int32_t (*is_ref_slot)(const void *ctx, const uint64_t *obj, size_t i);
+  // Calls `visit(visit_ctx, i)` for every reference slot `i` of the object, in
+  // increasing order, each once: exactly the `i` that `is_ref_slot` accepts.
+  // Optional: without it the collector asks `is_ref_slot` for every word
+  // from `header_words` to `object_words`.
+  void (*scan)(const void *ctx,
+               const uint64_t *obj,
+               void (*visit)(void *visit_ctx, size_t i),
+               void *visit_ctx);
+  // If every object whose word 0 is `w0` has one layout, writes it to `*out`
+  // and returns nonzero; else returns 0. Optional (none means 0 for every
+  // header): with it, the descriptors of generated code and the verifier's
+  // cross-check use the layout.
+  int32_t (*fixed_layout)(const void *ctx, uint64_t w0, flipgc_fixed_layout *out);
+} flipgc_model;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -177,6 +233,73 @@ void flipgc_copy_refs(flipgc_mutator *m,
                       size_t dst_slot,
                       size_t dst_index,
                       size_t n);
+
+// Makes a heap from `cfg` (consumed: freed whatever the outcome) whose objects
+// are laid out by `model` (copied; see [`flipgc_model`] for what its functions
+// may do); the heap goes to `*out`. `FLIPGC_INVALID_ARGUMENT` if a required
+// function is missing.
+//
+// # Safety
+// `cfg` is live and unconsumed; `model` points to a readable table whose
+// functions keep its contract for the heap's life; `out` is writable.
+flipgc_status flipgc_heap_new_model(flipgc_config *cfg,
+                                    const flipgc_model *model,
+                                    flipgc_heap **out);
+
+// Allocates an object of `words` words whose first `nprefix` words are
+// `prefix` (the header, then for example a length word: exactly the model's
+// `header_words` for it), the rest zero, and pushes it on the root stack. A GC
+// point. `FLIPGC_TYPE_ERROR` on a heap without a model, for a bad prefix
+// (empty, longer than `words`, a header with bit 0 set) or when the model
+// disagrees with `words` or `nprefix` for the written object (which is then
+// never published); `FLIPGC_OUT_OF_MEMORY` after a full collection could not
+// make room.
+//
+// # Safety
+// `m` is a live mutator of this thread; `prefix` points to `nprefix` readable
+// words.
+flipgc_status flipgc_alloc_object(flipgc_mutator *m,
+                                  size_t words,
+                                  const uint64_t *prefix,
+                                  size_t nprefix);
+
+// Pushes what reference slot `i` (a word index; word 0 is the header) of the
+// object in root-stack slot `slot` holds. Aborts if `i` is not a reference
+// slot of it.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_get_slot(flipgc_mutator *m, size_t slot, size_t i);
+
+// Stores root-stack entry `value` (an object, null or an immediate) into
+// reference slot `i` of the object in slot `slot`, with the write barrier.
+// Aborts if `i` is not a reference slot of it.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_set_slot(flipgc_mutator *m, size_t slot, size_t i, size_t value);
+
+// Stores the immediate `bits` into reference slot `i` of the object in slot
+// `slot`; `FLIPGC_INVALID_ARGUMENT` if `bits` is not an immediate.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+flipgc_status flipgc_set_slot_imm(flipgc_mutator *m, size_t slot, size_t i, uint64_t bits);
+
+// Word `i` of the object in slot `slot`: any word that is not a reference
+// slot, header words included. Aborts for a reference slot or past the end.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+uint64_t flipgc_read_slot_word(flipgc_mutator *m, size_t slot, size_t i);
+
+// Stores `word` into word `i` of the object in slot `slot`: neither a
+// reference slot nor a header word (those are fixed at allocation), else an
+// abort.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+void flipgc_write_slot_word(flipgc_mutator *m, size_t slot, size_t i, uint64_t word);
 
 // Binds a mutator for the calling thread to `heap`; it goes to `*out`.
 // `FLIPGC_BAD_CONFIG` if the binding is refused (two threads each holding

@@ -9,7 +9,10 @@
 //! - Setup: a configuration ([`flipgc_config_new`], [`flipgc_config_set`]) and a
 //!   type registry ([`flipgc_types_new`], [`flipgc_types_fixed`],
 //!   [`flipgc_types_tailed`], ...) make a heap
-//!   ([`flipgc_heap_new`]).
+//!   ([`flipgc_heap_new`]); or, for a VM that owns its object layout, a table
+//!   of C functions that answer for it ([`flipgc_model`],
+//!   [`flipgc_heap_new_model`], then [`flipgc_alloc_object`] and slot access by
+//!   word index).
 //! - Each thread binds its own mutator ([`flipgc_mutator_bind`]) and uses it only
 //!   on that thread.
 //! - C never holds an object's address: objects are named by their index on the
@@ -27,12 +30,14 @@
 #![allow(non_camel_case_types)]
 
 mod jit;
+mod model;
 mod mutator;
 mod roots;
 mod setup;
 mod tail;
 
 pub use jit::*;
+pub use model::*;
 pub use mutator::*;
 pub use roots::*;
 pub use setup::*;
