@@ -484,6 +484,76 @@ void flipgc_blocking(flipgc_mutator *m, void (*f)(void*), void *arg);
 // `m` is a live mutator of this thread.
 flipgc_status flipgc_verify(flipgc_mutator *m);
 
+// Registers, on a live heap, a fixed-size type of `fields` payload words, the
+// `nrefs` indices at `refs` holding references; its index goes to `*out`.
+// `FLIPGC_TYPE_ERROR` for a bad definition, or on a heap whose layout C owns.
+//
+// # Safety
+// `heap` is live; `name` is a NUL-terminated string; `refs` points to `nrefs`
+// values (or is null with `nrefs` 0); `out` is null or writable.
+flipgc_status flipgc_heap_register_fixed(const flipgc_heap *heap,
+                                         const char *name,
+                                         uint32_t fields,
+                                         const uint32_t *refs,
+                                         size_t nrefs,
+                                         uint32_t *out);
+
+// Registers, on a live heap, a variable-length array of references; its index
+// goes to `*out`.
+//
+// # Safety
+// As [`flipgc_heap_register_fixed`].
+flipgc_status flipgc_heap_register_ref_array(const flipgc_heap *heap,
+                                             const char *name,
+                                             uint32_t *out);
+
+// Registers, on a live heap, a variable-length array of bytes; its index goes
+// to `*out`.
+//
+// # Safety
+// As [`flipgc_heap_register_fixed`].
+flipgc_status flipgc_heap_register_byte_array(const flipgc_heap *heap,
+                                              const char *name,
+                                              uint32_t *out);
+
+// Registers, on a live heap, an ephemeron type (as
+// [`flipgc_types_ephemeron`]); its index goes to `*out`.
+//
+// # Safety
+// As [`flipgc_heap_register_fixed`].
+flipgc_status flipgc_heap_register_ephemeron(const flipgc_heap *heap,
+                                             const char *name,
+                                             uint32_t *out);
+
+// Registers an ephemeron type: two reference fields, field 0 the key and field
+// 1 the value. The value is reachable through the ephemeron only while the key
+// is reachable from elsewhere (a value that refers to its own key does not keep
+// it); once the key is found unreachable, both fields read as null. Its index
+// goes to `*out`.
+//
+// # Safety
+// `types` is live; `name` is a NUL-terminated string; `out` is null or
+// writable.
+flipgc_status flipgc_types_ephemeron(flipgc_types *types, const char *name, uint32_t *out);
+
+// Allocates a zeroed object of type `type_index` (`len` elements for an array)
+// that no collection ever moves, and pushes it on the root stack. A GC point.
+// Errors as [`crate::flipgc_alloc`].
+//
+// # Safety
+// `m` is a live mutator of this thread.
+flipgc_status flipgc_alloc_pinned(flipgc_mutator *m, uint32_t type_index, size_t len);
+
+// The address of the first payload byte (just past the header) of the pinned
+// object in slot `slot`: its fields, elements or bytes in order. Valid while the
+// object is reachable (keep it in a handle or a global while native code holds
+// the pointer). Reference fields read through it are current only until the
+// next GC point. Aborts if the object is not pinned.
+//
+// # Safety
+// `m` is a live mutator of this thread.
+uint8_t *flipgc_pinned_payload(flipgc_mutator *m, size_t slot);
+
 // A new handle holding root-stack entry `slot` (an object, null or an
 // immediate). Never null.
 //

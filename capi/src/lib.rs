@@ -32,6 +32,7 @@
 mod jit;
 mod model;
 mod mutator;
+mod register;
 mod roots;
 mod setup;
 mod tail;
@@ -39,6 +40,7 @@ mod tail;
 pub use jit::*;
 pub use model::*;
 pub use mutator::*;
+pub use register::*;
 pub use roots::*;
 pub use setup::*;
 pub use tail::*;
