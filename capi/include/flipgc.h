@@ -199,7 +199,8 @@ uint64_t flipgc_stack_word(flipgc_mutator *m, size_t slot);
 // field `fields + j` of a tailed object) `field` of the object in slot
 // `obj_slot`: if it holds the value of slot `expected`, stores the value
 // of slot `new` (with the write barrier) and returns 1; else returns 0. The
-// values are objects or null.
+// values, and what the field holds, may be objects, null or immediates
+// (compared by their bits).
 //
 // # Safety
 // `m` is a live mutator of this thread.
@@ -209,10 +210,10 @@ int32_t flipgc_cas_field(flipgc_mutator *m,
                          size_t expected,
                          size_t new_);
 
-// Stores the value of slot `new` (an object or null) into reference field (or
-// array or tail element, as for [`flipgc_cas_field`]) `field` of the object in
-// slot `obj_slot`, atomically, with the
-// write barrier, and pushes the value it replaced.
+// Stores the value of slot `new` (an object, null or an immediate) into
+// reference field (or array or tail element, as for [`flipgc_cas_field`])
+// `field` of the object in slot `obj_slot`, atomically, with the write
+// barrier, and pushes the value it replaced (an immediate too).
 //
 // # Safety
 // `m` is a live mutator of this thread.

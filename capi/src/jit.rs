@@ -154,7 +154,8 @@ pub unsafe extern "C" fn flipgc_stack_word(m: *mut flipgc_mutator, slot: usize) 
 /// field `fields + j` of a tailed object) `field` of the object in slot
 /// `obj_slot`: if it holds the value of slot `expected`, stores the value
 /// of slot `new` (with the write barrier) and returns 1; else returns 0. The
-/// values are objects or null.
+/// values, and what the field holds, may be objects, null or immediates
+/// (compared by their bits).
 ///
 /// # Safety
 /// `m` is a live mutator of this thread.
@@ -169,18 +170,18 @@ pub unsafe extern "C" fn flipgc_cas_field(
     guard("flipgc_cas_field", || {
         // SAFETY: the caller's contract.
         let m = unsafe { mutator(m, "flipgc_cas_field") };
-        let (e, n) = (m.stack_get(expected), m.stack_get(new));
+        let (e, n) = (m.stack_get_value(expected), m.stack_get_value(new));
         i32::from(
-            m.compare_exchange_ref_at(obj(m, obj_slot), field, e, n)
+            m.compare_exchange_value_at(obj(m, obj_slot), field, e, n)
                 .is_ok(),
         )
     })
 }
 
-/// Stores the value of slot `new` (an object or null) into reference field (or
-/// array or tail element, as for [`flipgc_cas_field`]) `field` of the object in
-/// slot `obj_slot`, atomically, with the
-/// write barrier, and pushes the value it replaced.
+/// Stores the value of slot `new` (an object, null or an immediate) into
+/// reference field (or array or tail element, as for [`flipgc_cas_field`])
+/// `field` of the object in slot `obj_slot`, atomically, with the write
+/// barrier, and pushes the value it replaced (an immediate too).
 ///
 /// # Safety
 /// `m` is a live mutator of this thread.
@@ -194,8 +195,8 @@ pub unsafe extern "C" fn flipgc_swap_field(
     guard("flipgc_swap_field", || {
         // SAFETY: the caller's contract.
         let m = unsafe { mutator(m, "flipgc_swap_field") };
-        let old = m.swap_ref_at(obj(m, obj_slot), field, m.stack_get(new));
-        m.push(old);
+        let old = m.swap_value_at(obj(m, obj_slot), field, m.stack_get_value(new));
+        m.push_value(old);
     })
 }
 

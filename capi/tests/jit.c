@@ -37,6 +37,19 @@ int main(void) {
   CHECK(flipgc_stack_same(m, 6, 2));
   flipgc_get_field(m, 0, 2);                    /* 7 */
   CHECK(flipgc_stack_kind(m, 7, NULL) == 0);
+  /* Over immediates: a[2]: null -> 42 (a fixnum); 42 -> n1 only when 42 is
+     expected; swaps hand back n1, then the immediate 43. */
+  CHECK(flipgc_push_imm(m, 42 << 1 | 1) == FLIPGC_OK); /* 8 */
+  CHECK(flipgc_push_imm(m, 43 << 1 | 1) == FLIPGC_OK); /* 9 */
+  CHECK(flipgc_cas_field(m, 0, 2, 3, 8) == 1);  /* a[2]: null -> 42 */
+  CHECK(flipgc_cas_field(m, 0, 2, 9, 1) == 0);  /* a[2] is 42, not 43 */
+  CHECK(flipgc_cas_field(m, 0, 2, 8, 1) == 1);  /* a[2]: 42 -> n1 */
+  flipgc_swap_field(m, 0, 2, 9);                /* a[2] = 43; old (n1) -> 10 */
+  CHECK(flipgc_stack_same(m, 10, 1));
+  flipgc_swap_field(m, 0, 2, 3);                /* a[2] = null; old (43) -> 11 */
+  uint64_t bits = 0;
+  CHECK(flipgc_stack_kind(m, 11, &bits) == 2 && bits == (43 << 1 | 1));
+  flipgc_stack_truncate(m, 8);
 
   /* A generated store a[3] = n1: flag test, slow path, release store, card
      mark (inlined). */

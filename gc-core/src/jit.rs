@@ -22,6 +22,7 @@
 use crate::mem::WORD;
 use crate::mutator::{Gc, Mutator};
 use crate::object::{is_ref, RefField, ShapeKind};
+use crate::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 impl Mutator {
@@ -230,6 +231,48 @@ impl Mutator {
         unsafe { self.swap_slot(slot, new) }
     }
 
+    /// [`Mutator::compare_exchange_ref_at`] over [`Value`]s: `current` and `new`
+    /// may be null, objects of this heap or immediates (compared by their bits),
+    /// and so may what the field holds. `Ok` with the value it held (`current`)
+    /// when it stored, `Err` with the value it holds when it did not. Panics as
+    /// [`Mutator::compare_exchange_ref_at`] (a word index on a VM model's heap).
+    ///
+    /// The write barrier and the orderings are `compare_exchange_ref`'s: while
+    /// marking, `current` is logged before the attempt if it is a reference (an
+    /// immediate is never traced, so it needs no log); the card mark follows a
+    /// successful store of a reference (`cards.rs`, the value filter).
+    #[inline]
+    pub fn compare_exchange_value_at<'m>(
+        &'m self,
+        obj: Gc<'m>,
+        index: usize,
+        current: Value<'_>,
+        new: Value<'_>,
+    ) -> Result<Value<'m>, Value<'m>> {
+        let slot = self.strong_index_slot(obj, index, "compare_exchange_value_at");
+        let (current, new) = (
+            self.checked_word(current) as u64,
+            self.checked_word(new) as u64,
+        );
+        // SAFETY: as in `compare_exchange_ref_at`: `slot` is a strong reference
+        // slot of a live object of this heap, ready for access; the values were
+        // checked (null, an immediate, or an object of this heap).
+        unsafe { self.cas_word(slot, current, new) }
+            .map(Value::from_bits)
+            .map_err(Value::from_bits)
+    }
+
+    /// [`Mutator::swap_ref_at`] over [`Value`]s: stores `new` (null, an object of
+    /// this heap or an immediate) and returns what the field held, whatever it
+    /// was. Barrier and ordering as [`Mutator::swap_ref`].
+    #[inline]
+    pub fn swap_value_at<'m>(&'m self, obj: Gc<'m>, index: usize, new: Value<'_>) -> Value<'m> {
+        let slot = self.strong_index_slot(obj, index, "swap_value_at");
+        let new = self.checked_word(new) as u64;
+        // SAFETY: as in `compare_exchange_value_at`.
+        Value::from_bits(unsafe { self.swap_word(slot, new) })
+    }
+
     /// Copies elements `src_index .. src_index + n` of reference array `src` into
     /// elements `dst_index .. dst_index + n` of reference array `dst`; `src` and
     /// `dst` may be the same array, the ranges overlapping (as `memmove`: the
@@ -360,6 +403,19 @@ impl Mutator {
         current: u64,
         new: u64,
     ) -> Result<Option<Gc<'m>>, Option<Gc<'m>>> {
+        // SAFETY: the caller's contract, which is `cas_word`'s.
+        unsafe { self.cas_word(slot, current, new) }
+            .map(decode)
+            .map_err(decode)
+    }
+
+    /// The exchange of `compare_exchange_ref` and `compare_exchange_value_at`,
+    /// on raw words: the barrier, the compare-exchange, the card mark.
+    ///
+    /// # Safety
+    /// As for [`Mutator::cas_slot`].
+    #[inline(always)]
+    unsafe fn cas_word(&self, slot: usize, current: u64, new: u64) -> Result<u64, u64> {
         // The barrier first: a success overwrites exactly `current`.
         self.log_old(current);
         // SAFETY: `slot` is an aligned, mapped heap word (the caller's contract);
@@ -371,7 +427,7 @@ impl Mutator {
             // stored nothing.
             self.card_mark(slot, new as usize);
         }
-        r.map(decode).map_err(decode)
+        r
     }
 
     /// The exchange of `swap_ref`.
@@ -380,13 +436,23 @@ impl Mutator {
     /// As for [`Mutator::cas_slot`].
     #[inline(always)]
     unsafe fn swap_slot<'m>(&'m self, slot: usize, new: u64) -> Option<Gc<'m>> {
-        // SAFETY: as in `cas_slot`.
+        // SAFETY: the caller's contract, which is `swap_word`'s.
+        decode(unsafe { self.swap_word(slot, new) })
+    }
+
+    /// The exchange of `swap_ref` and `swap_value_at`, on raw words.
+    ///
+    /// # Safety
+    /// As for [`Mutator::cas_slot`].
+    #[inline(always)]
+    unsafe fn swap_word(&self, slot: usize, new: u64) -> u64 {
+        // SAFETY: as in `cas_word`.
         let cell = unsafe { AtomicU64::from_ptr(slot as *mut u64) };
         let old = cell.swap(new, Ordering::AcqRel);
         self.card_mark(slot, new as usize);
         // No GC point since the swap: the barrier after it (see `swap_ref`).
         self.log_old(old);
-        decode(old)
+        old
     }
 }
 

@@ -1083,3 +1083,51 @@ fn compare_exchange_ref_panics_on_an_immediate_it_finds() {
     m.write_value(a, 0, Value::fixnum(5).unwrap());
     let _ = m.compare_exchange_ref_at(a, 0, None, None);
 }
+
+/// The lost-object schedule through `compare_exchange_value_at`: in the
+/// snapshot, a chain X is reachable only through B's `next` field. While marking
+/// (before any marker ran), X is copied into a new, black object A, and B's
+/// field is exchanged from X to an immediate. Only the exchange's log of the
+/// value it overwrites keeps X. Then a failed exchange (the field holds the
+/// immediate, not X) and a swap back to null, both over an immediate.
+#[test]
+fn compare_exchange_value_at_over_immediates_keeps_the_snapshot() {
+    in_child(
+        "compare_exchange_value_at_over_immediates_keeps_the_snapshot",
+        || {
+            let (hook, go, done) = hold_marking();
+            let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
+            let mut m = heap.bind_mutator().unwrap();
+            push_node(&mut m, &t, 1_000_000); // B, stack slot 0
+            push_chain(&mut m, &t, 1, 500); // X, stack slot 1
+            let b = m.stack_get(0).unwrap();
+            m.set_ref(b, t.next, m.stack_get(1));
+            let want = chain_sum(&m, m.stack_get(1));
+            m.stack_truncate(1); // X hangs from B alone
+            let imm = Value::fixnum(42).unwrap();
+            during_marking(&heap, go, done, &mut m, |m| {
+                push_node(m, &t, 2_000_000); // A: allocated while marking (black)
+                let a = m.stack_get(1).unwrap();
+                let b = m.stack_get(0).unwrap();
+                let x = m.get_ref(b, t.next).unwrap();
+                m.set_ref(a, t.next, Some(x));
+                let got = m.compare_exchange_value_at(b, 0, x.into(), imm);
+                assert_eq!(got.map(|v| v.bits()), Ok(x.addr() as u64));
+                // The field holds the immediate now: expecting X fails.
+                let again = m.compare_exchange_value_at(b, 0, x.into(), Value::NULL);
+                assert_eq!(again.map_err(|v| v.bits()), Err(imm.bits()));
+            });
+            let b = m.stack_get(0).unwrap();
+            let old = m.swap_value_at(b, 0, Value::NULL);
+            assert_eq!(old.bits(), imm.bits());
+            assert_eq!(m.get_ref(b, t.next), None);
+            let a = m.stack_get(1).unwrap();
+            assert_eq!(
+                chain_sum(&m, m.get_ref(a, t.next)),
+                want,
+                "X survived whole"
+            );
+            m.verify().expect("the heap verifies");
+        },
+    );
+}
