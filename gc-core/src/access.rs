@@ -703,14 +703,14 @@ impl Mutator {
     /// move it (`System.identityHashCode`). The first call for an object takes a
     /// lock; an object never hashed costs nothing.
     ///
-    /// # Panics
-    /// On a heap with a VM object model ([`Heap::with_model`](crate::Heap::with_model)):
-    /// the hash flag lives in the built-in header, and a VM's word 0 is its own.
+    /// On a heap with a VM object model ([`Heap::with_model`](crate::Heap::with_model))
+    /// every call takes the lock and looks the object up by address: the flag
+    /// that says "hashed" lives in the built-in header, and a VM's word 0 is its
+    /// own. Panics if `obj` is not of this heap.
     pub fn identity_hash(&self, obj: Gc<'_>) -> u64 {
-        assert!(
-            !self.vm,
-            "identity_hash is not supported on a heap with a VM object model"
-        );
+        if self.vm {
+            return self.vm_identity_hash(obj);
+        }
         self.type_of(obj); // checks that `obj` is of this heap
         let inner: &HeapInner = &self.heap.inner;
         let mut table = inner.hashes.lock();
@@ -727,6 +727,29 @@ impl Mutator {
         // Other threads may read the header meanwhile (markers, field access): a
         // single atomic OR, and every reader masks the flag.
         cell.fetch_or(HASHED, Ordering::Relaxed);
+        table.map.insert(obj.addr, hash);
+        hash
+    }
+
+    /// [`Mutator::identity_hash`] on a VM model's heap: the table alone, keyed
+    /// by the object's current address. Sound without the flag because a
+    /// mutator only looks at the table re-keyed: the collection takes its lock
+    /// in the pause that moves objects or sweeps the large-object space, and
+    /// holds it until every entry is at its object's new address and dead
+    /// objects' entries are dropped (`collect/flip.rs`). At most, a large object
+    /// allocated over a dead one's space between that pause and the end of the
+    /// re-keying, and kept by it as allocated black, inherits the dead object's
+    /// entry: its hash is then that one, for its whole life, which is all an
+    /// identity hash promises.
+    fn vm_identity_hash(&self, obj: Gc<'_>) -> u64 {
+        if !self.accessible(obj.addr) {
+            foreign_object(obj);
+        }
+        let mut table = self.heap.inner.hashes.lock();
+        if let Some(&hash) = table.map.get(&obj.addr) {
+            return hash;
+        }
+        let hash = table.fresh();
         table.map.insert(obj.addr, hash);
         hash
     }
