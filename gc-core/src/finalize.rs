@@ -66,15 +66,6 @@ impl std::fmt::Debug for FinalizerQueue {
 }
 
 impl Mutator {
-    /// Finalizers and cleaners are not supported on a heap with a VM object model
-    /// in this version: a panic.
-    fn refuse_on_model(&self) {
-        assert!(
-            !self.vm,
-            "finalizers and cleaners are not supported on a heap with a VM object model"
-        );
-    }
-
     fn own_queue(&self, q: &FinalizerQueue) {
         assert_eq!(
             q.shared.heap_id, self.heap.inner.id,
@@ -83,20 +74,19 @@ impl Mutator {
     }
 
     /// Registers `obj` for finalization in `q`: when a collection finds it
-    /// unreachable, it is kept alive and queued (see the module docs). Panics on a
-    /// heap with a VM object model.
+    /// unreachable, it is kept alive and queued (see the module docs). Works on a
+    /// heap with a VM object model too: registration and reference processing
+    /// look at addresses and mark bits only, never at a header.
     pub fn register_finalizer(&self, obj: Gc<'_>, q: &FinalizerQueue) {
         self.own_queue(q);
-        self.refuse_on_model();
         assert!(self.owns(obj.addr), "{obj:?} does not belong to this heap");
         q.shared.state.lock().watched.push(obj.addr as u64);
     }
 
     /// Registers a cleaner for `obj` in `q`: when a collection finds it unreachable,
-    /// it is freed and `token` is queued. Panics on a heap with a VM object model.
+    /// it is freed and `token` is queued (on a heap with a VM object model too).
     pub fn register_cleaner(&self, obj: Gc<'_>, token: u64, q: &FinalizerQueue) {
         self.own_queue(q);
-        self.refuse_on_model();
         assert!(self.owns(obj.addr), "{obj:?} does not belong to this heap");
         q.shared
             .state
