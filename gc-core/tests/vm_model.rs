@@ -958,7 +958,7 @@ fn finalizers_and_cleaners_work_on_a_model_heap() {
         for id in 0..350u64 {
             push_node(&mut m, c, id);
             let n = m.stack_get(m.stack_len() - 1).unwrap();
-            if id < 200 || id >= 300 {
+            if !(200..300).contains(&id) {
                 m.register_finalizer(n, &q);
             } else {
                 m.register_cleaner(n, id, &q);
