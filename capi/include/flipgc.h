@@ -632,6 +632,32 @@ void flipgc_register_finalizer(flipgc_mutator *m, size_t slot, const flipgc_fina
 // `m` is a live mutator of this thread; `q` a live queue of its heap.
 int32_t flipgc_poll_finalized(flipgc_mutator *m, const flipgc_finalizer_queue *q);
 
+// Registers a cleaner for the object in slot `slot` in `q`: once a collection
+// finds it unreachable, it is freed and `token` is handed back once by
+// [`flipgc_poll_token`] (Java's `Cleaner`: the object itself is gone).
+//
+// # Safety
+// `m` is a live mutator of this thread; `q` a live queue of its heap.
+void flipgc_register_cleaner(flipgc_mutator *m,
+                             size_t slot,
+                             uint64_t token,
+                             const flipgc_finalizer_queue *q);
+
+// Writes the next token of `q` (an object with a cleaner that was freed) to
+// `*out` and returns 1, or returns 0 if there is none. Any thread may call it.
+//
+// # Safety
+// `q` is a live queue; `out` is writable.
+int32_t flipgc_poll_token(const flipgc_finalizer_queue *q, uint64_t *out);
+
+// The identity hash of the object in slot `slot`: the same for its whole life,
+// whatever collections move it (on a heap of registered types, or one whose
+// layout C owns).
+//
+// # Safety
+// `m` is a live mutator of this thread.
+uint64_t flipgc_identity_hash(flipgc_mutator *m, size_t slot);
+
 // Frees a finalizer queue.
 //
 // # Safety

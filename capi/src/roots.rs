@@ -3,7 +3,7 @@
 
 use crate::mutator::{flipgc_mutator, mutator, obj};
 use crate::setup::flipgc_heap;
-use crate::{guard, live};
+use crate::{guard, live, live_mut};
 use flipgc_core::{FinalizerQueue, Global, Handle, WeakHandle};
 
 /// A rooted value owned by one thread's mutator (`flipgc_core::Handle`): free it
@@ -231,6 +231,67 @@ pub unsafe extern "C" fn flipgc_poll_finalized(
             }
             None => 0,
         }
+    })
+}
+
+/// Registers a cleaner for the object in slot `slot` in `q`: once a collection
+/// finds it unreachable, it is freed and `token` is handed back once by
+/// [`flipgc_poll_token`] (Java's `Cleaner`: the object itself is gone).
+///
+/// # Safety
+/// `m` is a live mutator of this thread; `q` a live queue of its heap.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_register_cleaner(
+    m: *mut flipgc_mutator,
+    slot: usize,
+    token: u64,
+    q: *const flipgc_finalizer_queue,
+) {
+    guard("flipgc_register_cleaner", || {
+        // SAFETY: the caller's contract.
+        let (m, q) = unsafe {
+            (
+                mutator(m, "flipgc_register_cleaner"),
+                live(q, "flipgc_register_cleaner"),
+            )
+        };
+        m.register_cleaner(obj(m, slot), token, &q.0);
+    })
+}
+
+/// Writes the next token of `q` (an object with a cleaner that was freed) to
+/// `*out` and returns 1, or returns 0 if there is none. Any thread may call it.
+///
+/// # Safety
+/// `q` is a live queue; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_poll_token(q: *const flipgc_finalizer_queue, out: *mut u64) -> i32 {
+    guard("flipgc_poll_token", || {
+        // SAFETY: the caller's contract.
+        let q = unsafe { live(q, "flipgc_poll_token") };
+        match q.0.poll_token() {
+            Some(t) => {
+                // SAFETY: `out` is writable (the caller's contract).
+                unsafe { *live_mut(out, "flipgc_poll_token") = t };
+                1
+            }
+            None => 0,
+        }
+    })
+}
+
+/// The identity hash of the object in slot `slot`: the same for its whole life,
+/// whatever collections move it (on a heap of registered types, or one whose
+/// layout C owns).
+///
+/// # Safety
+/// `m` is a live mutator of this thread.
+#[no_mangle]
+pub unsafe extern "C" fn flipgc_identity_hash(m: *mut flipgc_mutator, slot: usize) -> u64 {
+    guard("flipgc_identity_hash", || {
+        // SAFETY: the caller's contract.
+        let m = unsafe { mutator(m, "flipgc_identity_hash") };
+        m.identity_hash(obj(m, slot))
     })
 }
 

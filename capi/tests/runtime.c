@@ -183,6 +183,39 @@ int main(int argc, char **argv) {
   CHECK(ephemerons(m, eph_before, arr) == 0);
   CHECK(ephemerons(m, eph_late, arr) == 0);
 
+  /* Identity hashes stay with their objects through moves; cleaners hand back
+     the tokens of freed objects, and only theirs. */
+  flipgc_finalizer_queue *q = flipgc_finalizer_queue_new(heap);
+  uint64_t hashes[NTYPES];
+  for (uint32_t k = 0; k < NTYPES; k++) {
+    flipgc_get_field(m, 0, k); /* 1 */
+    hashes[k] = flipgc_identity_hash(m, 1);
+    flipgc_stack_truncate(m, 1);
+  }
+  for (uint64_t k = 0; k < 100; k++) {
+    CHECK(flipgc_alloc(m, node, 0) == FLIPGC_OK); /* the top */
+    size_t top = flipgc_stack_len(m) - 1;
+    flipgc_register_cleaner(m, top, 5000 + k, q);
+    if (k % 2 == 0) flipgc_stack_truncate(m, top); /* odd ones stay on the stack */
+  }
+  size_t kept_base = 1;
+  flipgc_collect(m);
+  flipgc_collect(m);
+  uint64_t token, tokens = 0, token_sum = 0;
+  while (flipgc_poll_token(q, &token)) {
+    CHECK(token >= 5000 && token < 5100 && token % 2 == 0);
+    tokens++;
+    token_sum += token;
+  }
+  CHECK(tokens == 50 && token_sum == 50 * 5000 + 2 * (49 * 50 / 2));
+  flipgc_stack_truncate(m, kept_base);
+  for (uint32_t k = 0; k < NTYPES; k++) {
+    flipgc_get_field(m, 0, k); /* 1 */
+    CHECK(flipgc_identity_hash(m, 1) == hashes[k]);
+    flipgc_stack_truncate(m, 1);
+  }
+  flipgc_finalizer_queue_free(q);
+
   /* A pinned byte array keeps its address and bytes. */
   uint32_t bytes;
   CHECK(flipgc_heap_register_byte_array(heap, "buffer", &bytes) == FLIPGC_OK);
