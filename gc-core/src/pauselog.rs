@@ -177,7 +177,8 @@ pub struct CycleRecord {
     /// Pages a concurrent compaction filled (0 for an in-pause one).
     pub compaction_pages: u64,
     /// Of those, the pages moved into to-space rather than copied (the dense
-    /// prefix's and the black region's, produced in place).
+    /// prefix's and the black region's, produced in place, and compacted pages
+    /// produced into from-space pages already read).
     pub compaction_moved_pages: u64,
     /// Fault stalls recorded since the previous cycle's end.
     pub fault_stalls: u64,

@@ -17,7 +17,10 @@
 //! by the compaction's own thread: the dense prefix (the leading pages where
 //! every word is live, so nothing on them moves: `Compaction::work_dense`) and the
 //! black region (whose pages slide by whole pages: `Compaction::work_black`). A
-//! fault on such a page, or another worker's claim of one, copies it.
+//! fault on such a page, or another worker's claim of one, copies it. The same
+//! thread produces the other compacted pages into *frames*, from-space pages that
+//! no producer reads any more, and moves those (`compaction/frames.rs`), so that
+//! to-space takes no fresh page where from-space can give one up.
 //!
 //! Per-page state machine (`page_state.rs`, which gives each hand-off's memory
 //! ordering; modelled in `tests/models.rs`), the only way a page gets installed:
@@ -50,7 +53,9 @@
 //!    black region) are recycled as the compaction starts (`recycle_ahead`). And
 //!    the black region's old offsets are recycled as the black pages, filled
 //!    first, become `FILLED`, from spare chunks of from-space that nothing reads
-//!    (`recycle_black_below`).
+//!    (`recycle_black_below`). And compacted pages are produced into from-space
+//!    pages below the low-water mark of the pages still to be produced, which no
+//!    producer reads any more, and moved (`compaction/frames.rs`).
 //!
 //! The whole heap span is registered (registering part of it would split its
 //! mapping for good, and the next flip could no longer move it at PUD level), so
@@ -94,8 +99,11 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod frames;
 mod recycle;
 mod twice;
+
+use frames::Frames;
 
 /// Where recycling starts moving from-space's pages back: the allocation top
 /// rounded up to this, a PMD's worth (so huge pages move whole, and above every
@@ -182,8 +190,13 @@ pub struct Compaction {
     next: AtomicUsize,
     /// The next dense page for the background workers to claim ([`FillCtx::fill_dense`]).
     next_dense: AtomicUsize,
-    /// Dense and black pages moved into to-space (the rest of them were copied).
+    /// Pages moved into to-space (the dense prefix's, the black region's, and
+    /// compacted pages produced into frames: `compaction/frames.rs`); the rest
+    /// were copied.
     moved: AtomicUsize,
+    /// The end of the from-space pages taken as frames so far (a page index from
+    /// the base; 0 before the first), for [`Compaction::check_sources`] only.
+    frames_end: AtomicUsize,
     /// Raised by a mutator that waits for a page another party produces: the
     /// compaction's own thread then installs what it holds now instead of
     /// gathering a whole run first ([`Compaction::work_black`],
@@ -409,6 +422,7 @@ impl Compaction {
             next: AtomicUsize::new(dense_pages),
             next_dense: AtomicUsize::new(0),
             moved: AtomicUsize::new(0),
+            frames_end: AtomicUsize::new(0),
             waited: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             started: Instant::now(),
@@ -497,13 +511,17 @@ impl Compaction {
         let first = first.max(dense_end);
         if first < end {
             ctx.fill_pages_to(first, end, out, cover);
+            for p in first..end {
+                self.check_sources(ctx, p);
+            }
             self.install_produced(first, end, out, in_handler);
         }
     }
 
     /// Installs claimed pages `[first, end)`, produced in place in from-space
     /// from `src` on (dense pages at their own offsets, [`FillCtx::fill_dense`];
-    /// black pages at their old ones, [`FillCtx::fill_black_in_place`]), by moving
+    /// black pages at their old ones, [`FillCtx::fill_black_in_place`];
+    /// compacted pages in frames, `compaction/frames.rs`), by moving
     /// them (no copy, no new page; one TLB flush of the other CPUs per move), then
     /// marks them `FILLED`. Whatever the kernel does not move (a page it cannot
     /// move now, a hole, no `UFFDIO_MOVE`, or an injected failure) is copied from
@@ -707,15 +725,19 @@ impl Compaction {
         page_state::all_filled(&self.filled, self.pages)
     }
 
-    /// A background worker: the dense prefix first if `dense` (the compaction's
+    /// A background worker: the dense prefix first if `own` (the compaction's
     /// own thread only: see [`Compaction::work_dense`]), then runs of the other
-    /// pages in address order.
-    fn work(&self, dense: bool) {
+    /// pages in address order; the compaction's own thread produces compacted
+    /// pages into frames where it can (`compaction/frames.rs`).
+    fn work(&self, own: bool) {
         let _fatal = AbortOnUnwind::new("concurrent compaction (a page-filling worker)");
         let ctx = self.tables.ctx(&self.inner, &self.layout);
-        if dense {
+        let frames = if own {
             self.work_dense(&ctx);
-        }
+            Frames::new(self, &ctx)
+        } else {
+            None
+        };
         let mut buf = vec![0u64; self.run * self.layout.page_words];
         let out = buf.as_mut_ptr() as usize;
         let pages = self.pages;
@@ -732,27 +754,47 @@ impl Compaction {
                 return;
             }
             let end = (start + self.run).min(pages);
-            self.fill_run(&ctx, (start, end), out, &mut cover);
+            self.fill_run(&ctx, (start, end), out, &mut cover, frames.as_ref());
         }
     }
 
     /// Produces and installs the unclaimed pages of run `[start, end)` (at most
-    /// [`Compaction::run`] pages), each stretch into the buffer at `out` and
-    /// installed with one copy; `cover` as [`FillCtx::fill_pages_to`]'s.
+    /// [`Compaction::run`] pages): given `frames`, each compacted page into a frame
+    /// while there are any (`compaction/frames.rs`), stretches of consecutive
+    /// frames moved into to-space with one move each; the other pages into the
+    /// buffer at `out`, each stretch of them installed with one copy. `cover` as
+    /// [`FillCtx::fill_pages_to`]'s.
     fn fill_run(
         &self,
         ctx: &FillCtx<'_>,
         (start, end): (usize, usize),
         out: usize,
         cover: &mut Option<(usize, usize)>,
+        frames: Option<&Frames>,
     ) {
         let page = self.page_bytes();
+        // The frame of each page of the stretch being produced (0: the buffer).
+        let framed: [std::cell::Cell<usize>; 64] = std::array::from_fn(|_| std::cell::Cell::new(0));
+        let framed = &framed[..(end - start).min(64)];
+        let compacted = ctx.page_first.len();
         self.claim_run(
             (start, end),
             false,
-            |p, first| ctx.fill_pages_to(p, p + 1, out + (p - first) * page, cover),
+            |p, first| {
+                let i = p - first;
+                let frame = match frames {
+                    Some(f) if p < compacted && i < framed.len() => f.take(self, ctx).unwrap_or(0),
+                    _ => 0,
+                };
+                if i < framed.len() {
+                    framed[i].set(frame);
+                }
+                let dst = if frame != 0 { frame } else { out + i * page };
+                ctx.fill_pages_to(p, p + 1, dst, cover);
+                self.check_sources(ctx, p);
+            },
             |first, p| {
-                self.install_produced(first, p, out, false);
+                self.install_framed((first, p), framed, out);
                 self.inner.inject.panic_once(InjectPoint::WorkerPanic);
             },
         );

@@ -1,7 +1,8 @@
 //! Moves of claimed to-space pages that the kernel miscounts, and the report of a
 //! to-space page installed twice.
 //!
-//! The dense prefix's and the black region's pages are produced in from-space and
+//! The dense prefix's and the black region's pages, and compacted pages produced
+//! into frames (`frames.rs`), are produced in from-space and
 //! moved into to-space with `UFFDIO_MOVE` by the compaction's own thread
 //! ([`Compaction::install_moved`]); what a move leaves is copied. Linux's
 //! `UFFDIO_MOVE` can report fewer pages moved than it moved: its loop keeps a
