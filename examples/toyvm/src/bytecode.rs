@@ -157,6 +157,24 @@ pub enum Op {
     JumpIfGe(u16, u32),
     /// `NumEq(id)`, `Not` then `JumpIfFalse(t)`.
     JumpIfNumEq(u16, u32),
+    /// `Local2(a, b)` then the instruction of builtin `id` (one of
+    /// `crate::builtins::fixnum_fast`: `+`, `-`, `=`, `<`, `>`, `<=`, `>=`)
+    /// in one instruction: `(+ i sum)` with both operands unboxed locals.
+    LocalArith(u32, u32, u16),
+    /// `LocalArith(a, b, id)` (`id` a comparison) then `JumpIfFalse(t)`,
+    /// without pushing the truth value (`(if (< a b) ...)`). The fields are
+    /// `a`, `id`, `b`, `t`, laid out as [`Op::JumpUnlessLocalInt`]'s: a field
+    /// at a new place in the instruction costs the dispatch of every one a
+    /// register.
+    JumpUnlessLocals(u32, u16, u32, u32),
+    /// `LocalArith(a, b, id)`, `Not` then `JumpIfFalse(t)`: jumps if the
+    /// comparison is true (`(if (not (< a b)) ...)`).
+    JumpIfLocals(u32, u16, u32, u32),
+    /// `VectorSet(id)` then `Pop`: `(vector-set! v k x)` for its effect.
+    VectorSetPop(u16),
+    /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
+    /// below it into local `b`.
+    SetLocal2(u32, u32),
 }
 
 impl Op {
@@ -176,6 +194,9 @@ impl Op {
             Op::NullP(_) => Op::JumpUnlessNull(t),
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
             Op::Not(_) => Op::JumpIfTrue(t),
+            Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpUnlessLocals(a, id, b, t)
+            }
             _ => return None,
         })
     }
@@ -191,6 +212,9 @@ impl Op {
             Op::Le(id) => Op::JumpIfLe(id, t),
             Op::Ge(id) => Op::JumpIfGe(id, t),
             Op::NumEq(id) => Op::JumpIfNumEq(id, t),
+            Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpIfLocals(a, id, b, t)
+            }
             _ => return None,
         })
     }
@@ -217,7 +241,24 @@ impl Op {
             Op::JumpIfLe(id, _) => Op::JumpIfLe(id, t),
             Op::JumpIfGe(id, _) => Op::JumpIfGe(id, t),
             Op::JumpIfNumEq(id, _) => Op::JumpIfNumEq(id, t),
+            Op::JumpUnlessLocals(a, id, b, _) => Op::JumpUnlessLocals(a, id, b, t),
+            Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
             other => unreachable!("retargeting {other:?}"),
+        }
+    }
+
+    /// The builtin of this instruction if it is one of the two-operand
+    /// numeric ones with a fixnum fast path (`crate::builtins::fixnum_fast`).
+    pub fn fixnum_fast_id(self) -> Option<u16> {
+        match self {
+            Op::Add(id)
+            | Op::Sub(id)
+            | Op::NumEq(id)
+            | Op::Lt(id)
+            | Op::Gt(id)
+            | Op::Le(id)
+            | Op::Ge(id) => Some(id),
+            _ => None,
         }
     }
 

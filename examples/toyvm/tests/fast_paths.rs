@@ -1,6 +1,8 @@
 //! The interpreter's own instructions for common builtins (`Op::Add` to
 //! `Op::VectorSet`), its fused test-and-jump instructions (`Op::JumpIfLt` and
-//! the other jumps on a negated comparison too), `Op::Local2`, `Op::SelfRef`,
+//! the other jumps on a negated comparison too), `Op::Local2` and the
+//! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
+//! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -306,5 +308,77 @@ fn returns_of_locals_are_not_merged_across_a_jump_target() {
     value(
         "(let () (define (g a b) (or a b)) (list (g 1 #f) (g #f 3) (g #f #f)))",
         "(1 3 #f)",
+    );
+}
+
+#[test]
+fn merged_local_operations_keep_the_builtins_results_and_errors() {
+    // `(OP a b)` on two locals (`LocalArith`): fixnums inline, floats, mixed
+    // operands and overflow through the plain instruction and the builtin.
+    value(
+        "(let () (define (f a b) (list (+ a b) (- a b) (= a b) (< a b) (> a b) (<= a b) (>= a b))) \
+         (list (f 3 5) (f 2.5 0.5) (f 1 1.0) (f 4611686018427387903 1)))",
+        "((8 -2 #f #t #f #t #f) (3.0 2.0 #f #f #t #f #t) (2.0 0.0 #t #f #f #t #t) \
+         (4611686018427387904 4611686018427387902 #f #f #t #f #t))",
+    );
+    error(
+        "(let () (define (f a b) (- a b)) (f 1 'x))",
+        "-: expected a number",
+    );
+    // As tests (`JumpUnlessLocals`, and `JumpIfLocals` under a `not`), NaN
+    // included.
+    value(
+        "(let () (define (f a b) (list (if (< a b) 1 0) (if (>= a b) 1 0) (if (= a b) 1 0) \
+         (if (not (<= a b)) 1 0) (if (not (> a b)) 1 0))) \
+         (list (f 1 2) (f 2 2) (f 2.5 1) (f +nan.0 1.0)))",
+        "((1 0 0 0 1) (0 1 1 0 1) (0 1 0 1 0) (0 0 0 1 1))",
+    );
+    error(
+        "(let () (define (f a b) (if (> a b) 1 0)) (f \"s\" 1))",
+        ">: expected a number",
+    );
+    error(
+        "(let () (define (f a b) (if (not (< a b)) 1 0)) (f 1 #t))",
+        "<: expected a number",
+    );
+    // A jump landing on the operation keeps it apart from the pushes before
+    // it: the `if` arm's `Local` is the second operand.
+    value(
+        "(let () (define (f p a b c) (- a (if p b c))) (list (f #t 10 1 2) (f #f 10 1 2)))",
+        "(9 8)",
+    );
+}
+
+#[test]
+fn merged_stores_and_vector_sets() {
+    // A two-binding `let` stores both values at once (`SetLocal2`), in order,
+    // also when a jump lands on the first store.
+    value(
+        "(let () (define (f p q) (let ((a (if p 1 2)) (b (if q 3 4))) (list a b))) \
+         (list (f #t #t) (f #f #f) (f #t #f)))",
+        "((1 3) (2 4) (1 4))",
+    );
+    // `vector-set!` for its effect (`VectorSetPop`): stores, leaves the stack
+    // as it was, and keeps the builtin's errors.
+    value(
+        "(let ((v (make-vector 3 0))) \
+         (do ((i 0 (+ i 1))) ((= i 3)) (vector-set! v i (* i i)) (vector-set! v 0 'z)) v)",
+        "#(z 1 4)",
+    );
+    error(
+        "(let ((v (make-vector 3 0)) (k 3)) (vector-set! v k 1) v)",
+        "out of range",
+    );
+    error(
+        "(let ((v (list 1 2)) (k 0)) (vector-set! v k 1) v)",
+        "vector-set!: expected a vector",
+    );
+    // A `vector-set!` ending a conditional's else arm, whose end (a jump
+    // target) the `Pop` is, is not merged with it.
+    value(
+        "(let ((v (make-vector 2 0))) \
+         (define (f p) (list 'a (begin (if p 'no (vector-set! v 1 2)) 'done))) \
+         (list (f #t) (f #f) v))",
+        "((a done) (a done) #(0 2))",
     );
 }

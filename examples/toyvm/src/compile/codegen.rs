@@ -81,6 +81,29 @@ impl Gen<'_> {
         self.code.push(Op::Local(slot));
     }
 
+    /// Pushes `op`, merged with the instruction before it (that no jump
+    /// targets `op`, as in [`Gen::local`]) where one instruction does both:
+    /// `Local2` then a two-fixnum operation into `LocalArith`, `VectorSet`
+    /// then `Pop` into `VectorSetPop`, `SetLocal` then `SetLocal` into
+    /// `SetLocal2`.
+    fn push_merged(&mut self, op: Op) {
+        if self.target != self.code.len() {
+            if let Some(last) = self.code.last_mut() {
+                let merged = match (*last, op) {
+                    (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),
+                    (Op::VectorSet(id), Op::Pop) => Some(Op::VectorSetPop(id)),
+                    (Op::SetLocal(a), Op::SetLocal(b)) => Some(Op::SetLocal2(a, b)),
+                    _ => None,
+                };
+                if let Some(m) = merged {
+                    *last = m;
+                    return;
+                }
+            }
+        }
+        self.code.push(op);
+    }
+
     /// Returns the top value; a plain local read just before (that no jump
     /// targets the end of, as in [`Gen::local`]) is folded into a
     /// `ReturnLocal`.
@@ -245,7 +268,7 @@ impl Gen<'_> {
                     let last = i + 1 == es.len();
                     self.expr(sub, tail && last)?;
                     if !last {
-                        self.code.push(Op::Pop);
+                        self.push_merged(Op::Pop);
                     }
                 }
             }
@@ -303,7 +326,7 @@ impl Gen<'_> {
                     for a in args {
                         self.expr(a, false)?;
                     }
-                    self.code.push(op);
+                    self.push_merged(op);
                     return Ok(());
                 }
                 // `(+ a b c)` as `(+ (+ a b) c)` (and `*`, `-`): the same
@@ -333,7 +356,7 @@ impl Gen<'_> {
                 }
                 for (v, _) in bindings.iter().rev() {
                     let slot = self.p.vars[*v].slot;
-                    self.code.push(Op::SetLocal(slot));
+                    self.push_merged(Op::SetLocal(slot));
                 }
                 for (v, _) in bindings {
                     if self.p.vars[*v].boxed() {

@@ -1,5 +1,5 @@
 //! The interpreter's inline cases of common builtins (the instructions from
-//! `Op::Add` to `Op::VectorSet`): arithmetic and comparison of two fixnums or
+//! `Op::Add` to `Op::VectorSet`, and `Op::VectorSetPop`): arithmetic and comparison of two fixnums or
 //! two floats, pair access and construction, the type tests `null?` and
 //! `pair?`, `not`, `eq?`, `vector-ref` and `vector-set!`. Each works on the
 //! top of the root stack as `Op::Prim` would, and hands anything outside its
@@ -8,7 +8,7 @@
 //! read into `f64`s before the result is boxed.
 
 use super::{bool_value, Vm, TRUE, UNSPEC};
-use crate::builtins::BUILTINS;
+use crate::builtins::{ADD, BUILTINS, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB};
 use crate::error::VmError;
 use flipgc_core::Value;
 
@@ -23,6 +23,23 @@ pub(super) enum Arith {
     Gt,
     Le,
     Ge,
+}
+
+impl Arith {
+    /// The operation of builtin `id`, one of `crate::builtins::fixnum_fast`
+    /// (`+`, `-`, `=`, `<`, `>`, `<=`, `>=`).
+    pub(super) fn of_fixnum_fast(id: u16) -> Arith {
+        match id {
+            ADD => Arith::Add,
+            SUB => Arith::Sub,
+            NUM_EQ => Arith::Eq,
+            NUM_LT => Arith::Lt,
+            NUM_GT => Arith::Gt,
+            NUM_LE => Arith::Le,
+            NUM_GE => Arith::Ge,
+            _ => unreachable!("builtin {id} has no fixnum fast path"),
+        }
+    }
 }
 
 impl Vm {
@@ -222,5 +239,22 @@ impl Vm {
             }
         }
         self.prim_slow(id, 3)
+    }
+
+    /// `vector-set!` for its effect: as [`Vm::vector_set_top`], then the
+    /// result popped.
+    #[inline(always)]
+    pub(super) fn vector_set_pop(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let (Some(v), Some(k)) = (self.obj(top - 2), self.val(top - 1).as_fixnum()) {
+            if self.m.type_of(v) == self.t.vector && (k as u64) < self.m.len(v) as u64 {
+                self.m.write_value(v, k as usize, self.val(top));
+                self.m.stack_truncate(top - 2);
+                return Ok(());
+            }
+        }
+        self.prim_slow(id, 3)?;
+        self.m.stack_truncate(self.top());
+        Ok(())
     }
 }

@@ -299,6 +299,15 @@ impl Vm {
         Some(bool_value(table & order != 0))
     }
 
+    /// Comparison `id` (one of `=`, `<`, `>`, `<=`, `>=`) of two fixnums,
+    /// without a branch on `id` ([`CMP_TRUE`]).
+    #[inline(always)]
+    fn fixnum_cmp(id: u16, a: i64, b: i64) -> bool {
+        debug_assert!(crate::builtins::fixnum_compare(id));
+        let order = 1u8 << (u8::from(a >= b) + u8::from(a > b));
+        CMP_TRUE[usize::from(id.wrapping_sub(NUM_EQ)) & 7] & order != 0
+    }
+
     /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
     /// are fixnums.
     #[inline(always)]
@@ -736,6 +745,41 @@ impl Vm {
                     if !self.truthy_pop() {
                         pc = t as usize;
                     }
+                }
+                Op::LocalArith(a, b, id) => {
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    if let (Some(x), Some(y)) = (self.val(sa).as_fixnum(), self.val(sb).as_fixnum())
+                    {
+                        if let Some(r) = Self::fixnum2(id, x, y) {
+                            self.m.push_value(r);
+                            continue;
+                        }
+                    }
+                    self.dup(sa);
+                    self.dup(sb);
+                    self.arith2(Arith::of_fixnum_fast(id), id)?;
+                }
+                Op::JumpUnlessLocals(a, id, b, t) | Op::JumpIfLocals(a, id, b, t) => {
+                    let when = matches!(op, Op::JumpIfLocals(..));
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    let r = match (self.val(sa).as_fixnum(), self.val(sb).as_fixnum()) {
+                        (Some(x), Some(y)) => Self::fixnum_cmp(id, x, y),
+                        _ => {
+                            self.dup(sa);
+                            self.dup(sb);
+                            self.compare2(Arith::of_fixnum_fast(id), id)?
+                        }
+                    };
+                    if r == when {
+                        pc = t as usize;
+                    }
+                }
+                Op::VectorSetPop(id) => self.vector_set_pop(id)?,
+                Op::SetLocal2(a, b) => {
+                    let top = self.top();
+                    self.m.stack_copy(top, fp + 1 + a as usize);
+                    self.m.stack_copy(top - 1, fp + 1 + b as usize);
+                    self.m.stack_truncate(top - 1);
                 }
                 Op::Prim(id, argc) => {
                     if argc == 2 && self.prim_fixnum2(id) {
