@@ -98,8 +98,8 @@ pub enum Op {
     PairP(u16),
     /// `(not x)`.
     Not(u16),
-    /// `(eq? a b)` or `(eqv? a b)`: the same bits are the same object; an
-    /// immediate or `()` against anything else differs.
+    /// `(eq? a b)` or `(eqv? a b)` (one builtin): `Vm::eqv` inline, without
+    /// the builtin's call.
     Eq(u16),
     /// `(vector-ref v k)` with a fixnum index in range.
     VectorRef(u16),
@@ -170,6 +170,17 @@ pub enum Op {
     /// `LocalArith(a, b, id)`, `Not` then `JumpIfFalse(t)`: jumps if the
     /// comparison is true (`(if (not (< a b)) ...)`).
     JumpIfLocals(u32, u16, u32, u32),
+    /// `Local(a)`, `Const(k)` then `Eq(id)`: whether local `a` is `eqv?` to
+    /// constant `k` (a `case` clause's test of its key against one of its
+    /// datums, `(eq? x 'sym)`). The fields are `a`, `id`, `k`.
+    LocalEqConst(u32, u16, u32),
+    /// `LocalEqConst(a, id, k)` then `JumpIfFalse(t)`. The fields are laid
+    /// out as [`Op::JumpUnlessLocalInt`]'s.
+    JumpUnlessLocalEqConst(u32, u16, u32, u32),
+    /// `Local(a)` then `Car(id)`: the `car` of local `a`.
+    LocalCar(u32, u16),
+    /// `Local(a)` then `Cdr(id)`: the `cdr` of local `a`.
+    LocalCdr(u32, u16),
     /// `VectorSet(id)` then `Pop`: `(vector-set! v k x)` for its effect.
     VectorSetPop(u16),
     /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
@@ -194,6 +205,7 @@ impl Op {
             Op::NullP(_) => Op::JumpUnlessNull(t),
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
             Op::Not(_) => Op::JumpIfTrue(t),
+            Op::LocalEqConst(a, id, k) => Op::JumpUnlessLocalEqConst(a, id, k, t),
             Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
                 Op::JumpUnlessLocals(a, id, b, t)
             }
@@ -243,6 +255,7 @@ impl Op {
             Op::JumpIfNumEq(id, _) => Op::JumpIfNumEq(id, t),
             Op::JumpUnlessLocals(a, id, b, _) => Op::JumpUnlessLocals(a, id, b, t),
             Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
+            Op::JumpUnlessLocalEqConst(a, id, k, _) => Op::JumpUnlessLocalEqConst(a, id, k, t),
             other => unreachable!("retargeting {other:?}"),
         }
     }

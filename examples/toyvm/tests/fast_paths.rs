@@ -2,7 +2,8 @@
 //! `Op::VectorSet`), its fused test-and-jump instructions (`Op::JumpIfLt` and
 //! the other jumps on a negated comparison too), `Op::Local2` and the
 //! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
-//! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::SelfRef`,
+//! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
+//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -380,5 +381,55 @@ fn merged_stores_and_vector_sets() {
          (define (f p) (list 'a (begin (if p 'no (vector-set! v 1 2)) 'done))) \
          (list (f #t) (f #f) v))",
         "((a done) (a done) #(0 2))",
+    );
+}
+
+#[test]
+fn eqv_tests_against_constants_and_case() {
+    // A local against a datum (`LocalEqConst`, and as an `if`'s test its
+    // jump): symbols are compared by name, numbers by value and exactness,
+    // the empty list and characters by identity.
+    value(
+        "(let () (define (f x) (list (eq? x 'a) (eqv? x 2.5) (eqv? x '()) (if (eq? x 'a) 'y 'n) \
+         (if (eqv? x #\\c) 'y 'n))) \
+         (list (f 'a) (f (string->symbol \"a\")) (f 2.5) (f '()) (f #\\c) (f \"a\")))",
+        "((#t #f #f y n) (#t #f #f y n) (#f #t #f n n) (#f #f #t n n) (#f #f #f n y) (#f #f #f n n))",
+    );
+    // `case`, with one datum and with several (an `or` of the tests), and its
+    // `else`.
+    value(
+        "(let () (define (f x) (case x ((a) 1) ((b c) 2) ((3 4.5) 3) (else 'none))) \
+         (map f (list 'a 'b 'c 3 4.5 4 'd)))",
+        "(1 2 2 3 3 none none)",
+    );
+    // A jump landing on the `Const` (the `or`'s, with its first operand)
+    // keeps the three apart.
+    value(
+        "(let () (define (f a b) (eq? (or a b) 'z)) (list (f 'z 1) (f #f 'z) (f 'y 'z)))",
+        "(#t #t #f)",
+    );
+}
+
+#[test]
+fn car_and_cdr_of_locals() {
+    // `LocalCar` / `LocalCdr`, also after another local's push (a `Local2`
+    // split), on weak pairs (the builtin), and their errors.
+    value(
+        "(let () (define (f p q) (list (car p) (cdr p) (cons (car q) (cdr q)) (cons p (car q)))) \
+         (f (cons 1 2) (weak-cons 'a 'b)))",
+        "(1 2 (a . b) ((1 . 2) . a))",
+    );
+    error(
+        "(let () (define (f p) (car p)) (f 5))",
+        "car: expected a pair, got 5",
+    );
+    error(
+        "(let () (define (f p q) (cons p (cdr q))) (f 1 '()))",
+        "cdr: expected a pair",
+    );
+    // A jump landing on the `car` keeps it apart from the local's push.
+    value(
+        "(let () (define (f b p q) (car (if b p q))) (list (f #t '(1) '(2)) (f #f '(1) '(2))))",
+        "(1 2)",
     );
 }

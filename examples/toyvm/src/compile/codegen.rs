@@ -83,13 +83,38 @@ impl Gen<'_> {
 
     /// Pushes `op`, merged with the instruction before it (that no jump
     /// targets `op`, as in [`Gen::local`]) where one instruction does both:
-    /// `Local2` then a two-fixnum operation into `LocalArith`, `VectorSet`
-    /// then `Pop` into `VectorSetPop`, `SetLocal` then `SetLocal` into
-    /// `SetLocal2`.
+    /// `Local2` then a two-fixnum operation into `LocalArith`, `Local` then
+    /// `car` or `cdr` into `LocalCar` or `LocalCdr`, `VectorSet` then `Pop`
+    /// into `VectorSetPop`, `SetLocal` then `SetLocal` into `SetLocal2`; and
+    /// `Local`, `Const`, `Eq` into `LocalEqConst`.
     fn push_merged(&mut self, op: Op) {
-        if self.target != self.code.len() {
+        let n = self.code.len();
+        if self.target != n {
+            // Three into one: `Local`, `Const`, `Eq` (that no jump targets
+            // the `Const` either).
+            if let (Op::Eq(id), [.., Op::Local(a), Op::Const(k)]) = (op, &self.code[..]) {
+                if self.target != n - 1 {
+                    let (a, k) = (*a, *k);
+                    self.code.truncate(n - 2);
+                    self.code.push(Op::LocalEqConst(a, id, k));
+                    return;
+                }
+            }
+            // `Local2(a, b)` then `car` or `cdr`: `Local(a)` then the `car`
+            // or `cdr` of `b`.
+            if let (Op::Car(id) | Op::Cdr(id), Some(&Op::Local2(a, b))) = (op, self.code.last()) {
+                self.code[n - 1] = Op::Local(a);
+                self.code.push(if matches!(op, Op::Car(_)) {
+                    Op::LocalCar(b, id)
+                } else {
+                    Op::LocalCdr(b, id)
+                });
+                return;
+            }
             if let Some(last) = self.code.last_mut() {
                 let merged = match (*last, op) {
+                    (Op::Local(a), Op::Car(id)) => Some(Op::LocalCar(a, id)),
+                    (Op::Local(a), Op::Cdr(id)) => Some(Op::LocalCdr(a, id)),
                     (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),
                     (Op::VectorSet(id), Op::Pop) => Some(Op::VectorSetPop(id)),
                     (Op::SetLocal(a), Op::SetLocal(b)) => Some(Op::SetLocal2(a, b)),

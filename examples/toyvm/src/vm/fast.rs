@@ -7,7 +7,7 @@
 //! messages are the builtin's. No `Gc` is held across an allocation: floats are
 //! read into `f64`s before the result is boxed.
 
-use super::{bool_value, Vm, TRUE, UNSPEC};
+use super::{bool_value, Vm, CONSTS, TRUE, UNSPEC};
 use crate::builtins::{ADD, BUILTINS, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB};
 use crate::error::VmError;
 use flipgc_core::Value;
@@ -161,6 +161,32 @@ impl Vm {
         self.prim_slow(id, 1)
     }
 
+    /// `car` (`cdr` if `!car`) of stack entry `slot`, pushed.
+    #[inline(always)]
+    pub(super) fn local_car_cdr(&mut self, slot: usize, car: bool, id: u16) -> Result<(), VmError> {
+        if let Some(p) = self.obj(slot) {
+            if self.m.type_of(p) == self.t.pair {
+                let f = if car { self.t.car } else { self.t.cdr };
+                let v = self.m.get_value(p, f);
+                self.m.push_value(v);
+                return Ok(());
+            }
+        }
+        self.dup(slot);
+        self.prim_slow(id, 1)
+    }
+
+    /// Whether stack entry `slot` is `eqv?` to constant `k`.
+    #[inline(always)]
+    pub(super) fn local_eqv_const(&mut self, slot: usize, k: usize) -> bool {
+        if k >= self.consts_len {
+            self.refresh_consts();
+        }
+        let table = self.obj(CONSTS).expect("table");
+        let datum = self.m.read_value(table, k);
+        self.eqv(self.val(slot), datum)
+    }
+
     /// `cons` of the top two values.
     #[inline(always)]
     pub(super) fn cons_top(&mut self) -> Result<(), VmError> {
@@ -187,28 +213,26 @@ impl Vm {
         }
     }
 
-    /// `eq?` or `eqv?` of the top two values.
+    /// `eq?` or `eqv?` (one builtin, `crate::builtins::system::is_eqv`) of
+    /// the top two values, replacing them with the result: [`Vm::eqv`]
+    /// itself, inline. Symbols are heap objects compared by their ids, so two
+    /// different objects are often `eqv?` (a `case` on symbols compares each
+    /// key with fresh constants): the builtin's call cost such tests four
+    /// times the comparison.
     #[inline(always)]
-    pub(super) fn eq_top(&mut self, id: u16) -> Result<(), VmError> {
+    pub(super) fn eq_top(&mut self) {
+        let r = self.eqv_pop();
+        self.push_bool(r);
+    }
+
+    /// [`Vm::eqv`] of the top two values, popped: the test of a fused
+    /// conditional jump.
+    #[inline(always)]
+    pub(super) fn eqv_pop(&mut self) -> bool {
         let top = self.top();
-        let (a, b) = (self.val(top - 1), self.val(top));
-        // Only boxed numbers (heap objects) are `eqv?` without being the same
-        // bits; an integer in the fixnum range is always a fixnum.
-        let r = if a == b {
-            Some(true)
-        } else if a.as_ref().is_none() || b.as_ref().is_none() {
-            Some(false)
-        } else {
-            None
-        };
-        match r {
-            Some(r) => {
-                self.m.stack_set_value(top - 1, bool_value(r));
-                self.m.stack_truncate(top);
-                Ok(())
-            }
-            None => self.prim_slow(id, 2),
-        }
+        let r = self.eqv(self.val(top - 1), self.val(top));
+        self.m.stack_truncate(top - 1);
+        r
     }
 
     /// `vector-ref` (the vector and a fixnum index on top).

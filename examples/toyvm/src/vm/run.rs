@@ -646,7 +646,7 @@ impl Vm {
                     let r = bool_value(!self.truthy(top));
                     self.m.stack_set_value(top, r);
                 }
-                Op::Eq(id) => self.eq_top(id)?,
+                Op::Eq(_) => self.eq_top(),
                 Op::VectorRef(id) => self.vector_ref_top(id)?,
                 Op::VectorSet(id) => self.vector_set_top(id)?,
                 Op::SelfRef => self.dup(fp),
@@ -693,9 +693,8 @@ impl Vm {
                         pc = t as usize;
                     }
                 }
-                Op::JumpUnlessEq(id, t) => {
-                    self.eq_top(id)?;
-                    if !self.truthy_pop() {
+                Op::JumpUnlessEq(_, t) => {
+                    if !self.eqv_pop() {
                         pc = t as usize;
                     }
                 }
@@ -774,6 +773,17 @@ impl Vm {
                         pc = t as usize;
                     }
                 }
+                Op::LocalEqConst(a, _, k) => {
+                    let r = self.local_eqv_const(fp + 1 + a as usize, k as usize);
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalEqConst(a, _, k, t) => {
+                    if !self.local_eqv_const(fp + 1 + a as usize, k as usize) {
+                        pc = t as usize;
+                    }
+                }
+                Op::LocalCar(a, id) => self.local_car_cdr(fp + 1 + a as usize, true, id)?,
+                Op::LocalCdr(a, id) => self.local_car_cdr(fp + 1 + a as usize, false, id)?,
                 Op::VectorSetPop(id) => self.vector_set_pop(id)?,
                 Op::SetLocal2(a, b) => {
                     let top = self.top();
