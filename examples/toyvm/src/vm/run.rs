@@ -10,7 +10,7 @@ use super::{
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
-use crate::bytecode::Op;
+use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
 use flipgc_core::Value;
 
@@ -115,6 +115,8 @@ impl Vm {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn arity_error(&self, name: &str, min: usize, max: Option<usize>, got: usize) -> VmError {
         let (want, n) = match max {
             None => (format!("at least {min}"), min),
@@ -228,13 +230,18 @@ impl Vm {
     /// Lays out the frame of a call of prototype `pid` (the closure at `fpos`,
     /// `argc` arguments above it): checks the arity, gathers rest arguments,
     /// pushes the other local slots.
-    #[inline(always)]
     fn open_frame(&mut self, fpos: usize, argc: usize, pid: u32) -> Result<(), VmError> {
-        let p = self.proto(pid as usize);
+        let p = self.proto(pid as usize).clone();
+        self.open_frame_of(fpos, argc, &p)
+    }
+
+    /// [`Vm::open_frame`] of prototype `p` (the interpreter's calls, which
+    /// hold the callee's prototype already: no lookup).
+    #[inline(always)]
+    fn open_frame_of(&mut self, fpos: usize, argc: usize, p: &Proto) -> Result<(), VmError> {
         let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
         if argc < nreq || (!rest && argc > nreq) {
-            let name = p.name.clone();
-            return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
+            return Err(self.arity_error(&p.name, nreq, (!rest).then_some(nreq), argc));
         }
         if fpos + argc + nslots >= MAX_STACK {
             return Err(stack_full());
@@ -494,11 +501,11 @@ impl Vm {
                     };
                     if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fpos, argc, npi)?;
                         if npi != pi {
                             pi = npi;
                             code = self.proto(pi as usize).clone();
                         }
+                        self.open_frame_of(fpos, argc, &code)?;
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -542,11 +549,11 @@ impl Vm {
                     };
                     if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fp, argc, npi)?;
                         if npi != pi {
                             pi = npi;
                             code = self.proto(pi as usize).clone();
                         }
+                        self.open_frame_of(fp, argc, &code)?;
                         pc = 0;
                         continue;
                     }
