@@ -181,6 +181,17 @@ pub enum Op {
     LocalCar(u32, u16),
     /// `Local(a)` then `Cdr(id)`: the `cdr` of local `a`.
     LocalCdr(u32, u16),
+    /// `Local2(a, b)` then `Mul(id)`: `(* a b)` with both operands unboxed
+    /// locals.
+    LocalMul(u32, u32, u16),
+    /// `Local(a)` then `SetLocal(b)`: local `a` copied into local `b`
+    /// (`(let ((b a)) ...)`, a `case`'s key).
+    MoveLocal(u32, u32),
+    /// `Local(a)` then `NullP(id)`.
+    LocalNullP(u32, u16),
+    /// `LocalNullP(a, _)` then `JumpIfFalse(t)`: jump unless local `a` is
+    /// the empty list. The fields are `a`, `t`.
+    JumpUnlessLocalNull(u32, u32),
     /// `VectorSet(id)` then `Pop`: `(vector-set! v k x)` for its effect.
     VectorSetPop(u16),
     /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
@@ -206,6 +217,7 @@ impl Op {
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
             Op::Not(_) => Op::JumpIfTrue(t),
             Op::LocalEqConst(a, id, k) => Op::JumpUnlessLocalEqConst(a, id, k, t),
+            Op::LocalNullP(a, _) => Op::JumpUnlessLocalNull(a, t),
             Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
                 Op::JumpUnlessLocals(a, id, b, t)
             }
@@ -256,6 +268,7 @@ impl Op {
             Op::JumpUnlessLocals(a, id, b, _) => Op::JumpUnlessLocals(a, id, b, t),
             Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
             Op::JumpUnlessLocalEqConst(a, id, k, _) => Op::JumpUnlessLocalEqConst(a, id, k, t),
+            Op::JumpUnlessLocalNull(a, _) => Op::JumpUnlessLocalNull(a, t),
             other => unreachable!("retargeting {other:?}"),
         }
     }

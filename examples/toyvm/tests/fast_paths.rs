@@ -3,7 +3,8 @@
 //! the other jumps on a negated comparison too), `Op::Local2` and the
 //! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
 //! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
-//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::SelfRef`,
+//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
+//! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -431,5 +432,40 @@ fn car_and_cdr_of_locals() {
     value(
         "(let () (define (f b p q) (car (if b p q))) (list (f #t '(1) '(2)) (f #f '(1) '(2))))",
         "(1 2)",
+    );
+}
+
+#[test]
+fn local_products_copies_and_null_tests() {
+    // `(* a b)` on two locals (`LocalMul`): fixnums, overflow into a boxed
+    // integer, floats (read from the locals), mixed operands, errors.
+    value(
+        "(let () (define (f a b) (* a b)) \
+         (list (f 6 7) (f -3 4) (f 4611686018427387903 2) (f 1.5 2.0) (f 2 0.25)))",
+        "(42 -12 9223372036854775806 3.0 0.5)",
+    );
+    error(
+        "(let () (define (f a b) (* a b)) (f 3 'x))",
+        "*: expected a number",
+    );
+    error(
+        "(let () (define (f a b) (* a b)) (f 4611686018427387903 4611686018427387903))",
+        "*: integer overflow",
+    );
+    // Floats and mixed operands through the other merged operations.
+    value(
+        "(let () (define (f a b) (list (+ a b) (- a b) (< a b) (= a b))) (list (f 1.5 0.5) (f 1 0.5)))",
+        "((2.0 1.0 #f #f) (1.5 0.5 #f #f))",
+    );
+    // A local copied into another (`MoveLocal`), then changed apart.
+    value(
+        "(let () (define (f a) (let ((b a)) (set! a 5) (list a b))) (f 1))",
+        "(5 1)",
+    );
+    // `null?` of a local (`LocalNullP`, and as a test its jump).
+    value(
+        "(let () (define (f x) (list (null? x) (if (null? x) 'e 'n))) \
+         (list (f '()) (f '(1)) (f #f) (f 0)))",
+        "((#t e) (#f n) (#f n) (#f n))",
     );
 }

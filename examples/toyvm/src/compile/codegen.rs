@@ -83,8 +83,9 @@ impl Gen<'_> {
 
     /// Pushes `op`, merged with the instruction before it (that no jump
     /// targets `op`, as in [`Gen::local`]) where one instruction does both:
-    /// `Local2` then a two-fixnum operation into `LocalArith`, `Local` then
-    /// `car` or `cdr` into `LocalCar` or `LocalCdr`, `VectorSet` then `Pop`
+    /// `Local2` then a two-fixnum operation into `LocalArith` (`*`:
+    /// `LocalMul`), `Local` then `car`, `cdr`, `null?` or `SetLocal` into
+    /// `LocalCar`, `LocalCdr`, `LocalNullP` or `MoveLocal`, `VectorSet` then `Pop`
     /// into `VectorSetPop`, `SetLocal` then `SetLocal` into `SetLocal2`; and
     /// `Local`, `Const`, `Eq` into `LocalEqConst`.
     fn push_merged(&mut self, op: Op) {
@@ -113,6 +114,9 @@ impl Gen<'_> {
             }
             if let Some(last) = self.code.last_mut() {
                 let merged = match (*last, op) {
+                    (Op::Local(a), Op::SetLocal(b)) => Some(Op::MoveLocal(a, b)),
+                    (Op::Local(a), Op::NullP(id)) => Some(Op::LocalNullP(a, id)),
+                    (Op::Local2(a, b), Op::Mul(id)) => Some(Op::LocalMul(a, b, id)),
                     (Op::Local(a), Op::Car(id)) => Some(Op::LocalCar(a, id)),
                     (Op::Local(a), Op::Cdr(id)) => Some(Op::LocalCdr(a, id)),
                     (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),

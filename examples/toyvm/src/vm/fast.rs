@@ -106,6 +106,34 @@ impl Vm {
         self.prim_slow(id, 2)
     }
 
+    /// `op` on stack entries `a` and `b` (locals), its result pushed, when
+    /// they are not two fixnums: two floats inline (read from the locals,
+    /// without pushing them), anything else as [`Vm::arith2`] on copies.
+    #[inline(never)]
+    pub(super) fn local_arith_slow(
+        &mut self,
+        a: usize,
+        b: usize,
+        op: Arith,
+        id: u16,
+    ) -> Result<(), VmError> {
+        if let (Some(x), Some(y)) = (self.float_of(self.val(a)), self.float_of(self.val(b))) {
+            let r = match op {
+                Arith::Add => x + y,
+                Arith::Sub => x - y,
+                Arith::Mul => x * y,
+                cmp => {
+                    self.push_bool(Self::compare(cmp, x, y));
+                    return Ok(());
+                }
+            };
+            return self.push_float(r);
+        }
+        self.dup(a);
+        self.dup(b);
+        self.arith2(op, id)
+    }
+
     /// The comparison `op` of the top two values, popped (builtin `id`
     /// outside the two-fixnum and two-float cases): the test of a fused
     /// conditional jump.

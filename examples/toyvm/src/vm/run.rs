@@ -761,9 +761,28 @@ impl Vm {
                             continue;
                         }
                     }
-                    self.dup(sa);
-                    self.dup(sb);
-                    self.arith2(Arith::of_fixnum_fast(id), id)?;
+                    self.local_arith_slow(sa, sb, Arith::of_fixnum_fast(id), id)?;
+                }
+                Op::LocalMul(a, b, id) => {
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    if let (Some(x), Some(y)) = (self.val(sa).as_fixnum(), self.val(sb).as_fixnum())
+                    {
+                        if let Some(r) = x.checked_mul(y).and_then(Value::fixnum) {
+                            self.m.push_value(r);
+                            continue;
+                        }
+                    }
+                    self.local_arith_slow(sa, sb, Arith::Mul, id)?;
+                }
+                Op::MoveLocal(a, b) => self.m.stack_copy(fp + 1 + a as usize, fp + 1 + b as usize),
+                Op::LocalNullP(a, _) => {
+                    let r = self.val(fp + 1 + a as usize).is_null();
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalNull(a, t) => {
+                    if !self.val(fp + 1 + a as usize).is_null() {
+                        pc = t as usize;
+                    }
                 }
                 Op::JumpUnlessLocals(a, id, b, t) | Op::JumpIfLocals(a, id, b, t) => {
                     let when = matches!(op, Op::JumpIfLocals(..));
