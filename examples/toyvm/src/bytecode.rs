@@ -181,6 +181,13 @@ pub enum Op {
     LocalCar(u32, u16),
     /// `Local(a)` then `Cdr(id)`: the `cdr` of local `a`.
     LocalCdr(u32, u16),
+    /// `Free(i)` then the instruction of builtin `id` (one of
+    /// `crate::builtins::fixnum_fast`): the top value and free variable `i`
+    /// (`(< x n)`, `(+ x c)` with `n`, `c` captured and never assigned).
+    FreeArith(u32, u16),
+    /// `FreeArith(i, id)` (`id` a comparison) then `JumpIfFalse(t)`. The
+    /// fields are `i`, `id`, `t`.
+    JumpUnlessFreeArith(u32, u16, u32),
     /// `Local2(a, b)` then `Mul(id)`: `(* a b)` with both operands unboxed
     /// locals.
     LocalMul(u32, u32, u16),
@@ -218,6 +225,9 @@ impl Op {
             Op::Not(_) => Op::JumpIfTrue(t),
             Op::LocalEqConst(a, id, k) => Op::JumpUnlessLocalEqConst(a, id, k, t),
             Op::LocalNullP(a, _) => Op::JumpUnlessLocalNull(a, t),
+            Op::FreeArith(i, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpUnlessFreeArith(i, id, t)
+            }
             Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
                 Op::JumpUnlessLocals(a, id, b, t)
             }
@@ -269,6 +279,7 @@ impl Op {
             Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
             Op::JumpUnlessLocalEqConst(a, id, k, _) => Op::JumpUnlessLocalEqConst(a, id, k, t),
             Op::JumpUnlessLocalNull(a, _) => Op::JumpUnlessLocalNull(a, t),
+            Op::JumpUnlessFreeArith(i, id, _) => Op::JumpUnlessFreeArith(i, id, t),
             other => unreachable!("retargeting {other:?}"),
         }
     }

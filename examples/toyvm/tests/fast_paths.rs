@@ -4,7 +4,8 @@
 //! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
 //! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
 //! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
-//! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::SelfRef`,
+//! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::FreeArith` and its
+//! jump, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -467,5 +468,28 @@ fn local_products_copies_and_null_tests() {
         "(let () (define (f x) (list (null? x) (if (null? x) 'e 'n))) \
          (list (f '()) (f '(1)) (f #f) (f 0)))",
         "((#t e) (#f n) (#f n) (#f n))",
+    );
+}
+
+#[test]
+fn operations_with_a_captured_operand() {
+    // The top value against a captured variable (`FreeArith`, and as a test
+    // `JumpUnlessFreeArith`): fixnums, the operand order, floats, mixed,
+    // overflow into a boxed integer, NaN, errors.
+    value(
+        "(let () (define (mk c) (lambda (x) (list (- x c) (+ x c) (< x c) (>= x c) (if (< x c) 'lt 'ge) \
+         (if (= x c) 'eq 'ne)))) \
+         (list ((mk 3) 10) ((mk 10) 3) ((mk 0.5) 2.0) ((mk 2) 2.0) ((mk 4611686018427387903) 1) \
+               ((mk +nan.0) 1.0)))",
+        "((7 13 #f #t ge ne) (-7 13 #t #f lt ne) (1.5 2.5 #f #t ge ne) (0.0 4.0 #f #t ge eq) \
+         (-4611686018427387902 4611686018427387904 #t #f lt ne) (+nan.0 +nan.0 #f #f ge ne))",
+    );
+    error(
+        "(let () (define (mk c) (lambda (x) (if (< x c) 1 2))) ((mk 'c) 1))",
+        "<: expected a number",
+    );
+    error(
+        "(let () (define (mk c) (lambda (x) (+ x c))) ((mk 1) \"x\"))",
+        "+: expected a number",
     );
 }

@@ -84,7 +84,7 @@ impl Gen<'_> {
     /// Pushes `op`, merged with the instruction before it (that no jump
     /// targets `op`, as in [`Gen::local`]) where one instruction does both:
     /// `Local2` then a two-fixnum operation into `LocalArith` (`*`:
-    /// `LocalMul`), `Local` then `car`, `cdr`, `null?` or `SetLocal` into
+    /// `LocalMul`), `Free` then one into `FreeArith`, `Local` then `car`, `cdr`, `null?` or `SetLocal` into
     /// `LocalCar`, `LocalCdr`, `LocalNullP` or `MoveLocal`, `VectorSet` then `Pop`
     /// into `VectorSetPop`, `SetLocal` then `SetLocal` into `SetLocal2`; and
     /// `Local`, `Const`, `Eq` into `LocalEqConst`.
@@ -120,6 +120,7 @@ impl Gen<'_> {
                     (Op::Local(a), Op::Car(id)) => Some(Op::LocalCar(a, id)),
                     (Op::Local(a), Op::Cdr(id)) => Some(Op::LocalCdr(a, id)),
                     (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),
+                    (Op::Free(i), _) => op.fixnum_fast_id().map(|id| Op::FreeArith(i, id)),
                     (Op::VectorSet(id), Op::Pop) => Some(Op::VectorSetPop(id)),
                     (Op::SetLocal(a), Op::SetLocal(b)) => Some(Op::SetLocal2(a, b)),
                     _ => None,

@@ -774,6 +774,37 @@ impl Vm {
                     }
                     self.local_arith_slow(sa, sb, Arith::Mul, id)?;
                 }
+                Op::FreeArith(i, id) => {
+                    let top = self.top();
+                    let clo = self.obj(fp).expect("closure");
+                    let b = self.m.read_tail_value(clo, i as usize);
+                    if let (Some(x), Some(y)) = (self.val(top).as_fixnum(), b.as_fixnum()) {
+                        if let Some(r) = Self::fixnum2(id, x, y) {
+                            self.m.stack_set_value(top, r);
+                            continue;
+                        }
+                    }
+                    self.m.push_value(b);
+                    self.arith2(Arith::of_fixnum_fast(id), id)?;
+                }
+                Op::JumpUnlessFreeArith(i, id, t) => {
+                    let top = self.top();
+                    let clo = self.obj(fp).expect("closure");
+                    let b = self.m.read_tail_value(clo, i as usize);
+                    let r = match (self.val(top).as_fixnum(), b.as_fixnum()) {
+                        (Some(x), Some(y)) => {
+                            self.m.stack_truncate(top);
+                            Self::fixnum_cmp(id, x, y)
+                        }
+                        _ => {
+                            self.m.push_value(b);
+                            self.compare2(Arith::of_fixnum_fast(id), id)?
+                        }
+                    };
+                    if !r {
+                        pc = t as usize;
+                    }
+                }
                 Op::MoveLocal(a, b) => self.m.stack_copy(fp + 1 + a as usize, fp + 1 + b as usize),
                 Op::LocalNullP(a, _) => {
                     let r = self.val(fp + 1 + a as usize).is_null();
