@@ -188,6 +188,9 @@ pub enum Op {
     /// `FreeArith(i, id)` (`id` a comparison) then `JumpIfFalse(t)`. The
     /// fields are `i`, `id`, `t`.
     JumpUnlessFreeArith(u32, u16, u32),
+    /// `Int(k)` then `VectorRef(id)`: `(vector-ref v k)` with a constant
+    /// index (a record's field). The fields are `k`, `id`.
+    VectorRefInt(u32, u16),
     /// `Local2(a, b)` then `Mul(id)`: `(* a b)` with both operands unboxed
     /// locals.
     LocalMul(u32, u32, u16),

@@ -5,7 +5,7 @@
 //! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
 //! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
 //! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::FreeArith` and its
-//! jump, `Op::SelfRef`,
+//! jump, `Op::VectorRefInt`, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -491,5 +491,27 @@ fn operations_with_a_captured_operand() {
     error(
         "(let () (define (mk c) (lambda (x) (+ x c))) ((mk 1) \"x\"))",
         "+: expected a number",
+    );
+}
+
+#[test]
+fn vector_refs_at_constant_indices() {
+    // `(vector-ref v k)` with `k` a literal (`VectorRefInt`): in range, and
+    // the builtin's errors out of range, below zero and on a non-vector.
+    value(
+        "(let () (define (f v) (list (vector-ref v 0) (vector-ref v 2))) (f (vector 'a 'b 'c)))",
+        "(a c)",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v 3)) (f (vector 1 2 3)))",
+        "out of range",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v -1)) (f (vector 1 2 3)))",
+        "vector-ref",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v 0)) (f (list 1 2)))",
+        "vector-ref: expected a vector",
     );
 }

@@ -84,7 +84,8 @@ impl Gen<'_> {
     /// Pushes `op`, merged with the instruction before it (that no jump
     /// targets `op`, as in [`Gen::local`]) where one instruction does both:
     /// `Local2` then a two-fixnum operation into `LocalArith` (`*`:
-    /// `LocalMul`), `Free` then one into `FreeArith`, `Local` then `car`, `cdr`, `null?` or `SetLocal` into
+    /// `LocalMul`), `Free` then one into `FreeArith`, `Int` then
+    /// `VectorRef` into `VectorRefInt`, `Local` then `car`, `cdr`, `null?` or `SetLocal` into
     /// `LocalCar`, `LocalCdr`, `LocalNullP` or `MoveLocal`, `VectorSet` then `Pop`
     /// into `VectorSetPop`, `SetLocal` then `SetLocal` into `SetLocal2`; and
     /// `Local`, `Const`, `Eq` into `LocalEqConst`.
@@ -121,6 +122,9 @@ impl Gen<'_> {
                     (Op::Local(a), Op::Cdr(id)) => Some(Op::LocalCdr(a, id)),
                     (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),
                     (Op::Free(i), _) => op.fixnum_fast_id().map(|id| Op::FreeArith(i, id)),
+                    (Op::Int(k), Op::VectorRef(id)) => {
+                        u32::try_from(k).ok().map(|k| Op::VectorRefInt(k, id))
+                    }
                     (Op::VectorSet(id), Op::Pop) => Some(Op::VectorSetPop(id)),
                     (Op::SetLocal(a), Op::SetLocal(b)) => Some(Op::SetLocal2(a, b)),
                     _ => None,

@@ -278,6 +278,21 @@ impl Vm {
         self.prim_slow(id, 2)
     }
 
+    /// `vector-ref` of the top value at the constant index `k`.
+    #[inline(always)]
+    pub(super) fn vector_ref_int(&mut self, k: usize, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let Some(v) = self.obj(top) {
+            if self.m.type_of(v) == self.t.vector && k < self.m.len(v) {
+                let x = self.m.read_value(v, k);
+                self.m.stack_set_value(top, x);
+                return Ok(());
+            }
+        }
+        self.push_int(k as i64)?;
+        self.prim_slow(id, 2)
+    }
+
     /// `vector-set!` (the vector, a fixnum index and the value on top).
     #[inline(always)]
     pub(super) fn vector_set_top(&mut self, id: u16) -> Result<(), VmError> {

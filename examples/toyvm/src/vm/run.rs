@@ -805,6 +805,7 @@ impl Vm {
                         pc = t as usize;
                     }
                 }
+                Op::VectorRefInt(k, id) => self.vector_ref_int(k as usize, id)?,
                 Op::MoveLocal(a, b) => self.m.stack_copy(fp + 1 + a as usize, fp + 1 + b as usize),
                 Op::LocalNullP(a, _) => {
                     let r = self.val(fp + 1 + a as usize).is_null();
