@@ -98,8 +98,8 @@ pub enum Op {
     PairP(u16),
     /// `(not x)`.
     Not(u16),
-    /// `(eq? a b)` or `(eqv? a b)`: the same bits are the same object; an
-    /// immediate or `()` against anything else differs.
+    /// `(eq? a b)` or `(eqv? a b)` (one builtin): `Vm::eqv` inline, without
+    /// the builtin's call.
     Eq(u16),
     /// `(vector-ref v k)` with a fixnum index in range.
     VectorRef(u16),
@@ -157,6 +157,56 @@ pub enum Op {
     JumpIfGe(u16, u32),
     /// `NumEq(id)`, `Not` then `JumpIfFalse(t)`.
     JumpIfNumEq(u16, u32),
+    /// `Local2(a, b)` then the instruction of builtin `id` (one of
+    /// `crate::builtins::fixnum_fast`: `+`, `-`, `=`, `<`, `>`, `<=`, `>=`)
+    /// in one instruction: `(+ i sum)` with both operands unboxed locals.
+    LocalArith(u32, u32, u16),
+    /// `LocalArith(a, b, id)` (`id` a comparison) then `JumpIfFalse(t)`,
+    /// without pushing the truth value (`(if (< a b) ...)`). The fields are
+    /// `a`, `id`, `b`, `t`, laid out as [`Op::JumpUnlessLocalInt`]'s: a field
+    /// at a new place in the instruction costs the dispatch of every one a
+    /// register.
+    JumpUnlessLocals(u32, u16, u32, u32),
+    /// `LocalArith(a, b, id)`, `Not` then `JumpIfFalse(t)`: jumps if the
+    /// comparison is true (`(if (not (< a b)) ...)`).
+    JumpIfLocals(u32, u16, u32, u32),
+    /// `Local(a)`, `Const(k)` then `Eq(id)`: whether local `a` is `eqv?` to
+    /// constant `k` (a `case` clause's test of its key against one of its
+    /// datums, `(eq? x 'sym)`). The fields are `a`, `id`, `k`.
+    LocalEqConst(u32, u16, u32),
+    /// `LocalEqConst(a, id, k)` then `JumpIfFalse(t)`. The fields are laid
+    /// out as [`Op::JumpUnlessLocalInt`]'s.
+    JumpUnlessLocalEqConst(u32, u16, u32, u32),
+    /// `Local(a)` then `Car(id)`: the `car` of local `a`.
+    LocalCar(u32, u16),
+    /// `Local(a)` then `Cdr(id)`: the `cdr` of local `a`.
+    LocalCdr(u32, u16),
+    /// `Free(i)` then the instruction of builtin `id` (one of
+    /// `crate::builtins::fixnum_fast`): the top value and free variable `i`
+    /// (`(< x n)`, `(+ x c)` with `n`, `c` captured and never assigned).
+    FreeArith(u32, u16),
+    /// `FreeArith(i, id)` (`id` a comparison) then `JumpIfFalse(t)`. The
+    /// fields are `i`, `id`, `t`.
+    JumpUnlessFreeArith(u32, u16, u32),
+    /// `Int(k)` then `VectorRef(id)`: `(vector-ref v k)` with a constant
+    /// index (a record's field). The fields are `k`, `id`.
+    VectorRefInt(u32, u16),
+    /// `Local2(a, b)` then `Mul(id)`: `(* a b)` with both operands unboxed
+    /// locals.
+    LocalMul(u32, u32, u16),
+    /// `Local(a)` then `SetLocal(b)`: local `a` copied into local `b`
+    /// (`(let ((b a)) ...)`, a `case`'s key).
+    MoveLocal(u32, u32),
+    /// `Local(a)` then `NullP(id)`.
+    LocalNullP(u32, u16),
+    /// `LocalNullP(a, _)` then `JumpIfFalse(t)`: jump unless local `a` is
+    /// the empty list. The fields are `a`, `t`.
+    JumpUnlessLocalNull(u32, u32),
+    /// `VectorSet(id)` then `Pop`: `(vector-set! v k x)` for its effect.
+    VectorSetPop(u16),
+    /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
+    /// below it into local `b`.
+    SetLocal2(u32, u32),
 }
 
 impl Op {
@@ -176,6 +226,14 @@ impl Op {
             Op::NullP(_) => Op::JumpUnlessNull(t),
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
             Op::Not(_) => Op::JumpIfTrue(t),
+            Op::LocalEqConst(a, id, k) => Op::JumpUnlessLocalEqConst(a, id, k, t),
+            Op::LocalNullP(a, _) => Op::JumpUnlessLocalNull(a, t),
+            Op::FreeArith(i, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpUnlessFreeArith(i, id, t)
+            }
+            Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpUnlessLocals(a, id, b, t)
+            }
             _ => return None,
         })
     }
@@ -191,6 +249,9 @@ impl Op {
             Op::Le(id) => Op::JumpIfLe(id, t),
             Op::Ge(id) => Op::JumpIfGe(id, t),
             Op::NumEq(id) => Op::JumpIfNumEq(id, t),
+            Op::LocalArith(a, b, id) if crate::builtins::fixnum_compare(id) => {
+                Op::JumpIfLocals(a, id, b, t)
+            }
             _ => return None,
         })
     }
@@ -217,7 +278,27 @@ impl Op {
             Op::JumpIfLe(id, _) => Op::JumpIfLe(id, t),
             Op::JumpIfGe(id, _) => Op::JumpIfGe(id, t),
             Op::JumpIfNumEq(id, _) => Op::JumpIfNumEq(id, t),
+            Op::JumpUnlessLocals(a, id, b, _) => Op::JumpUnlessLocals(a, id, b, t),
+            Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
+            Op::JumpUnlessLocalEqConst(a, id, k, _) => Op::JumpUnlessLocalEqConst(a, id, k, t),
+            Op::JumpUnlessLocalNull(a, _) => Op::JumpUnlessLocalNull(a, t),
+            Op::JumpUnlessFreeArith(i, id, _) => Op::JumpUnlessFreeArith(i, id, t),
             other => unreachable!("retargeting {other:?}"),
+        }
+    }
+
+    /// The builtin of this instruction if it is one of the two-operand
+    /// numeric ones with a fixnum fast path (`crate::builtins::fixnum_fast`).
+    pub fn fixnum_fast_id(self) -> Option<u16> {
+        match self {
+            Op::Add(id)
+            | Op::Sub(id)
+            | Op::NumEq(id)
+            | Op::Lt(id)
+            | Op::Gt(id)
+            | Op::Le(id)
+            | Op::Ge(id) => Some(id),
+            _ => None,
         }
     }
 

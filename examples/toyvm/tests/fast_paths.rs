@@ -1,6 +1,11 @@
 //! The interpreter's own instructions for common builtins (`Op::Add` to
 //! `Op::VectorSet`), its fused test-and-jump instructions (`Op::JumpIfLt` and
-//! the other jumps on a negated comparison too), `Op::Local2`, `Op::SelfRef`,
+//! the other jumps on a negated comparison too), `Op::Local2` and the
+//! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
+//! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
+//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
+//! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::FreeArith` and its
+//! jump, `Op::VectorRefInt`, `Op::SelfRef`,
 //! `Op::TailSelf` and the global read: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
@@ -306,5 +311,207 @@ fn returns_of_locals_are_not_merged_across_a_jump_target() {
     value(
         "(let () (define (g a b) (or a b)) (list (g 1 #f) (g #f 3) (g #f #f)))",
         "(1 3 #f)",
+    );
+}
+
+#[test]
+fn merged_local_operations_keep_the_builtins_results_and_errors() {
+    // `(OP a b)` on two locals (`LocalArith`): fixnums inline, floats, mixed
+    // operands and overflow through the plain instruction and the builtin.
+    value(
+        "(let () (define (f a b) (list (+ a b) (- a b) (= a b) (< a b) (> a b) (<= a b) (>= a b))) \
+         (list (f 3 5) (f 2.5 0.5) (f 1 1.0) (f 4611686018427387903 1)))",
+        "((8 -2 #f #t #f #t #f) (3.0 2.0 #f #f #t #f #t) (2.0 0.0 #t #f #f #t #t) \
+         (4611686018427387904 4611686018427387902 #f #f #t #f #t))",
+    );
+    error(
+        "(let () (define (f a b) (- a b)) (f 1 'x))",
+        "-: expected a number",
+    );
+    // As tests (`JumpUnlessLocals`, and `JumpIfLocals` under a `not`), NaN
+    // included.
+    value(
+        "(let () (define (f a b) (list (if (< a b) 1 0) (if (>= a b) 1 0) (if (= a b) 1 0) \
+         (if (not (<= a b)) 1 0) (if (not (> a b)) 1 0))) \
+         (list (f 1 2) (f 2 2) (f 2.5 1) (f +nan.0 1.0)))",
+        "((1 0 0 0 1) (0 1 1 0 1) (0 1 0 1 0) (0 0 0 1 1))",
+    );
+    error(
+        "(let () (define (f a b) (if (> a b) 1 0)) (f \"s\" 1))",
+        ">: expected a number",
+    );
+    error(
+        "(let () (define (f a b) (if (not (< a b)) 1 0)) (f 1 #t))",
+        "<: expected a number",
+    );
+    // A jump landing on the operation keeps it apart from the pushes before
+    // it: the `if` arm's `Local` is the second operand.
+    value(
+        "(let () (define (f p a b c) (- a (if p b c))) (list (f #t 10 1 2) (f #f 10 1 2)))",
+        "(9 8)",
+    );
+}
+
+#[test]
+fn merged_stores_and_vector_sets() {
+    // A two-binding `let` stores both values at once (`SetLocal2`), in order,
+    // also when a jump lands on the first store.
+    value(
+        "(let () (define (f p q) (let ((a (if p 1 2)) (b (if q 3 4))) (list a b))) \
+         (list (f #t #t) (f #f #f) (f #t #f)))",
+        "((1 3) (2 4) (1 4))",
+    );
+    // `vector-set!` for its effect (`VectorSetPop`): stores, leaves the stack
+    // as it was, and keeps the builtin's errors.
+    value(
+        "(let ((v (make-vector 3 0))) \
+         (do ((i 0 (+ i 1))) ((= i 3)) (vector-set! v i (* i i)) (vector-set! v 0 'z)) v)",
+        "#(z 1 4)",
+    );
+    error(
+        "(let ((v (make-vector 3 0)) (k 3)) (vector-set! v k 1) v)",
+        "out of range",
+    );
+    error(
+        "(let ((v (list 1 2)) (k 0)) (vector-set! v k 1) v)",
+        "vector-set!: expected a vector",
+    );
+    // A `vector-set!` ending a conditional's else arm, whose end (a jump
+    // target) the `Pop` is, is not merged with it.
+    value(
+        "(let ((v (make-vector 2 0))) \
+         (define (f p) (list 'a (begin (if p 'no (vector-set! v 1 2)) 'done))) \
+         (list (f #t) (f #f) v))",
+        "((a done) (a done) #(0 2))",
+    );
+}
+
+#[test]
+fn eqv_tests_against_constants_and_case() {
+    // A local against a datum (`LocalEqConst`, and as an `if`'s test its
+    // jump): symbols are compared by name, numbers by value and exactness,
+    // the empty list and characters by identity.
+    value(
+        "(let () (define (f x) (list (eq? x 'a) (eqv? x 2.5) (eqv? x '()) (if (eq? x 'a) 'y 'n) \
+         (if (eqv? x #\\c) 'y 'n))) \
+         (list (f 'a) (f (string->symbol \"a\")) (f 2.5) (f '()) (f #\\c) (f \"a\")))",
+        "((#t #f #f y n) (#t #f #f y n) (#f #t #f n n) (#f #f #t n n) (#f #f #f n y) (#f #f #f n n))",
+    );
+    // `case`, with one datum and with several (an `or` of the tests), and its
+    // `else`.
+    value(
+        "(let () (define (f x) (case x ((a) 1) ((b c) 2) ((3 4.5) 3) (else 'none))) \
+         (map f (list 'a 'b 'c 3 4.5 4 'd)))",
+        "(1 2 2 3 3 none none)",
+    );
+    // A jump landing on the `Const` (the `or`'s, with its first operand)
+    // keeps the three apart.
+    value(
+        "(let () (define (f a b) (eq? (or a b) 'z)) (list (f 'z 1) (f #f 'z) (f 'y 'z)))",
+        "(#t #t #f)",
+    );
+}
+
+#[test]
+fn car_and_cdr_of_locals() {
+    // `LocalCar` / `LocalCdr`, also after another local's push (a `Local2`
+    // split), on weak pairs (the builtin), and their errors.
+    value(
+        "(let () (define (f p q) (list (car p) (cdr p) (cons (car q) (cdr q)) (cons p (car q)))) \
+         (f (cons 1 2) (weak-cons 'a 'b)))",
+        "(1 2 (a . b) ((1 . 2) . a))",
+    );
+    error(
+        "(let () (define (f p) (car p)) (f 5))",
+        "car: expected a pair, got 5",
+    );
+    error(
+        "(let () (define (f p q) (cons p (cdr q))) (f 1 '()))",
+        "cdr: expected a pair",
+    );
+    // A jump landing on the `car` keeps it apart from the local's push.
+    value(
+        "(let () (define (f b p q) (car (if b p q))) (list (f #t '(1) '(2)) (f #f '(1) '(2))))",
+        "(1 2)",
+    );
+}
+
+#[test]
+fn local_products_copies_and_null_tests() {
+    // `(* a b)` on two locals (`LocalMul`): fixnums, overflow into a boxed
+    // integer, floats (read from the locals), mixed operands, errors.
+    value(
+        "(let () (define (f a b) (* a b)) \
+         (list (f 6 7) (f -3 4) (f 4611686018427387903 2) (f 1.5 2.0) (f 2 0.25)))",
+        "(42 -12 9223372036854775806 3.0 0.5)",
+    );
+    error(
+        "(let () (define (f a b) (* a b)) (f 3 'x))",
+        "*: expected a number",
+    );
+    error(
+        "(let () (define (f a b) (* a b)) (f 4611686018427387903 4611686018427387903))",
+        "*: integer overflow",
+    );
+    // Floats and mixed operands through the other merged operations.
+    value(
+        "(let () (define (f a b) (list (+ a b) (- a b) (< a b) (= a b))) (list (f 1.5 0.5) (f 1 0.5)))",
+        "((2.0 1.0 #f #f) (1.5 0.5 #f #f))",
+    );
+    // A local copied into another (`MoveLocal`), then changed apart.
+    value(
+        "(let () (define (f a) (let ((b a)) (set! a 5) (list a b))) (f 1))",
+        "(5 1)",
+    );
+    // `null?` of a local (`LocalNullP`, and as a test its jump).
+    value(
+        "(let () (define (f x) (list (null? x) (if (null? x) 'e 'n))) \
+         (list (f '()) (f '(1)) (f #f) (f 0)))",
+        "((#t e) (#f n) (#f n) (#f n))",
+    );
+}
+
+#[test]
+fn operations_with_a_captured_operand() {
+    // The top value against a captured variable (`FreeArith`, and as a test
+    // `JumpUnlessFreeArith`): fixnums, the operand order, floats, mixed,
+    // overflow into a boxed integer, NaN, errors.
+    value(
+        "(let () (define (mk c) (lambda (x) (list (- x c) (+ x c) (< x c) (>= x c) (if (< x c) 'lt 'ge) \
+         (if (= x c) 'eq 'ne)))) \
+         (list ((mk 3) 10) ((mk 10) 3) ((mk 0.5) 2.0) ((mk 2) 2.0) ((mk 4611686018427387903) 1) \
+               ((mk +nan.0) 1.0)))",
+        "((7 13 #f #t ge ne) (-7 13 #t #f lt ne) (1.5 2.5 #f #t ge ne) (0.0 4.0 #f #t ge eq) \
+         (-4611686018427387902 4611686018427387904 #t #f lt ne) (+nan.0 +nan.0 #f #f ge ne))",
+    );
+    error(
+        "(let () (define (mk c) (lambda (x) (if (< x c) 1 2))) ((mk 'c) 1))",
+        "<: expected a number",
+    );
+    error(
+        "(let () (define (mk c) (lambda (x) (+ x c))) ((mk 1) \"x\"))",
+        "+: expected a number",
+    );
+}
+
+#[test]
+fn vector_refs_at_constant_indices() {
+    // `(vector-ref v k)` with `k` a literal (`VectorRefInt`): in range, and
+    // the builtin's errors out of range, below zero and on a non-vector.
+    value(
+        "(let () (define (f v) (list (vector-ref v 0) (vector-ref v 2))) (f (vector 'a 'b 'c)))",
+        "(a c)",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v 3)) (f (vector 1 2 3)))",
+        "out of range",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v -1)) (f (vector 1 2 3)))",
+        "vector-ref",
+    );
+    error(
+        "(let () (define (f v) (vector-ref v 0)) (f (list 1 2)))",
+        "vector-ref: expected a vector",
     );
 }

@@ -81,6 +81,63 @@ impl Gen<'_> {
         self.code.push(Op::Local(slot));
     }
 
+    /// Pushes `op`, merged with the instruction before it (that no jump
+    /// targets `op`, as in [`Gen::local`]) where one instruction does both:
+    /// `Local2` then a two-fixnum operation into `LocalArith` (`*`:
+    /// `LocalMul`), `Free` then one into `FreeArith`, `Int` then
+    /// `VectorRef` into `VectorRefInt`, `Local` then `car`, `cdr`, `null?` or `SetLocal` into
+    /// `LocalCar`, `LocalCdr`, `LocalNullP` or `MoveLocal`, `VectorSet` then `Pop`
+    /// into `VectorSetPop`, `SetLocal` then `SetLocal` into `SetLocal2`; and
+    /// `Local`, `Const`, `Eq` into `LocalEqConst`.
+    fn push_merged(&mut self, op: Op) {
+        let n = self.code.len();
+        if self.target != n {
+            // Three into one: `Local`, `Const`, `Eq` (that no jump targets
+            // the `Const` either).
+            if let (Op::Eq(id), [.., Op::Local(a), Op::Const(k)]) = (op, &self.code[..]) {
+                if self.target != n - 1 {
+                    let (a, k) = (*a, *k);
+                    self.code.truncate(n - 2);
+                    self.code.push(Op::LocalEqConst(a, id, k));
+                    return;
+                }
+            }
+            // `Local2(a, b)` then `car` or `cdr`: `Local(a)` then the `car`
+            // or `cdr` of `b`.
+            if let (Op::Car(id) | Op::Cdr(id), Some(&Op::Local2(a, b))) = (op, self.code.last()) {
+                self.code[n - 1] = Op::Local(a);
+                self.code.push(if matches!(op, Op::Car(_)) {
+                    Op::LocalCar(b, id)
+                } else {
+                    Op::LocalCdr(b, id)
+                });
+                return;
+            }
+            if let Some(last) = self.code.last_mut() {
+                let merged = match (*last, op) {
+                    (Op::Local(a), Op::SetLocal(b)) => Some(Op::MoveLocal(a, b)),
+                    (Op::Local(a), Op::NullP(id)) => Some(Op::LocalNullP(a, id)),
+                    (Op::Local2(a, b), Op::Mul(id)) => Some(Op::LocalMul(a, b, id)),
+                    (Op::Local(a), Op::Car(id)) => Some(Op::LocalCar(a, id)),
+                    (Op::Local(a), Op::Cdr(id)) => Some(Op::LocalCdr(a, id)),
+                    (Op::Local2(a, b), _) => op.fixnum_fast_id().map(|id| Op::LocalArith(a, b, id)),
+                    (Op::Free(i), _) => op.fixnum_fast_id().map(|id| Op::FreeArith(i, id)),
+                    (Op::Int(k), Op::VectorRef(id)) => {
+                        u32::try_from(k).ok().map(|k| Op::VectorRefInt(k, id))
+                    }
+                    (Op::VectorSet(id), Op::Pop) => Some(Op::VectorSetPop(id)),
+                    (Op::SetLocal(a), Op::SetLocal(b)) => Some(Op::SetLocal2(a, b)),
+                    _ => None,
+                };
+                if let Some(m) = merged {
+                    *last = m;
+                    return;
+                }
+            }
+        }
+        self.code.push(op);
+    }
+
     /// Returns the top value; a plain local read just before (that no jump
     /// targets the end of, as in [`Gen::local`]) is folded into a
     /// `ReturnLocal`.
@@ -245,7 +302,7 @@ impl Gen<'_> {
                     let last = i + 1 == es.len();
                     self.expr(sub, tail && last)?;
                     if !last {
-                        self.code.push(Op::Pop);
+                        self.push_merged(Op::Pop);
                     }
                 }
             }
@@ -303,7 +360,7 @@ impl Gen<'_> {
                     for a in args {
                         self.expr(a, false)?;
                     }
-                    self.code.push(op);
+                    self.push_merged(op);
                     return Ok(());
                 }
                 // `(+ a b c)` as `(+ (+ a b) c)` (and `*`, `-`): the same
@@ -333,7 +390,7 @@ impl Gen<'_> {
                 }
                 for (v, _) in bindings.iter().rev() {
                     let slot = self.p.vars[*v].slot;
-                    self.code.push(Op::SetLocal(slot));
+                    self.push_merged(Op::SetLocal(slot));
                 }
                 for (v, _) in bindings {
                     if self.p.vars[*v].boxed() {

@@ -1,5 +1,5 @@
 //! The interpreter's inline cases of common builtins (the instructions from
-//! `Op::Add` to `Op::VectorSet`): arithmetic and comparison of two fixnums or
+//! `Op::Add` to `Op::VectorSet`, and `Op::VectorSetPop`): arithmetic and comparison of two fixnums or
 //! two floats, pair access and construction, the type tests `null?` and
 //! `pair?`, `not`, `eq?`, `vector-ref` and `vector-set!`. Each works on the
 //! top of the root stack as `Op::Prim` would, and hands anything outside its
@@ -7,8 +7,8 @@
 //! messages are the builtin's. No `Gc` is held across an allocation: floats are
 //! read into `f64`s before the result is boxed.
 
-use super::{bool_value, Vm, TRUE, UNSPEC};
-use crate::builtins::BUILTINS;
+use super::{bool_value, Vm, CONSTS, TRUE, UNSPEC};
+use crate::builtins::{ADD, BUILTINS, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB};
 use crate::error::VmError;
 use flipgc_core::Value;
 
@@ -23,6 +23,23 @@ pub(super) enum Arith {
     Gt,
     Le,
     Ge,
+}
+
+impl Arith {
+    /// The operation of builtin `id`, one of `crate::builtins::fixnum_fast`
+    /// (`+`, `-`, `=`, `<`, `>`, `<=`, `>=`).
+    pub(super) fn of_fixnum_fast(id: u16) -> Arith {
+        match id {
+            ADD => Arith::Add,
+            SUB => Arith::Sub,
+            NUM_EQ => Arith::Eq,
+            NUM_LT => Arith::Lt,
+            NUM_GT => Arith::Gt,
+            NUM_LE => Arith::Le,
+            NUM_GE => Arith::Ge,
+            _ => unreachable!("builtin {id} has no fixnum fast path"),
+        }
+    }
 }
 
 impl Vm {
@@ -89,6 +106,34 @@ impl Vm {
         self.prim_slow(id, 2)
     }
 
+    /// `op` on stack entries `a` and `b` (locals), its result pushed, when
+    /// they are not two fixnums: two floats inline (read from the locals,
+    /// without pushing them), anything else as [`Vm::arith2`] on copies.
+    #[inline(never)]
+    pub(super) fn local_arith_slow(
+        &mut self,
+        a: usize,
+        b: usize,
+        op: Arith,
+        id: u16,
+    ) -> Result<(), VmError> {
+        if let (Some(x), Some(y)) = (self.float_of(self.val(a)), self.float_of(self.val(b))) {
+            let r = match op {
+                Arith::Add => x + y,
+                Arith::Sub => x - y,
+                Arith::Mul => x * y,
+                cmp => {
+                    self.push_bool(Self::compare(cmp, x, y));
+                    return Ok(());
+                }
+            };
+            return self.push_float(r);
+        }
+        self.dup(a);
+        self.dup(b);
+        self.arith2(op, id)
+    }
+
     /// The comparison `op` of the top two values, popped (builtin `id`
     /// outside the two-fixnum and two-float cases): the test of a fused
     /// conditional jump.
@@ -144,6 +189,32 @@ impl Vm {
         self.prim_slow(id, 1)
     }
 
+    /// `car` (`cdr` if `!car`) of stack entry `slot`, pushed.
+    #[inline(always)]
+    pub(super) fn local_car_cdr(&mut self, slot: usize, car: bool, id: u16) -> Result<(), VmError> {
+        if let Some(p) = self.obj(slot) {
+            if self.m.type_of(p) == self.t.pair {
+                let f = if car { self.t.car } else { self.t.cdr };
+                let v = self.m.get_value(p, f);
+                self.m.push_value(v);
+                return Ok(());
+            }
+        }
+        self.dup(slot);
+        self.prim_slow(id, 1)
+    }
+
+    /// Whether stack entry `slot` is `eqv?` to constant `k`.
+    #[inline(always)]
+    pub(super) fn local_eqv_const(&mut self, slot: usize, k: usize) -> bool {
+        if k >= self.consts_len {
+            self.refresh_consts();
+        }
+        let table = self.obj(CONSTS).expect("table");
+        let datum = self.m.read_value(table, k);
+        self.eqv(self.val(slot), datum)
+    }
+
     /// `cons` of the top two values.
     #[inline(always)]
     pub(super) fn cons_top(&mut self) -> Result<(), VmError> {
@@ -170,28 +241,26 @@ impl Vm {
         }
     }
 
-    /// `eq?` or `eqv?` of the top two values.
+    /// `eq?` or `eqv?` (one builtin, `crate::builtins::system::is_eqv`) of
+    /// the top two values, replacing them with the result: [`Vm::eqv`]
+    /// itself, inline. Symbols are heap objects compared by their ids, so two
+    /// different objects are often `eqv?` (a `case` on symbols compares each
+    /// key with fresh constants): the builtin's call cost such tests four
+    /// times the comparison.
     #[inline(always)]
-    pub(super) fn eq_top(&mut self, id: u16) -> Result<(), VmError> {
+    pub(super) fn eq_top(&mut self) {
+        let r = self.eqv_pop();
+        self.push_bool(r);
+    }
+
+    /// [`Vm::eqv`] of the top two values, popped: the test of a fused
+    /// conditional jump.
+    #[inline(always)]
+    pub(super) fn eqv_pop(&mut self) -> bool {
         let top = self.top();
-        let (a, b) = (self.val(top - 1), self.val(top));
-        // Only boxed numbers (heap objects) are `eqv?` without being the same
-        // bits; an integer in the fixnum range is always a fixnum.
-        let r = if a == b {
-            Some(true)
-        } else if a.as_ref().is_none() || b.as_ref().is_none() {
-            Some(false)
-        } else {
-            None
-        };
-        match r {
-            Some(r) => {
-                self.m.stack_set_value(top - 1, bool_value(r));
-                self.m.stack_truncate(top);
-                Ok(())
-            }
-            None => self.prim_slow(id, 2),
-        }
+        let r = self.eqv(self.val(top - 1), self.val(top));
+        self.m.stack_truncate(top - 1);
+        r
     }
 
     /// `vector-ref` (the vector and a fixnum index on top).
@@ -209,6 +278,21 @@ impl Vm {
         self.prim_slow(id, 2)
     }
 
+    /// `vector-ref` of the top value at the constant index `k`.
+    #[inline(always)]
+    pub(super) fn vector_ref_int(&mut self, k: usize, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let Some(v) = self.obj(top) {
+            if self.m.type_of(v) == self.t.vector && k < self.m.len(v) {
+                let x = self.m.read_value(v, k);
+                self.m.stack_set_value(top, x);
+                return Ok(());
+            }
+        }
+        self.push_int(k as i64)?;
+        self.prim_slow(id, 2)
+    }
+
     /// `vector-set!` (the vector, a fixnum index and the value on top).
     #[inline(always)]
     pub(super) fn vector_set_top(&mut self, id: u16) -> Result<(), VmError> {
@@ -222,5 +306,22 @@ impl Vm {
             }
         }
         self.prim_slow(id, 3)
+    }
+
+    /// `vector-set!` for its effect: as [`Vm::vector_set_top`], then the
+    /// result popped.
+    #[inline(always)]
+    pub(super) fn vector_set_pop(&mut self, id: u16) -> Result<(), VmError> {
+        let top = self.top();
+        if let (Some(v), Some(k)) = (self.obj(top - 2), self.val(top - 1).as_fixnum()) {
+            if self.m.type_of(v) == self.t.vector && (k as u64) < self.m.len(v) as u64 {
+                self.m.write_value(v, k as usize, self.val(top));
+                self.m.stack_truncate(top - 2);
+                return Ok(());
+            }
+        }
+        self.prim_slow(id, 3)?;
+        self.m.stack_truncate(self.top());
+        Ok(())
     }
 }

@@ -10,7 +10,7 @@ use super::{
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
 };
-use crate::bytecode::Op;
+use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
 use flipgc_core::Value;
 
@@ -115,6 +115,8 @@ impl Vm {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn arity_error(&self, name: &str, min: usize, max: Option<usize>, got: usize) -> VmError {
         let (want, n) = match max {
             None => (format!("at least {min}"), min),
@@ -228,13 +230,18 @@ impl Vm {
     /// Lays out the frame of a call of prototype `pid` (the closure at `fpos`,
     /// `argc` arguments above it): checks the arity, gathers rest arguments,
     /// pushes the other local slots.
-    #[inline(always)]
     fn open_frame(&mut self, fpos: usize, argc: usize, pid: u32) -> Result<(), VmError> {
-        let p = self.proto(pid as usize);
+        let p = self.proto(pid as usize).clone();
+        self.open_frame_of(fpos, argc, &p)
+    }
+
+    /// [`Vm::open_frame`] of prototype `p` (the interpreter's calls, which
+    /// hold the callee's prototype already: no lookup).
+    #[inline(always)]
+    fn open_frame_of(&mut self, fpos: usize, argc: usize, p: &Proto) -> Result<(), VmError> {
         let (nreq, rest, nslots) = (p.nreq as usize, p.rest, p.nslots as usize);
         if argc < nreq || (!rest && argc > nreq) {
-            let name = p.name.clone();
-            return Err(self.arity_error(&name, nreq, (!rest).then_some(nreq), argc));
+            return Err(self.arity_error(&p.name, nreq, (!rest).then_some(nreq), argc));
         }
         if fpos + argc + nslots >= MAX_STACK {
             return Err(stack_full());
@@ -297,6 +304,15 @@ impl Vm {
         let order = 1u8 << (u8::from(a >= b) + u8::from(a > b));
         let table = CMP_TRUE[usize::from(id - NUM_EQ) & 7];
         Some(bool_value(table & order != 0))
+    }
+
+    /// Comparison `id` (one of `=`, `<`, `>`, `<=`, `>=`) of two fixnums,
+    /// without a branch on `id` ([`CMP_TRUE`]).
+    #[inline(always)]
+    fn fixnum_cmp(id: u16, a: i64, b: i64) -> bool {
+        debug_assert!(crate::builtins::fixnum_compare(id));
+        let order = 1u8 << (u8::from(a >= b) + u8::from(a > b));
+        CMP_TRUE[usize::from(id.wrapping_sub(NUM_EQ)) & 7] & order != 0
     }
 
     /// `Op::PrimInt(id, i)`'s fast path: [`Vm::fixnum2`] of `a` and `i` if both
@@ -485,11 +501,11 @@ impl Vm {
                     };
                     if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fpos, argc, npi)?;
                         if npi != pi {
                             pi = npi;
                             code = self.proto(pi as usize).clone();
                         }
+                        self.open_frame_of(fpos, argc, &code)?;
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -533,11 +549,11 @@ impl Vm {
                     };
                     if let Some(npi) = callee {
                         self.spend_fuel()?;
-                        self.open_frame(fp, argc, npi)?;
                         if npi != pi {
                             pi = npi;
                             code = self.proto(pi as usize).clone();
                         }
+                        self.open_frame_of(fp, argc, &code)?;
                         pc = 0;
                         continue;
                     }
@@ -637,7 +653,7 @@ impl Vm {
                     let r = bool_value(!self.truthy(top));
                     self.m.stack_set_value(top, r);
                 }
-                Op::Eq(id) => self.eq_top(id)?,
+                Op::Eq(_) => self.eq_top(),
                 Op::VectorRef(id) => self.vector_ref_top(id)?,
                 Op::VectorSet(id) => self.vector_set_top(id)?,
                 Op::SelfRef => self.dup(fp),
@@ -684,9 +700,8 @@ impl Vm {
                         pc = t as usize;
                     }
                 }
-                Op::JumpUnlessEq(id, t) => {
-                    self.eq_top(id)?;
-                    if !self.truthy_pop() {
+                Op::JumpUnlessEq(_, t) => {
+                    if !self.eqv_pop() {
                         pc = t as usize;
                     }
                 }
@@ -736,6 +751,103 @@ impl Vm {
                     if !self.truthy_pop() {
                         pc = t as usize;
                     }
+                }
+                Op::LocalArith(a, b, id) => {
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    if let (Some(x), Some(y)) = (self.val(sa).as_fixnum(), self.val(sb).as_fixnum())
+                    {
+                        if let Some(r) = Self::fixnum2(id, x, y) {
+                            self.m.push_value(r);
+                            continue;
+                        }
+                    }
+                    self.local_arith_slow(sa, sb, Arith::of_fixnum_fast(id), id)?;
+                }
+                Op::LocalMul(a, b, id) => {
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    if let (Some(x), Some(y)) = (self.val(sa).as_fixnum(), self.val(sb).as_fixnum())
+                    {
+                        if let Some(r) = x.checked_mul(y).and_then(Value::fixnum) {
+                            self.m.push_value(r);
+                            continue;
+                        }
+                    }
+                    self.local_arith_slow(sa, sb, Arith::Mul, id)?;
+                }
+                Op::FreeArith(i, id) => {
+                    let top = self.top();
+                    let clo = self.obj(fp).expect("closure");
+                    let b = self.m.read_tail_value(clo, i as usize);
+                    if let (Some(x), Some(y)) = (self.val(top).as_fixnum(), b.as_fixnum()) {
+                        if let Some(r) = Self::fixnum2(id, x, y) {
+                            self.m.stack_set_value(top, r);
+                            continue;
+                        }
+                    }
+                    self.m.push_value(b);
+                    self.arith2(Arith::of_fixnum_fast(id), id)?;
+                }
+                Op::JumpUnlessFreeArith(i, id, t) => {
+                    let top = self.top();
+                    let clo = self.obj(fp).expect("closure");
+                    let b = self.m.read_tail_value(clo, i as usize);
+                    let r = match (self.val(top).as_fixnum(), b.as_fixnum()) {
+                        (Some(x), Some(y)) => {
+                            self.m.stack_truncate(top);
+                            Self::fixnum_cmp(id, x, y)
+                        }
+                        _ => {
+                            self.m.push_value(b);
+                            self.compare2(Arith::of_fixnum_fast(id), id)?
+                        }
+                    };
+                    if !r {
+                        pc = t as usize;
+                    }
+                }
+                Op::VectorRefInt(k, id) => self.vector_ref_int(k as usize, id)?,
+                Op::MoveLocal(a, b) => self.m.stack_copy(fp + 1 + a as usize, fp + 1 + b as usize),
+                Op::LocalNullP(a, _) => {
+                    let r = self.val(fp + 1 + a as usize).is_null();
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalNull(a, t) => {
+                    if !self.val(fp + 1 + a as usize).is_null() {
+                        pc = t as usize;
+                    }
+                }
+                Op::JumpUnlessLocals(a, id, b, t) | Op::JumpIfLocals(a, id, b, t) => {
+                    let when = matches!(op, Op::JumpIfLocals(..));
+                    let (sa, sb) = (fp + 1 + a as usize, fp + 1 + b as usize);
+                    let r = match (self.val(sa).as_fixnum(), self.val(sb).as_fixnum()) {
+                        (Some(x), Some(y)) => Self::fixnum_cmp(id, x, y),
+                        _ => {
+                            self.dup(sa);
+                            self.dup(sb);
+                            self.compare2(Arith::of_fixnum_fast(id), id)?
+                        }
+                    };
+                    if r == when {
+                        pc = t as usize;
+                    }
+                }
+                Op::LocalEqConst(a, _, k) => {
+                    let r = self.local_eqv_const(fp + 1 + a as usize, k as usize);
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalEqConst(a, _, k, t) => {
+                    if !self.local_eqv_const(fp + 1 + a as usize, k as usize) {
+                        pc = t as usize;
+                    }
+                }
+                Op::LocalCar(a, id) => self.local_car_cdr(fp + 1 + a as usize, true, id)?,
+                Op::LocalCdr(a, id) => self.local_car_cdr(fp + 1 + a as usize, false, id)?,
+                Op::VectorSetPop(id) => self.vector_set_pop(id)?,
+                Op::SetLocal2(a, b) => {
+                    let top = self.top();
+                    self.m.stack_copy(top, fp + 1 + a as usize);
+                    self.m.stack_copy(top - 1, fp + 1 + b as usize);
+                    self.m.stack_truncate(top - 1);
                 }
                 Op::Prim(id, argc) => {
                     if argc == 2 && self.prim_fixnum2(id) {
