@@ -64,6 +64,39 @@ fn cc(src: &Path, out: &str) -> PathBuf {
     out
 }
 
+/// Runs the C test program `bin` once per collection path (the arguments are
+/// `flipgc_config_set` pairs), plus the `extra` argument lists, and checks that
+/// each run succeeds and prints a line starting with `prefix`. The SIGBUS fault
+/// mode is skipped where the kernel lacks it.
+fn run_on_every_path(bin: &Path, extra: &[&[&str]], prefix: &str) {
+    let paths: &[&[&str]] = &[
+        &["flip=auto"],
+        &["flip=pmd"],
+        &["flip=pte"],
+        &["flip=copy"],
+        &["concurrent_compaction=false"],
+        &["concurrent_marking=false"],
+        &["inject=uffd-register"],
+        &["young_cycles=true"],
+        &["fault_mode=sigbus"],
+        &["fault_mode=server"],
+    ];
+    for args in paths.iter().chain(extra) {
+        let out = Command::new(bin).args(*args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if args == &["fault_mode=sigbus"] && stderr.contains("SIGBUS") && !out.status.success() {
+            eprintln!("{args:?}: skipped (no SIGBUS mode here): {stderr}");
+            continue;
+        }
+        assert!(
+            out.status.success() && stdout.starts_with(prefix),
+            "{args:?}: {}\nstdout: {stdout}\nstderr: {stderr}",
+            out.status
+        );
+    }
+}
+
 #[test]
 fn the_c_example_builds_and_its_graph_check_passes_on_every_path() {
     let exe = build();
@@ -198,32 +231,7 @@ fn the_atomic_operations_and_generated_code_protocol_work_from_c() {
 fn tailed_objects_work_from_c_on_every_path() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tailed.c");
     let bin = cc(&src, "tailed-c");
-    let paths: &[&[&str]] = &[
-        &["flip=auto"],
-        &["flip=pmd"],
-        &["flip=pte"],
-        &["flip=copy"],
-        &["concurrent_compaction=false"],
-        &["concurrent_marking=false"],
-        &["inject=uffd-register"],
-        &["young_cycles=true"],
-        &["fault_mode=sigbus"],
-        &["fault_mode=server"],
-    ];
-    for args in paths {
-        let out = Command::new(&bin).args(*args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if args == &["fault_mode=sigbus"] && stderr.contains("SIGBUS") && !out.status.success() {
-            eprintln!("{args:?}: skipped (no SIGBUS mode here): {stderr}");
-            continue;
-        }
-        assert!(
-            out.status.success() && stdout.starts_with("ok closures="),
-            "{args:?}: {}\nstdout: {stdout}\nstderr: {stderr}",
-            out.status
-        );
-    }
+    run_on_every_path(&bin, &[], "ok closures=");
     let out = Command::new(&bin).arg("misuse").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the misuse went unnoticed");
@@ -248,33 +256,7 @@ fn tailed_objects_work_from_c_on_every_path() {
 fn a_c_object_model_works_on_every_path() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model.c");
     let bin = cc(&src, "model-c");
-    let paths: &[&[&str]] = &[
-        &["flip=auto"],
-        &["flip=auto", "noscan"],
-        &["flip=pmd"],
-        &["flip=pte"],
-        &["flip=copy"],
-        &["concurrent_compaction=false"],
-        &["concurrent_marking=false"],
-        &["inject=uffd-register"],
-        &["young_cycles=true"],
-        &["fault_mode=sigbus"],
-        &["fault_mode=server"],
-    ];
-    for args in paths {
-        let out = Command::new(&bin).args(*args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if args == &["fault_mode=sigbus"] && stderr.contains("SIGBUS") && !out.status.success() {
-            eprintln!("{args:?}: skipped (no SIGBUS mode here): {stderr}");
-            continue;
-        }
-        assert!(
-            out.status.success() && stdout.starts_with("ok records=120 "),
-            "{args:?}: {}\nstdout: {stdout}\nstderr: {stderr}",
-            out.status
-        );
-    }
+    run_on_every_path(&bin, &[&["flip=auto", "noscan"]], "ok records=120 ");
     let out = Command::new(&bin).arg("misuse").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the misuse went unnoticed");
@@ -300,30 +282,5 @@ fn a_c_object_model_works_on_every_path() {
 fn late_types_ephemerons_and_pinned_objects_work_from_c_on_every_path() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runtime.c");
     let bin = cc(&src, "runtime-c");
-    let paths: &[&[&str]] = &[
-        &["flip=auto"],
-        &["flip=pmd"],
-        &["flip=pte"],
-        &["flip=copy"],
-        &["concurrent_compaction=false"],
-        &["concurrent_marking=false"],
-        &["inject=uffd-register"],
-        &["young_cycles=true"],
-        &["fault_mode=sigbus"],
-        &["fault_mode=server"],
-    ];
-    for args in paths {
-        let out = Command::new(&bin).args(*args).output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if args == &["fault_mode=sigbus"] && stderr.contains("SIGBUS") && !out.status.success() {
-            eprintln!("{args:?}: skipped (no SIGBUS mode here): {stderr}");
-            continue;
-        }
-        assert!(
-            out.status.success() && stdout.starts_with("ok types=40 ephemerons=8000"),
-            "{args:?}: {}\nstdout: {stdout}\nstderr: {stderr}",
-            out.status
-        );
-    }
+    run_on_every_path(&bin, &[], "ok types=40 ephemerons=8000");
 }

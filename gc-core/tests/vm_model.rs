@@ -528,6 +528,24 @@ fn vm_graphs_survive_every_collection_path() {
     assert!(ran > 0, "no collection path could run on this host");
 }
 
+/// Runs `body` on a model heap built on each of [`paths`] (its name, the heap),
+/// skipping a path this host cannot build; panics if none could run.
+fn on_every_path(mut body: impl FnMut(&str, Heap)) {
+    let mut ran = 0;
+    for (path, cfg) in paths() {
+        let heap = match Heap::with_model(cfg, ClassModel) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("{path}: skipped: {e}");
+                continue;
+            }
+        };
+        body(&path, heap);
+        ran += 1;
+    }
+    assert!(ran > 0, "no collection path could run on this host");
+}
+
 fn model_heap() -> Heap {
     let mut cfg = HeapConfig::new(16 << 20);
     cfg.large_object_threshold = LARGE;
@@ -873,15 +891,7 @@ fn list_hashes(m: &Mutator, at: usize) -> Vec<(u64, u64)> {
 #[test]
 fn identity_hashes_survive_every_collection_path_on_a_model_heap() {
     let c = classes();
-    let mut ran = 0;
-    for (path, cfg) in paths() {
-        let heap = match Heap::with_model(cfg, ClassModel) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{path}: skipped: {e}");
-                continue;
-            }
-        };
+    on_every_path(|path, heap| {
         let mut m = heap.bind_mutator().unwrap();
         push_list(&mut m, c, 1, 400); // slot 0: kept
         push_list(&mut m, c, 1000, 300); // slot 1: dropped later
@@ -912,9 +922,7 @@ fn identity_hashes_survive_every_collection_path_on_a_model_heap() {
             400,
             "{path}: the dead objects' entries are dropped"
         );
-        ran += 1;
-    }
-    assert!(ran > 0, "no collection path could run on this host");
+    });
 }
 
 /// A node's id, after checking its words and its `val` (a word array for odd
@@ -944,15 +952,7 @@ fn node_id(m: &Mutator, n: flipgc_core::Gc<'_>) -> u64 {
 #[test]
 fn finalizers_and_cleaners_work_on_a_model_heap() {
     let c = classes();
-    let mut ran = 0;
-    for (path, cfg) in paths() {
-        let heap = match Heap::with_model(cfg, ClassModel) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{path}: skipped: {e}");
-                continue;
-            }
-        };
+    on_every_path(|path, heap| {
         let q = heap.finalizer_queue();
         let mut m = heap.bind_mutator().unwrap();
         for id in 0..350u64 {
@@ -985,7 +985,5 @@ fn finalizers_and_cleaners_work_on_a_model_heap() {
             assert_eq!(node_id(&m, m.stack_get(i).unwrap()), id, "{path}");
         }
         m.verify().expect("the heap verifies");
-        ran += 1;
-    }
-    assert!(ran > 0, "no collection path could run on this host");
+    });
 }
