@@ -11,7 +11,7 @@
 //! their name on it, as the Rust API panics.
 
 use crate::mutator::{mutator, obj};
-use crate::setup::{flipgc_config, flipgc_heap};
+use crate::setup::{c_slice, flipgc_config, flipgc_heap};
 use crate::{fail, flipgc_status, gc_fail, guard, live, live_mut, status};
 use flipgc_core::{FixedLayout, Heap, ObjectModel, ObjectRef, Value};
 use std::ffi::c_void;
@@ -246,13 +246,8 @@ pub unsafe extern "C" fn flipgc_alloc_object(
     guard("flipgc_alloc_object", || {
         // SAFETY: the caller's contract.
         let m = unsafe { mutator(m, "flipgc_alloc_object") };
-        let prefix = if nprefix == 0 {
-            &[][..]
-        } else {
-            // SAFETY: `nprefix` readable words at `prefix` (the caller's
-            // contract), checked not null.
-            unsafe { std::slice::from_raw_parts(live(prefix, "flipgc_alloc_object"), nprefix) }
-        };
+        // SAFETY: `nprefix` readable words at `prefix` (the caller's contract).
+        let prefix = unsafe { c_slice(prefix, nprefix, "flipgc_alloc_object") };
         status(m.push_object(words, prefix))
     })
 }

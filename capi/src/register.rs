@@ -8,22 +8,9 @@
 //! refused on a heap whose object layout C owns (`flipgc_heap_new_model`).
 
 use crate::mutator::{mutator, obj};
-use crate::setup::{cstr, flipgc_heap, flipgc_types, registered};
+use crate::setup::{c_slice, cstr, flipgc_heap, flipgc_types, registered};
 use crate::{fail, flipgc_mutator, flipgc_status, guard, live, live_mut, status};
 use std::ffi::c_char;
-
-/// `nrefs` indices at `refs` as a slice (empty if `nrefs` is 0).
-///
-/// # Safety
-/// `refs` points to `nrefs` readable values, or `nrefs` is 0.
-unsafe fn ref_indices<'a>(refs: *const u32, nrefs: usize, name: &str) -> &'a [u32] {
-    if nrefs == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller's contract; `live` aborts on null.
-        unsafe { std::slice::from_raw_parts(live(refs, name), nrefs) }
-    }
-}
 
 /// Registers, on a live heap, a fixed-size type of `fields` payload words, the
 /// `nrefs` indices at `refs` holding references; its index goes to `*out`.
@@ -45,7 +32,7 @@ pub unsafe extern "C" fn flipgc_heap_register_fixed(
         // SAFETY: the caller's contract.
         let h = &unsafe { live(heap, "flipgc_heap_register_fixed") }.0;
         // SAFETY: the caller's contract.
-        let refs = unsafe { ref_indices(refs, nrefs, "flipgc_heap_register_fixed") };
+        let refs = unsafe { c_slice(refs, nrefs, "flipgc_heap_register_fixed") };
         // SAFETY: the caller's contract.
         let name = unsafe { cstr(name) };
         registered(h.register_fixed(&name, fields, refs), out)

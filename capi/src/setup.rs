@@ -132,6 +132,20 @@ pub unsafe extern "C" fn flipgc_types_free(types: *mut flipgc_types) {
     }
 }
 
+/// `n` values at `p` as a slice: empty if `n` is 0 (whatever `p` is), else an
+/// abort naming `name` if `p` is null.
+///
+/// # Safety
+/// `p` points to `n` readable values, or `n` is 0.
+pub(crate) unsafe fn c_slice<'a, T>(p: *const T, n: usize, name: &str) -> &'a [T] {
+    if n == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract; `live` aborts on null.
+        unsafe { std::slice::from_raw_parts(live(p, name), n) }
+    }
+}
+
 pub(crate) fn registered(r: Result<TypeId, flipgc_core::GcError>, out: *mut u32) -> flipgc_status {
     match r {
         Ok(id) => {
@@ -164,12 +178,8 @@ pub unsafe extern "C" fn flipgc_types_fixed(
     guard("flipgc_types_fixed", || {
         // SAFETY: the caller's contract.
         let r = &mut unsafe { live_mut(types, "flipgc_types_fixed") }.0;
-        let refs: &[u32] = if nrefs == 0 {
-            &[]
-        } else {
-            // SAFETY: `refs` points to `nrefs` values (the caller's contract).
-            unsafe { std::slice::from_raw_parts(live(refs, "flipgc_types_fixed"), nrefs) }
-        };
+        // SAFETY: `refs` points to `nrefs` values (the caller's contract).
+        let refs = unsafe { c_slice(refs, nrefs, "flipgc_types_fixed") };
         // SAFETY: the caller's contract.
         let name = unsafe { cstr(name) };
         registered(r.fixed(&name, fields, refs), out)

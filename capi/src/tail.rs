@@ -12,7 +12,7 @@
 
 use crate::mutator::{flipgc_mutator, mutator, obj};
 use crate::setup::{cstr, flipgc_types, registered};
-use crate::{fail, flipgc_status, guard, live, live_mut};
+use crate::{fail, flipgc_status, guard, live_mut};
 use flipgc_core::Tail;
 use std::ffi::c_char;
 
@@ -52,12 +52,8 @@ pub unsafe extern "C" fn flipgc_types_tailed(
                 )
             }
         };
-        let refs: &[u32] = if nrefs == 0 {
-            &[]
-        } else {
-            // SAFETY: `refs` points to `nrefs` values (the caller's contract).
-            unsafe { std::slice::from_raw_parts(live(refs, "flipgc_types_tailed"), nrefs) }
-        };
+        // SAFETY: `refs` points to `nrefs` values (the caller's contract).
+        let refs = unsafe { crate::setup::c_slice(refs, nrefs, "flipgc_types_tailed") };
         // SAFETY: the caller's contract.
         let name = unsafe { cstr(name) };
         registered(r.tailed(&name, fields, refs, tail), out)

@@ -97,6 +97,19 @@ fn run_on_every_path(bin: &Path, extra: &[&[&str]], prefix: &str) {
     }
 }
 
+/// Checks the run of a C program that misuses the API: it failed, its stderr
+/// holds every one of `needles` (the abort's message naming the call), and it
+/// printed nothing of what follows the misuse ("after").
+fn assert_misuse_aborted(out: &std::process::Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the misuse went unnoticed");
+    assert!(needles.iter().all(|n| stderr.contains(n)), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("after"),
+        "C code ran past the misuse"
+    );
+}
+
 #[test]
 fn the_c_example_builds_and_its_graph_check_passes_on_every_path() {
     let exe = build();
@@ -173,16 +186,12 @@ fn a_misuse_aborts_with_a_message_instead_of_unwinding_into_c() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/misuse.c");
     let bin = cc(&src, "misuse-c");
     let out = Command::new(&bin).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the misuse went unnoticed");
-    assert!(
-        stderr.contains("flipgc: flipgc_read_word: stack slot 7 is out of range")
-            && stderr.contains("aborting"),
-        "{stderr}"
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stdout).contains("after"),
-        "C code ran past the misuse"
+    assert_misuse_aborted(
+        &out,
+        &[
+            "flipgc: flipgc_read_word: stack slot 7 is out of range",
+            "aborting",
+        ],
     );
 }
 
@@ -233,15 +242,9 @@ fn tailed_objects_work_from_c_on_every_path() {
     let bin = cc(&src, "tailed-c");
     run_on_every_path(&bin, &[], "ok closures=");
     let out = Command::new(&bin).arg("misuse").output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the misuse went unnoticed");
-    assert!(
-        stderr.contains("flipgc: flipgc_get_tail: tail element 4 out of range"),
-        "{stderr}"
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stdout).contains("after"),
-        "C code ran past the misuse"
+    assert_misuse_aborted(
+        &out,
+        &["flipgc: flipgc_get_tail: tail element 4 out of range"],
     );
 }
 
@@ -258,17 +261,13 @@ fn a_c_object_model_works_on_every_path() {
     let bin = cc(&src, "model-c");
     run_on_every_path(&bin, &[&["flip=auto", "noscan"]], "ok records=120 ");
     let out = Command::new(&bin).arg("misuse").output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "the misuse went unnoticed");
-    assert!(
-        stderr.contains("flipgc: flipgc_write_slot_word: write_slot_word: word 1 of")
-            && stderr.contains("is a reference slot")
-            && stderr.contains("aborting"),
-        "{stderr}"
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stdout).contains("after"),
-        "C code ran past the misuse"
+    assert_misuse_aborted(
+        &out,
+        &[
+            "flipgc: flipgc_write_slot_word: write_slot_word: word 1 of",
+            "is a reference slot",
+            "aborting",
+        ],
     );
 }
 
