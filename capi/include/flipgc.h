@@ -114,6 +114,21 @@ typedef struct {
   // header): with it, the descriptors of generated code and the verifier's
   // cross-check use the layout.
   int32_t (*fixed_layout)(const void *ctx, uint64_t w0, flipgc_fixed_layout *out);
+  // The weak reference slots of every object whose word 0 is `w0`, as a
+  // mask (bit `i` for word `i`; each a reference slot, all below 64): slots
+  // that collections do not follow, and that read as null once a
+  // collection found their referent otherwise unreachable. Read and write
+  // them with `flipgc_get_slot` and `flipgc_set_slot`, which apply their
+  // barriers. Optional (none means no weak slot): as
+  // `flipgc_core::ObjectModel::weak_slots`.
+  uint64_t (*weak_slots)(const void *ctx, uint64_t w0);
+  // If every object whose word 0 is `w0` is an ephemeron, writes the word
+  // indices of its key slot and value slot (two weak slots) to `*key` and
+  // `*value` and returns nonzero; else returns 0. The value is traced only
+  // while the key is reachable some other way; once the key is found
+  // unreachable, both slots read as null. Optional (none means no
+  // ephemeron): as `flipgc_core::ObjectModel::ephemeron_slots`.
+  int32_t (*ephemeron_slots)(const void *ctx, uint64_t w0, size_t *key, size_t *value);
 } flipgc_model;
 
 #ifdef __cplusplus

@@ -81,6 +81,28 @@ pub struct flipgc_model {
     pub fixed_layout: Option<
         unsafe extern "C" fn(ctx: *const c_void, w0: u64, out: *mut flipgc_fixed_layout) -> i32,
     >,
+    /// The weak reference slots of every object whose word 0 is `w0`, as a
+    /// mask (bit `i` for word `i`; each a reference slot, all below 64): slots
+    /// that collections do not follow, and that read as null once a
+    /// collection found their referent otherwise unreachable. Read and write
+    /// them with `flipgc_get_slot` and `flipgc_set_slot`, which apply their
+    /// barriers. Optional (none means no weak slot): as
+    /// `flipgc_core::ObjectModel::weak_slots`.
+    pub weak_slots: Option<unsafe extern "C" fn(ctx: *const c_void, w0: u64) -> u64>,
+    /// If every object whose word 0 is `w0` is an ephemeron, writes the word
+    /// indices of its key slot and value slot (two weak slots) to `*key` and
+    /// `*value` and returns nonzero; else returns 0. The value is traced only
+    /// while the key is reachable some other way; once the key is found
+    /// unreachable, both slots read as null. Optional (none means no
+    /// ephemeron): as `flipgc_core::ObjectModel::ephemeron_slots`.
+    pub ephemeron_slots: Option<
+        unsafe extern "C" fn(
+            ctx: *const c_void,
+            w0: u64,
+            key: *mut usize,
+            value: *mut usize,
+        ) -> i32,
+    >,
 }
 
 /// The functions of a checked [`flipgc_model`]: the three required ones are
@@ -99,6 +121,9 @@ struct CModel {
         ),
     >,
     fixed_layout: Option<unsafe extern "C" fn(*const c_void, u64, *mut flipgc_fixed_layout) -> i32>,
+    weak_slots: Option<unsafe extern "C" fn(*const c_void, u64) -> u64>,
+    ephemeron_slots:
+        Option<unsafe extern "C" fn(*const c_void, u64, *mut usize, *mut usize) -> i32>,
 }
 
 // SAFETY: `ctx` is only passed back to the embedder's functions, which
@@ -170,6 +195,23 @@ unsafe impl ObjectModel for CModel {
             ref_mask: out.ref_mask,
         })
     }
+
+    fn weak_slots(&self, w0: u64) -> u64 {
+        match self.weak_slots {
+            // SAFETY: the embedder's function, called as documented.
+            Some(f) => unsafe { f(self.ctx, w0) },
+            None => 0,
+        }
+    }
+
+    fn ephemeron_slots(&self, w0: u64) -> Option<(usize, usize)> {
+        let f = self.ephemeron_slots?;
+        let (mut key, mut value) = (0, 0);
+        // SAFETY: the embedder's function, called as documented, with two
+        // writable words.
+        let yes = unsafe { f(self.ctx, w0, &mut key, &mut value) } != 0;
+        yes.then_some((key, value))
+    }
 }
 
 /// Makes a heap from `cfg` (consumed: freed whatever the outcome) whose objects
@@ -209,6 +251,8 @@ pub unsafe extern "C" fn flipgc_heap_new_model(
             is_ref_slot,
             scan: t.scan,
             fixed_layout: t.fixed_layout,
+            weak_slots: t.weak_slots,
+            ephemeron_slots: t.ephemeron_slots,
         };
         match Heap::with_model(cfg, model) {
             Ok(h) => {

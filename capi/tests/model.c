@@ -7,7 +7,8 @@
  * holds arrays of pairs and immediates (one array large enough for the
  * large-object space) and byte buffers; its checksum is taken before and after
  * collections on the path the arguments configure (flipgc_config_set key=value
- * pairs), and the heap is verified. `noscan` leaves the model's scan function
+ * pairs), and the heap is verified. Then weak slots (a pair whose car is
+ * weak) and ephemerons (weak_slots, ephemeron_slots) on the same path. `noscan` leaves the model's scan function
  * out (the collector asks is_ref_slot per word instead); `misuse` writes a raw
  * word into a reference slot, which must abort with the call's name. */
 #include <stdint.h>
@@ -26,12 +27,17 @@ struct class {
   int refs;         /* 1: the array's slots are references */
   size_t words;     /* fixed classes: size in words */
   uint64_t ref_mask; /* fixed classes: bit i = word i is a reference */
+  uint64_t weak_mask; /* the weak ones among them */
+  int ephemeron;    /* 1: word 1 the key, word 2 the value (both weak) */
 } __attribute__((aligned(8)));
 
-static const struct class RECORD = {0, 0, 4, 0xa}; /* words 1 and 3 */
-static const struct class PAIR = {0, 0, 3, 0x6};   /* words 1 and 2 */
-static const struct class ARRAY = {1, 1, 0, 0};
-static const struct class BYTES = {1, 0, 0, 0};
+static const struct class RECORD = {0, 0, 4, 0xa, 0, 0}; /* words 1 and 3 */
+static const struct class PAIR = {0, 0, 3, 0x6, 0, 0};   /* words 1 and 2 */
+static const struct class ARRAY = {1, 1, 0, 0, 0, 0};
+static const struct class BYTES = {1, 0, 0, 0, 0, 0};
+/* A pair whose car (word 1) is weak, and an ephemeron (key, value). */
+static const struct class WEAKPAIR = {0, 0, 3, 0x6, 0x2, 0};
+static const struct class EPHEMERON = {0, 0, 3, 0x6, 0x6, 1};
 
 /* Counts calls, to show the collector used the table (plain counters: the
  * model may be called concurrently, so only their being nonzero matters). */
@@ -81,6 +87,19 @@ static int fixed_layout(const void *ctx, uint64_t w0, flipgc_fixed_layout *out) 
   out->words = c->words;
   out->header_words = 1;
   out->ref_mask = c->ref_mask;
+  return 1;
+}
+
+static uint64_t weak_slots(const void *ctx, uint64_t w0) {
+  (void)ctx;
+  return ((const struct class *)(uintptr_t)w0)->weak_mask;
+}
+
+static int ephemeron_slots(const void *ctx, uint64_t w0, size_t *key, size_t *value) {
+  (void)ctx;
+  if (!((const struct class *)(uintptr_t)w0)->ephemeron) return 0;
+  *key = 1;
+  *value = 2;
   return 1;
 }
 
@@ -190,8 +209,8 @@ int main(int argc, char **argv) {
     key[eq - argv[i]] = 0;
     CHECK(flipgc_config_set(cfg, key, eq + 1) == FLIPGC_OK);
   }
-  flipgc_model model = {NULL, object_words, header_words, is_ref_slot,
-                        noscan ? NULL : scan, fixed_layout};
+  flipgc_model model = {NULL,         object_words, header_words,   is_ref_slot,
+                        noscan ? NULL : scan, fixed_layout, weak_slots, ephemeron_slots};
   flipgc_heap *heap;
   /* A table without a required function is refused. */
   flipgc_model partial = model;
@@ -254,6 +273,45 @@ int main(int argc, char **argv) {
   flipgc_collect(m);
   flipgc_get_slot(m, 1, 2); /* 4 */
   CHECK(flipgc_stack_same(m, 4, 2));
+  CHECK(flipgc_verify(m) == FLIPGC_OK);
+  flipgc_stack_truncate(m, 1);
+  CHECK(checksum(m, &count) == before && count == N);
+  /* Weak slots and ephemerons: a weak pair's car loses a dropped pair and
+     keeps a held one; an ephemeron whose value holds its own key is cleared
+     with the key dropped, and kept whole with the key held. */
+  CHECK(alloc(m, &WEAKPAIR, 0) == FLIPGC_OK);  /* 1: to the dropped pair */
+  CHECK(alloc(m, &WEAKPAIR, 0) == FLIPGC_OK);  /* 2: to the held pair */
+  CHECK(alloc(m, &EPHEMERON, 0) == FLIPGC_OK); /* 3: key dropped */
+  CHECK(alloc(m, &EPHEMERON, 0) == FLIPGC_OK); /* 4: key held */
+  CHECK(alloc(m, &PAIR, 0) == FLIPGC_OK);      /* 5: held */
+  CHECK(alloc(m, &PAIR, 0) == FLIPGC_OK);      /* 6: dropped */
+  flipgc_set_slot(m, 1, 1, 6);
+  flipgc_set_slot(m, 2, 1, 5);
+  for (size_t e = 3; e <= 4; e++) {
+    CHECK(alloc(m, &PAIR, 0) == FLIPGC_OK); /* 7: the key (e == 4: held in 5) */
+    if (e == 4) flipgc_set_slot(m, 5, 2, 7);
+    CHECK(alloc(m, &PAIR, 0) == FLIPGC_OK); /* 8: the value, whose car is the key */
+    flipgc_set_slot(m, 8, 1, 7);
+    flipgc_set_slot(m, e, 1, 7);
+    flipgc_set_slot(m, e, 2, 8);
+    flipgc_stack_truncate(m, 7);
+  }
+  flipgc_stack_truncate(m, 6); /* drops 6 */
+  flipgc_collect(m);
+  flipgc_collect(m);
+  flipgc_get_slot(m, 1, 1); /* 6: cleared */
+  CHECK(flipgc_stack_kind(m, 6, NULL) == 0);
+  flipgc_get_slot(m, 2, 1); /* 7: the held pair */
+  CHECK(flipgc_stack_same(m, 7, 5));
+  flipgc_get_slot(m, 3, 1); /* 8 */
+  flipgc_get_slot(m, 3, 2); /* 9 */
+  CHECK(flipgc_stack_kind(m, 8, NULL) == 0 && flipgc_stack_kind(m, 9, NULL) == 0);
+  flipgc_get_slot(m, 4, 1);  /* 10: the held key */
+  flipgc_get_slot(m, 5, 2);  /* 11 */
+  CHECK(flipgc_stack_kind(m, 10, NULL) == 1 && flipgc_stack_same(m, 10, 11));
+  flipgc_get_slot(m, 4, 2);  /* 12: the value */
+  flipgc_get_slot(m, 12, 1); /* 13: its car, the key */
+  CHECK(flipgc_stack_same(m, 13, 10));
   CHECK(flipgc_verify(m) == FLIPGC_OK);
   flipgc_stack_truncate(m, 1);
   CHECK(checksum(m, &count) == before && count == N);

@@ -27,18 +27,22 @@ pub(crate) trait Decode: Copy + Send + Sync {
     /// increasing order.
     fn for_each_ref_field(&self, addr: usize, w0: u64, f: impl FnMut(usize));
 
-    /// As [`Decode::for_each_ref_field`], strong fields only (a VM object has no
-    /// weak ones).
+    /// As [`Decode::for_each_ref_field`], strong fields only (a VM object's weak
+    /// slots are its model's [`ObjectModel::weak_slots`]).
     fn for_each_strong_ref_field(&self, addr: usize, w0: u64, f: impl FnMut(usize));
 
     /// Whether word 0 `w0` is a filler's (the built-in `FILLER` type; on a model
     /// heap, bit 0 set).
     fn is_filler(&self, w0: u64) -> bool;
 
-    /// Whether the object is a built-in ephemeron (a VM object never is).
-    fn is_ephemeron(&self, w0: u64) -> bool;
+    /// If objects whose word 0 is `w0` are ephemerons, the word indices of
+    /// their key and value slots (words 1 and 2 of a built-in ephemeron; a VM
+    /// model's [`ObjectModel::ephemeron_slots`]).
+    fn ephemeron(&self, w0: u64) -> Option<(usize, usize)>;
 
-    /// The weak fields of the object as a mask (0 for VM objects).
+    /// The weak fields of the object as a mask of payload indices (bit `f` for
+    /// word `1 + f`; for a VM object its model's [`ObjectModel::weak_slots`]
+    /// shifted down by one).
     fn weak_mask(&self, w0: u64) -> u64;
 
     /// [`TypeRegistry::fixed_scan`] for built-in objects; `None` for VM objects.
@@ -88,8 +92,9 @@ impl Decode for Builtin<'_> {
     }
 
     #[inline(always)]
-    fn is_ephemeron(&self, w0: u64) -> bool {
-        self.types.is_ephemeron(Header(w0))
+    fn ephemeron(&self, w0: u64) -> Option<(usize, usize)> {
+        // Payload fields 0 (key) and 1 (value).
+        self.types.is_ephemeron(Header(w0)).then_some((1, 2))
     }
 
     #[inline(always)]
@@ -146,15 +151,27 @@ impl<M: ObjectModel> Decode for ModelDecoder<'_, M> {
     }
 
     #[inline(always)]
-    fn for_each_ref_field(&self, addr: usize, w0: u64, f: impl FnMut(usize)) {
-        self.for_each_strong_ref_field(addr, w0, f)
+    fn for_each_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
+        if !is_filler(w0) {
+            // A filler has no reference fields.
+            self.model.scan(ObjectRef::new(addr), &mut |i| f(i - 1));
+        }
     }
 
     #[inline(always)]
     fn for_each_strong_ref_field(&self, addr: usize, w0: u64, mut f: impl FnMut(usize)) {
-        if !is_filler(w0) {
-            // A filler has no reference fields.
+        if is_filler(w0) {
+            return;
+        }
+        let weak = self.model.weak_slots(w0);
+        if weak == 0 {
             self.model.scan(ObjectRef::new(addr), &mut |i| f(i - 1));
+        } else {
+            self.model.scan(ObjectRef::new(addr), &mut |i| {
+                if i >= 64 || weak >> i & 1 == 0 {
+                    f(i - 1)
+                }
+            });
         }
     }
 
@@ -164,13 +181,22 @@ impl<M: ObjectModel> Decode for ModelDecoder<'_, M> {
     }
 
     #[inline(always)]
-    fn is_ephemeron(&self, _w0: u64) -> bool {
-        false
+    fn ephemeron(&self, w0: u64) -> Option<(usize, usize)> {
+        if is_filler(w0) {
+            None
+        } else {
+            self.model.ephemeron_slots(w0)
+        }
     }
 
     #[inline(always)]
-    fn weak_mask(&self, _w0: u64) -> u64 {
-        0
+    fn weak_mask(&self, w0: u64) -> u64 {
+        if is_filler(w0) {
+            0
+        } else {
+            // Word 0 is the header, never a slot: payload index `i - 1`.
+            self.model.weak_slots(w0) >> 1
+        }
     }
 
     #[inline(always)]

@@ -348,7 +348,11 @@ impl Mutator {
     fn strong_index_slot(&self, obj: Gc<'_>, index: usize, what: &str) -> usize {
         if self.vm {
             // A VM object: `index` is a word index, checked by the model.
-            return self.vm_slot(obj, index, true, what);
+            let slot = self.vm_slot(obj, index, true, what);
+            if self.vm_slot_is_weak(obj, index) {
+                weak_refused(what);
+            }
+            return slot;
         }
         let (slot, weak) = self.ref_slot(obj, index);
         if weak {

@@ -88,8 +88,11 @@ impl ObjectRef {
 /// The implementation must answer truthfully and consistently:
 /// `object_words(obj) >= header_words(obj) >= 1`; `scan` visits exactly the
 /// indices `i` for which `is_ref_slot(obj, i)` is true, each once, in increasing
-/// order, all with `header_words <= i < object_words`; and the restrictions of
-/// the contract above hold.
+/// order, all with `header_words <= i < object_words`; every bit `i` set in
+/// `weak_slots(w0)` is a reference slot (`is_ref_slot(obj, i)`) of every object
+/// whose word 0 is `w0`; the two slots `ephemeron_slots(w0)` names, if any, are
+/// distinct weak slots of `weak_slots(w0)`; and the restrictions of the
+/// contract above hold.
 pub unsafe trait ObjectModel: Send + Sync + 'static {
     /// Size in words (header included, `>= 1`) of the object at `obj`.
     fn object_words(&self, obj: ObjectRef) -> usize;
@@ -121,6 +124,43 @@ pub unsafe trait ObjectModel: Send + Sync + 'static {
     /// allocate, lock, block, panic or unwind; it gets no object, so it reads no
     /// heap word.
     fn fixed_layout(&self, w0: u64) -> Option<FixedLayout> {
+        let _ = w0;
+        None
+    }
+
+    /// The *weak* reference slots of every object whose word 0 is `w0`, as a
+    /// mask: bit `i` set iff word `i` is a weak slot (0, no weak slot, by
+    /// default). A weak slot is a reference slot ([`ObjectModel::scan`] visits
+    /// it, and the collector forwards it when its referent moves) that marking
+    /// does not follow: once a collection finds its referent unreachable
+    /// otherwise, the collector stores null into it, in the pause that ends
+    /// marking (a `WeakReference`'s referent, a weak-keyed table's key). Weak
+    /// slots lie below word 64 (in the fixed part of an object).
+    ///
+    /// Called by the markers for every object they scan (so it should be a
+    /// table lookup, or a constant), by the young cycles' pass over old
+    /// objects, by the pause that clears dead referents, and by the mutator's
+    /// slot accessors, which give a weak slot its own barriers
+    /// ([`Mutator::read_slot`](crate::Mutator::read_slot) and
+    /// [`Mutator::write_slot`](crate::Mutator::write_slot); the checked-once
+    /// descriptors and the atomic entry points refuse weak slots). The rules of
+    /// the contract above apply: no allocation, lock, panic or heap access; it
+    /// gets no object, so it reads no heap word.
+    fn weak_slots(&self, w0: u64) -> u64 {
+        let _ = w0;
+        0
+    }
+
+    /// If every object whose word 0 is `w0` is an *ephemeron*, the word
+    /// indices of its key slot and its value slot (`None`, no ephemeron, by
+    /// default). Both must be weak slots ([`ObjectModel::weak_slots`]). The
+    /// collector traces the value only once marking finds the key reachable
+    /// some other way, so a value that refers to its own key does not keep the
+    /// entry alive (the building block of a weak-keyed table such as
+    /// JavaScript's `WeakMap`); once a collection finds the key unreachable,
+    /// both slots read as null. Called when marking meets such an object and in
+    /// the pause that ends marking, under the contract above.
+    fn ephemeron_slots(&self, w0: u64) -> Option<(usize, usize)> {
         let _ = w0;
         None
     }

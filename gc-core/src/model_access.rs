@@ -114,26 +114,48 @@ impl Mutator {
         obj.addr + i * WORD
     }
 
+    /// Whether reference slot `i` of VM object `obj` (checked by
+    /// [`Mutator::vm_slot`]) is weak ([`ObjectModel::weak_slots`]).
+    #[inline]
+    pub(crate) fn vm_slot_is_weak(&self, obj: Gc<'_>, i: usize) -> bool {
+        // SAFETY: `obj` is an object of this heap (`vm_slot` checked it): its
+        // word 0 is mapped and fixed since allocation.
+        let w0 = unsafe { mem::load(obj.addr) };
+        i < 64 && self.vm_model("weak_slots").weak_slots(w0) >> i & 1 != 0
+    }
+
     /// What reference slot `i` (a word index; word 0 is the header) of VM object
     /// `obj` holds. Panics if `i` is not a reference slot of `obj`, or on a heap
-    /// without a model.
+    /// without a model. A weak slot ([`ObjectModel::weak_slots`]) reads as null
+    /// once a collection found its referent unreachable; while marking runs, a
+    /// reference read from it is logged as live (the weak-read barrier), as
+    /// [`Mutator::read_ref`] does for a weak field.
     #[inline]
     pub fn read_slot<'m>(&'m self, obj: Gc<'m>, i: usize) -> Value<'m> {
         let at = self.vm_slot(obj, i, true, "read_slot");
         // SAFETY: `at` is a reference slot of a live object of this heap. Acquire,
         // as `read_ref` (access.rs).
-        Value::from_bits(unsafe { mem::load_acquire(at) })
+        let v = unsafe { mem::load_acquire(at) };
+        if self.marking && self.vm_slot_is_weak(obj, i) {
+            self.weak_read(v as usize);
+        }
+        Value::from_bits(v)
     }
 
     /// Stores `v` (null, an immediate, or an object of this heap) into reference
-    /// slot `i` of VM object `obj`, with the write barrier. Panics if `i` is not a
+    /// slot `i` of VM object `obj`, with the write barrier (a weak slot's own,
+    /// as [`Mutator::write_ref`] for a weak field). Panics if `i` is not a
     /// reference slot of `obj`, a reference in `v` is not of this heap, or on a
     /// heap without a model.
     #[inline]
     pub fn write_slot(&self, obj: Gc<'_>, i: usize, v: Value<'_>) {
         let at = self.vm_slot(obj, i, true, "write_slot");
         let w = self.checked_word(v);
-        self.pre_write(at);
+        if self.vm_slot_is_weak(obj, i) {
+            self.pre_write_weak(obj.addr);
+        } else {
+            self.pre_write(at);
+        }
         // SAFETY: `at` is a reference slot of a live object of this heap; `w` is
         // null, an immediate or an object of this heap. Release: publishes `w`'s
         // header and fields to readers.

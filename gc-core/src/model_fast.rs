@@ -131,8 +131,9 @@ impl Mutator {
             words: l.words as u32,
             registry: self.registry,
             // Reference slots lie at or after `header_words` (checked above), so
-            // a run from word 1 is empty unless the header is one word.
-            lead_refs: (l.ref_mask >> 1).trailing_ones(),
+            // a run from word 1 is empty unless the header is one word. The run
+            // stops at a weak slot: the constructors' stores are strong ones.
+            lead_refs: ((l.ref_mask & !self.weak_slots_of(w0)) >> 1).trailing_ones(),
         })
     }
 
@@ -145,6 +146,12 @@ impl Mutator {
             return Err(GcError::type_error(format!(
                 "model_ref_slot: word {i} of objects with header {w0:#x} is not a reference \
                  slot ({l:?})"
+            )));
+        }
+        if self.weak_slots_of(w0) >> i & 1 != 0 {
+            return Err(GcError::type_error(format!(
+                "model_ref_slot: word {i} of objects with header {w0:#x} is a weak slot \
+                 (access it with read_slot and write_slot, which apply its barriers)"
             )));
         }
         Ok(SlotRef {
@@ -170,6 +177,16 @@ impl Mutator {
             offset: (i * WORD) as u32,
             registry: self.registry,
         })
+    }
+
+    /// The model's [`weak_slots`](crate::ObjectModel::weak_slots) for word 0
+    /// `w0` (0 on a heap without a model).
+    fn weak_slots_of(&self, w0: u64) -> u64 {
+        self.heap
+            .inner
+            .model
+            .as_deref()
+            .map_or(0, |m| m.weak_slots(w0))
     }
 
     /// Whether a model descriptor access may take its fast path: the descriptor

@@ -72,17 +72,18 @@ pub fn ready_values<D: Decode>(ctx: &MarkCtx<'_, D>, holders: &[usize]) -> Vec<u
         // SAFETY: `holder` is a live object (noted by a scan or a store barrier):
         // its header is mapped and immutable.
         let w0 = unsafe { mem::load(holder) };
-        if !ctx.layout.is_ephemeron(w0) {
+        let Some((k, v)) = ctx.layout.ephemeron(w0) else {
             continue;
-        }
-        // SAFETY: fields 0 and 1 of an ephemeron (its shape). Acquire: see the
-        // module docs (a mutator's release store of the field).
-        let key = unsafe { mem::load_acquire(holder + WORD) } as usize;
+        };
+        // SAFETY: the key and value slots of an ephemeron (its shape, or its
+        // model's answer). Acquire: see the module docs (a mutator's release
+        // store of the field).
+        let key = unsafe { mem::load_acquire(holder + k * WORD) } as usize;
         if is_ref(key) && !ctx.is_live(key) {
             continue;
         }
         // SAFETY: as above.
-        let value = unsafe { mem::load_acquire(holder + 2 * WORD) } as usize;
+        let value = unsafe { mem::load_acquire(holder + v * WORD) } as usize;
         if is_ref(value) && !ctx.is_live(value) {
             found.push(value);
         }
@@ -114,16 +115,17 @@ pub fn mark_to_fixpoint<D: Decode>(
 /// reference that marking found dead. The world must be stopped, marking
 /// complete (its fixpoint too), `holder` live.
 pub fn clear_if_key_dead<D: Decode>(ctx: &MarkCtx<'_, D>, holder: usize, w0: u64) {
-    if !ctx.layout.is_ephemeron(w0) {
+    let Some((k, v)) = ctx.layout.ephemeron(w0) else {
         return;
-    }
-    // SAFETY: field 0 of a live ephemeron; the world is stopped.
-    let key = unsafe { mem::load(holder + WORD) } as usize;
+    };
+    // SAFETY: the key slot of a live ephemeron; the world is stopped.
+    let key = unsafe { mem::load(holder + k * WORD) } as usize;
     if is_ref(key) && !ctx.is_live(key) {
-        // SAFETY: fields 0 and 1 of the live ephemeron; the world is stopped.
+        // SAFETY: the key and value slots of the live ephemeron; the world is
+        // stopped.
         unsafe {
-            mem::store(holder + WORD, 0);
-            mem::store(holder + 2 * WORD, 0);
+            mem::store(holder + k * WORD, 0);
+            mem::store(holder + v * WORD, 0);
         }
     }
 }

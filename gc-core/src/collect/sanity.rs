@@ -36,7 +36,8 @@ pub fn check_marking<D: Decode>(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &
     let mut todo = roots;
     // Ephemerons reached: their values are reached once their keys are, in rounds
     // as marking's fixpoint (`ephemeron.rs`).
-    let mut ephemerons: Vec<usize> = Vec::new();
+    // Reached ephemerons, with their key and value slots' word indices.
+    let mut ephemerons: Vec<(usize, (usize, usize))> = Vec::new();
     loop {
         let Some(addr) = todo.pop() else {
             let reached = |v: usize| {
@@ -46,10 +47,10 @@ pub fn check_marking<D: Decode>(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &
                     seen_large.contains(&v)
                 }
             };
-            todo.extend(ephemerons.iter().filter_map(|&e| {
-                // SAFETY: a reached ephemeron (the world is stopped): fields 0 and 1
-                // are mapped.
-                let (key, value) = unsafe { (mem::load(e + WORD), mem::load(e + 2 * WORD)) };
+            todo.extend(ephemerons.iter().filter_map(|&(e, (k, v))| {
+                // SAFETY: a reached ephemeron (the world is stopped): its key and
+                // value slots are mapped.
+                let (key, value) = unsafe { (mem::load(e + k * WORD), mem::load(e + v * WORD)) };
                 let (key, value) = (key as usize, value as usize);
                 ((!is_ref(key) || reached(key)) && is_ref(value) && !reached(value))
                     .then_some(value)
@@ -88,8 +89,8 @@ pub fn check_marking<D: Decode>(inner: &HeapInner, stopped: &Stopped<'_>, ctx: &
         // SAFETY: `addr` is a reachable object (the world is stopped): its header and
         // fields are mapped.
         let w0 = unsafe { mem::load(addr) };
-        if ctx.layout.is_ephemeron(w0) {
-            ephemerons.push(addr);
+        if let Some(slots) = ctx.layout.ephemeron(w0) {
+            ephemerons.push((addr, slots));
         }
         ctx.layout.for_each_strong_ref_field(addr, w0, |f| {
             // SAFETY: as above; `f` is a field of the object.

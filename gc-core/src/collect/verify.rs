@@ -196,7 +196,9 @@ pub(crate) fn walk<K: Kind>(
 /// `header_words <= i < size` that `is_ref_slot` names (probed over the whole
 /// object); and, where the model gives a
 /// [`fixed_layout`](crate::ObjectModel::fixed_layout) for `w0`, that it agrees
-/// with all three. Nothing to check for built-in objects and fillers.
+/// with all three; that every weak slot is a reference slot, and an
+/// ephemeron's key and value two distinct weak slots. Nothing to check for
+/// built-in objects and fillers.
 fn check_model(dec: &Decoder<'_>, at: usize, w0: u64, size: usize) -> Result<(), String> {
     let Some(m) = dec.vm_model(w0) else {
         return Ok(());
@@ -217,8 +219,24 @@ fn check_model(dec: &Decoder<'_>, at: usize, w0: u64, size: usize) -> Result<(),
              {scanned:?}, is_ref_slot names {probed:?}"
         ));
     }
+    let mask: u64 = probed.iter().filter(|&&i| i < 64).map(|&i| 1 << i).sum();
+    let weak = m.weak_slots(w0);
+    if weak & !mask != 0 {
+        return Err(format!(
+            "VM object at {at:#x} (header {w0:#x}): weak_slots says {weak:#b}, but its \
+             reference slots are {probed:?}"
+        ));
+    }
+    if let Some((k, v)) = m.ephemeron_slots(w0) {
+        let is_weak = |i: usize| i < 64 && weak >> i & 1 != 0;
+        if k == v || !is_weak(k) || !is_weak(v) {
+            return Err(format!(
+                "VM object at {at:#x} (header {w0:#x}): ephemeron_slots says key {k}, \
+                 value {v}, which are not two weak slots ({weak:#b})"
+            ));
+        }
+    }
     if let Some(l) = m.fixed_layout(w0) {
-        let mask: u64 = probed.iter().filter(|&&i| i < 64).map(|&i| 1 << i).sum();
         let wide = probed.iter().any(|&i| i >= 64);
         if l.words != size || l.header_words != header || l.ref_mask != mask || wide {
             return Err(format!(
