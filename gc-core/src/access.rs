@@ -410,6 +410,23 @@ impl Mutator {
         // SAFETY: the field lies inside `obj` (the caller's contract, as in
         // `get_ref`); `v` is null, an immediate or an object of this heap.
         unsafe { mem::store_release(slot, v as u64) };
+        // No value filter: the typed stores hold references (or null, whose
+        // mark is only a card read in vain).
+        self.card_mark_field(slot);
+    }
+
+    /// As [`Mutator::store_strong`], for a word that may be an immediate: the
+    /// card mark takes the value filter (`cards.rs`), so that a VM storing
+    /// fixnums into old objects does not dirty their cards.
+    ///
+    /// # Safety
+    /// As [`Mutator::store_strong`].
+    #[inline(always)]
+    pub(crate) unsafe fn store_strong_value(&self, obj: Gc<'_>, f: RefField, v: usize) {
+        let slot = obj.addr + f.offset as usize;
+        self.pre_write(slot);
+        // SAFETY: as in `store_strong`.
+        unsafe { mem::store_release(slot, v as u64) };
         self.card_mark(slot, v);
     }
 

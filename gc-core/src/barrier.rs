@@ -119,30 +119,39 @@ impl Mutator {
 /// The card mark: the write barrier's second part, after the SATB log (the card
 /// table and the store protocol are described in `cards.rs`).
 impl Mutator {
-    /// The card mark after a store of the word `v` into `slot` (a field's
-    /// address): dirties the slot's card if `v` is a reference ([`is_ref`]: the
-    /// value filter) and the slot lies in the moving space (`cards.rs`).
+    /// The card mark after a store of the word `v` into `slot`, a field of an
+    /// object of this heap: marks the slot's card if `v` is a reference
+    /// ([`is_ref`]: the value filter, for stores that may hold immediates).
     #[inline(always)]
     pub(crate) fn card_mark(&self, slot: usize, v: usize) {
         if is_ref(v) {
-            self.card_mark_slot(slot);
+            self.card_mark_field(slot);
         }
     }
 
-    /// The card mark of `slot` whatever was stored into it (`flipgc_card_mark`,
-    /// for generated code, which may or may not have tested the value).
+    /// The card mark of `slot`, a field of an object of this heap (in the
+    /// moving space or the large-object space), whatever was stored into it:
+    /// no compare (`cards.rs`, "The mark").
+    #[inline(always)]
+    pub(crate) fn card_mark_field(&self, slot: usize) {
+        // `cards` is the table's biased address; the table lives as long as
+        // the heap, which this mutator holds.
+        // SAFETY: `slot` lies in the moving space or the large-object space
+        // (the caller's: a field of an object of this heap), and the table has
+        // a byte for every card of both (`CardTable::covering`).
+        unsafe {
+            (*((self.cards + (slot >> CARD_SHIFT)) as *const AtomicU8))
+                .store(DIRTY, Ordering::Relaxed)
+        };
+    }
+
+    /// The card mark of `slot`, whatever was stored into it, if it lies in this
+    /// heap (`flipgc_card_mark`, for generated code, which may or may not have
+    /// tested the value; a slot outside the heap takes no mark).
     #[inline(always)]
     pub(crate) fn card_mark_slot(&self, slot: usize) {
-        let off = slot.wrapping_sub(self.base);
-        if off < self.cap {
-            // `cards` is the table's first byte's address; the table lives as
-            // long as the heap, which this mutator holds.
-            // SAFETY: `off < cap`, and the table has a byte for every
-            // `CARD_BYTES` of the capacity.
-            unsafe {
-                (*(self.cards as *const AtomicU8).add(off >> CARD_SHIFT))
-                    .store(DIRTY, Ordering::Relaxed)
-            };
+        if self.owns(slot) {
+            self.card_mark_field(slot);
         }
     }
 

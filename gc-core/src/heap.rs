@@ -128,7 +128,11 @@ impl Heap {
             from_space: Mutex::new(from_space),
             los_base: los.base(),
             los_end: los.end(),
-            cards: crate::cards::CardTable::new(space.end() - space.base()),
+            cards: crate::cards::CardTable::covering(
+                space.base(),
+                space.end() - space.base(),
+                los.base()..los.end(),
+            ),
             space_published: std::sync::Arc::clone(&space.published),
             space: Mutex::new(space),
             los: Mutex::new(los),

@@ -108,7 +108,7 @@ impl Mutator {
     /// card mark is part of the store, as the barrier's flag test is.
     /// [`flipgc_card_mark`] does the same in a call. Fixed for the heap's life.
     pub fn card_table_addr(&self) -> *const u8 {
-        self.cards as *const u8
+        self.heap.inner.cards.bytes().cast()
     }
 
     /// The moving space's address range (fixed for the heap's life): the range

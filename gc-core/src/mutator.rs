@@ -125,9 +125,9 @@ pub struct Mutator {
     /// Whether the heap has a VM object model (`model.rs`): the built-in typed
     /// accessors refuse its objects.
     pub(crate) vm: bool,
-    /// The address of the heap's card table's first byte (`cards.rs`), for the
-    /// card mark (an address, not a pointer: the `Mutator`'s auto traits come
-    /// from its other fields).
+    /// The heap's card table's *biased* address (`cards.rs`,
+    /// `CardTable::biased`), for the card mark (an address, not a pointer: the
+    /// `Mutator`'s auto traits come from its other fields).
     pub(crate) cards: usize,
     /// Objects of at least this many words go to the large-object space.
     large_words: usize,
@@ -155,7 +155,7 @@ impl Mutator {
             stack: std::cell::UnsafeCell::new(Vec::new()),
             registry: i.types.id(),
             vm: i.model.is_some(),
-            cards: i.cards.bytes() as usize,
+            cards: i.cards.biased(),
             large_words: i.config.large_object_threshold.div_ceil(WORD),
             thread: std::thread::current().id(),
             heap,

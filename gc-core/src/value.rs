@@ -185,7 +185,7 @@ impl Mutator {
         }
         // SAFETY: `obj` is of `f`'s type and `f` is strong (checked above); `v` is
         // null, an immediate, or was checked to be an object of this heap.
-        unsafe { self.store_strong(obj, f, v) };
+        unsafe { self.store_strong_value(obj, f, v) };
     }
 
     /// What reference field (or array element) `field` of `obj` holds. Panics if it
