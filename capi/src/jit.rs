@@ -72,7 +72,8 @@ pub unsafe extern "C" fn flipgc_barrier_slow(m: *mut flipgc_mutator, slot: usize
 /// release store and before the next GC point (a young collection reads only
 /// the old objects on marked cards: a store without its mark can lose the
 /// objects it makes reachable). A slot outside the moving space (a large
-/// object's) takes no mark. Not a GC point. Generated code may instead inline
+/// object's) needs no mark (the collector reads the moving space's cards
+/// only). Not a GC point. Generated code may instead inline
 /// it: store the byte 1 at `flipgc_card_table(m) + ((slot - start) >> 9)` when
 /// `slot - start < len`, with `start` and `len` from [`flipgc_moving_space`].
 ///
@@ -88,7 +89,8 @@ pub unsafe extern "C" fn flipgc_card_mark(m: *mut flipgc_mutator, slot: usize) {
     })
 }
 
-/// The card table's first byte, for an inlined card mark ([`flipgc_card_mark`]).
+/// The byte of the moving space's first card, for an inlined card mark
+/// ([`flipgc_card_mark`]).
 /// Valid while the heap lives.
 ///
 /// # Safety

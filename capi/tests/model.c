@@ -28,7 +28,7 @@ struct class {
   size_t words;     /* fixed classes: size in words */
   uint64_t ref_mask; /* fixed classes: bit i = word i is a reference */
   uint64_t weak_mask; /* the weak ones among them */
-  int ephemeron;    /* 1: word 1 the key, word 2 the value (both weak) */
+  int ephemeron;    /* 1: word 2 the key, word 1 the value (both weak) */
 } __attribute__((aligned(8)));
 
 static const struct class RECORD = {0, 0, 4, 0xa, 0, 0}; /* words 1 and 3 */
@@ -98,8 +98,8 @@ static uint64_t weak_slots(const void *ctx, uint64_t w0) {
 static int ephemeron_slots(const void *ctx, uint64_t w0, size_t *key, size_t *value) {
   (void)ctx;
   if (!((const struct class *)(uintptr_t)w0)->ephemeron) return 0;
-  *key = 1;
-  *value = 2;
+  *key = 2; /* not a built-in ephemeron's order */
+  *value = 1;
   return 1;
 }
 
@@ -292,8 +292,8 @@ int main(int argc, char **argv) {
     if (e == 4) flipgc_set_slot(m, 5, 2, 7);
     CHECK(alloc(m, &PAIR, 0) == FLIPGC_OK); /* 8: the value, whose car is the key */
     flipgc_set_slot(m, 8, 1, 7);
-    flipgc_set_slot(m, e, 1, 7);
-    flipgc_set_slot(m, e, 2, 8);
+    flipgc_set_slot(m, e, 2, 7); /* the key */
+    flipgc_set_slot(m, e, 1, 8); /* the value */
     flipgc_stack_truncate(m, 7);
   }
   flipgc_stack_truncate(m, 6); /* drops 6 */
@@ -306,10 +306,10 @@ int main(int argc, char **argv) {
   flipgc_get_slot(m, 3, 1); /* 8 */
   flipgc_get_slot(m, 3, 2); /* 9 */
   CHECK(flipgc_stack_kind(m, 8, NULL) == 0 && flipgc_stack_kind(m, 9, NULL) == 0);
-  flipgc_get_slot(m, 4, 1);  /* 10: the held key */
+  flipgc_get_slot(m, 4, 2);  /* 10: the held key */
   flipgc_get_slot(m, 5, 2);  /* 11 */
   CHECK(flipgc_stack_kind(m, 10, NULL) == 1 && flipgc_stack_same(m, 10, 11));
-  flipgc_get_slot(m, 4, 2);  /* 12: the value */
+  flipgc_get_slot(m, 4, 1);  /* 12: the value */
   flipgc_get_slot(m, 12, 1); /* 13: its car, the key */
   CHECK(flipgc_stack_same(m, 13, 10));
   CHECK(flipgc_verify(m) == FLIPGC_OK);

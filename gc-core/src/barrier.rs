@@ -134,6 +134,7 @@ impl Mutator {
     /// no compare (`cards.rs`, "The mark").
     #[inline(always)]
     pub(crate) fn card_mark_field(&self, slot: usize) {
+        debug_assert!(self.owns(slot), "card mark of {slot:#x}, outside the heap");
         // `cards` is the table's biased address; the table lives as long as
         // the heap, which this mutator holds.
         // SAFETY: `slot` lies in the moving space or the large-object space

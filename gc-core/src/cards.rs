@@ -21,8 +21,13 @@
 //!   the store. (Before 2026-12-07 the mark subtracted the base and compared
 //!   against the capacity, reloading both: `write/set_ref` 1.3x 33b1a5a's,
 //!   against about 1.1x with this form, in one run.)
-//! - **The value filter.** A store of null or an immediate (a word that fails
-//!   [`is_ref`](crate::object::is_ref)) takes no mark. Sound because every collector path that reads
+//! - **The value filter.** On the store paths that may store an immediate
+//!   (`set_value`, `write_value`, `write_ref`, tails, a model's slots, the
+//!   atomics: `Mutator::card_mark`), a store of null or an immediate (a word
+//!   that fails [`is_ref`](crate::object::is_ref)) takes no mark; the typed
+//!   reference stores (`set_ref`, `set_refs`, the constructors' parent stores:
+//!   `Mutator::card_mark_field` directly) mark every store, a null store's mark
+//!   costing a card read in vain. Skipping is sound because every collector path that reads
 //!   a reference slot (the old-region pass, the compaction's forwarding, the
 //!   verifier) asks [`is_ref`](crate::object::is_ref) first and ignores such a word: a field holding
 //!   one needs no card (`collect/sticky.rs`, invariant 5 is about fields that
@@ -79,15 +84,21 @@ impl CardTable {
     /// A clean table for a moving space of `capacity` bytes at address 0, with
     /// nothing around it (for tests, and as a placeholder).
     pub fn new(capacity: usize) -> CardTable {
-        CardTable::covering(0, capacity, 0..0)
+        CardTable::covering(0, capacity, 0..0).expect("a card table for a moving space alone")
     }
 
     /// A clean table for the moving space `[base, base + capacity)` (`base` a
     /// multiple of [`CARD_BYTES`]) that also has a byte for every card of
     /// `also` (the large-object space) and of whatever lies between the two:
     /// the range mutators' unchecked card marks may hit. Only the pages of the
-    /// table that are written are ever committed.
-    pub fn covering(base: usize, capacity: usize, also: std::ops::Range<usize>) -> CardTable {
+    /// table that are written are ever committed, but the whole range is
+    /// allocated (address space), so an error if it cannot be (for example
+    /// under an address-space limit, with the two spaces far apart).
+    pub fn covering(
+        base: usize,
+        capacity: usize,
+        also: std::ops::Range<usize>,
+    ) -> Result<CardTable, crate::error::GcError> {
         debug_assert_eq!(base % CARD_BYTES, 0);
         let len = capacity.div_ceil(CARD_BYTES);
         let base_card = base >> CARD_SHIFT;
@@ -98,7 +109,18 @@ impl CardTable {
             hi_card = hi_card.max(((also.end - 1) >> CARD_SHIFT) + 1);
         }
         let n = hi_card - lo_card;
-        let layout = std::alloc::Layout::array::<AtomicU8>(n).expect("card table size");
+        let refused = || {
+            crate::error::GcError::from(flipgc_heap::HeapError::Invalid {
+                what: "card table",
+                detail: format!(
+                    "{n} bytes (one per {CARD_BYTES} bytes from {:#x} to {:#x}, the moving \
+                     space and the large-object space) could not be allocated",
+                    lo_card << CARD_SHIFT,
+                    hi_card << CARD_SHIFT
+                ),
+            })
+        };
+        let layout = std::alloc::Layout::array::<AtomicU8>(n).map_err(|_| refused())?;
         // `alloc_zeroed` of a large block is a fresh mapping: pages are
         // committed as cards are first written. The box owns the block
         // (global allocator, this layout, as `Box` frees it).
@@ -107,16 +129,16 @@ impl CardTable {
         let bytes = unsafe {
             let ptr = std::alloc::alloc_zeroed(layout).cast::<AtomicU8>();
             if ptr.is_null() {
-                std::alloc::handle_alloc_error(layout);
+                return Err(refused());
             }
             Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
         };
-        CardTable {
+        Ok(CardTable {
             bytes,
             first: base_card - lo_card,
             len,
             lo_card,
-        }
+        })
     }
 
     /// The moving space's first card's byte (for generated code,
@@ -213,7 +235,7 @@ mod tests {
             (1 << 28)..(1 << 28) + 8 * CARD_BYTES,
             (3 << 30)..(3 << 30) + 1,
         ] {
-            let t = CardTable::covering(base, 64 * CARD_BYTES, also.clone());
+            let t = CardTable::covering(base, 64 * CARD_BYTES, also.clone()).unwrap();
             assert_eq!(t.len(), 64);
             let mark = |a: usize| {
                 // SAFETY: `a` lies in the covered range (the test's own table).

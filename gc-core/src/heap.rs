@@ -79,6 +79,11 @@ impl Heap {
         config.gc_log = config.gc_log.union(crate::gclog::GcLog::from_env());
         let (space, from_space) = MovingSpace::new(&config, &caps.geometry)?;
         let los = Los::new(config.large_object_capacity, caps.geometry.page)?;
+        let cards = crate::cards::CardTable::covering(
+            space.base(),
+            space.end() - space.base(),
+            los.base()..los.end(),
+        )?;
         let los_marks = Arc::clone(los.marks());
         let strategy = match config.flip {
             crate::config::FlipMode::Copy => StrategyChoice::Copy,
@@ -128,11 +133,7 @@ impl Heap {
             from_space: Mutex::new(from_space),
             los_base: los.base(),
             los_end: los.end(),
-            cards: crate::cards::CardTable::covering(
-                space.base(),
-                space.end() - space.base(),
-                los.base()..los.end(),
-            ),
+            cards,
             space_published: std::sync::Arc::clone(&space.published),
             space: Mutex::new(space),
             los: Mutex::new(los),

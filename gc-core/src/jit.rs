@@ -92,8 +92,8 @@ impl Mutator {
         std::ptr::addr_of!(self.marking).cast()
     }
 
-    /// The address of the card table's first byte (`cards.rs`), for generated
-    /// code's card mark: after every reference store into a field at `slot` of
+    /// The address of the byte of the moving space's first card (`cards.rs`),
+    /// for generated code's card mark: after every reference store into a field at `slot` of
     /// an object in [`Mutator::moving_space`], generated code stores the byte 1
     /// at `card_table_addr() + ((slot - moving_space().start) >> CARD_SHIFT)`
     /// ([`crate::cards::CARD_SHIFT`]), before its next GC point. A plain
@@ -616,8 +616,10 @@ pub unsafe extern "C" fn flipgc_weak_write_barrier_slow(m: *const Mutator, holde
 }
 
 /// The card mark, as a call: after a reference store into the field at `slot`
-/// (strong or weak), dirties the slot's card if `slot` lies in the moving space
-/// (what generated code may instead inline: [`Mutator::card_table_addr`]). It
+/// (strong or weak), dirties the slot's card if `slot` lies in this heap (a
+/// large object's slot marks a byte the collector never reads; an address
+/// outside the heap marks nothing). Generated code may instead inline the mark
+/// for slots in the moving space: [`Mutator::card_table_addr`]. It
 /// marks whatever was stored; generated code may leave the call out after a
 /// store of null or an immediate (never after a reference).
 ///

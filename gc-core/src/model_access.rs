@@ -151,10 +151,14 @@ impl Mutator {
     pub fn write_slot(&self, obj: Gc<'_>, i: usize, v: Value<'_>) {
         let at = self.vm_slot(obj, i, true, "write_slot");
         let w = self.checked_word(v);
-        if self.vm_slot_is_weak(obj, i) {
-            self.pre_write_weak(obj.addr);
-        } else {
-            self.pre_write(at);
+        // The barriers do nothing unless marking runs: only then ask the model
+        // whether the slot is weak.
+        if self.marking {
+            if self.vm_slot_is_weak(obj, i) {
+                self.pre_write_weak(obj.addr);
+            } else {
+                self.pre_write(at);
+            }
         }
         // SAFETY: `at` is a reference slot of a live object of this heap; `w` is
         // null, an immediate or an object of this heap. Release: publishes `w`'s

@@ -105,10 +105,11 @@ unsafe impl ObjectModel for WeakModel {
     }
 }
 
-/// `[hdr, weak, strong, id]`.
-const WEAK: usize = 1;
-const STRONG: usize = 2;
-const BOX_ID: usize = 3;
+/// `[hdr, strong, id, weak]`: the weak slot last, so that nothing here
+/// depends on a weak slot's being word 1.
+const STRONG: usize = 1;
+const BOX_ID: usize = 2;
+const WEAK: usize = 3;
 /// `[hdr, next, id, id * 3]`: the referents (`next` links garbage lists).
 const NEXT: usize = 1;
 const ID: usize = 2;
@@ -122,7 +123,7 @@ struct Classes {
 
 fn classes() -> Classes {
     Classes {
-        weak_box: Class::leak(4, 0b110, 0b010),
+        weak_box: Class::leak(4, 0b1010, 0b1000),
         target: Class::leak(4, 0b010, 0),
     }
 }
@@ -372,8 +373,13 @@ fn descriptors_and_atomics_refuse_weak_slots() {
     assert!(e.to_string().contains("weak slot"), "{e}");
     m.model_ref_slot(c.weak_box.header(), STRONG)
         .expect("a strong slot has a descriptor");
-    // The constructors' leading run of reference slots stops at the weak slot.
-    assert_eq!(m.model_type(c.weak_box.header()).unwrap().lead_refs(), 0);
+    // The constructors' leading run of reference slots stops at a weak slot.
+    let strong_then_weak = Class::leak(3, 0b110, 0b100);
+    assert_eq!(
+        m.model_type(strong_then_weak.header()).unwrap().lead_refs(),
+        1
+    );
+    assert_eq!(m.model_type(c.weak_box.header()).unwrap().lead_refs(), 1);
     assert_eq!(m.model_type(c.target.header()).unwrap().lead_refs(), 1);
     m.push_object(4, &[c.weak_box.header()]).unwrap();
     let b = m.stack_get(0).unwrap();
@@ -474,9 +480,11 @@ fn a_referent_read_while_marking_is_kept() {
     }
 }
 
-/// `[hdr, key, value]`, both weak, an ephemeron; values are `[hdr, key, id]`
-/// with `key` strong: each value refers to its own entry's key.
-const EKEY: usize = 1;
+/// `[hdr, strong, value, key]`, an ephemeron whose key (word 3) and value
+/// (word 2) are neither words 1 and 2 nor in that order (a built-in
+/// ephemeron's); values are `[hdr, key, id]` with `key` strong: each value
+/// refers to its own entry's key.
+const EKEY: usize = 3;
 const EVALUE: usize = 2;
 const ENTRIES: u64 = 20_000;
 
@@ -488,9 +496,9 @@ const ENTRIES: u64 = 20_000;
 fn ephemerons_whose_values_hold_their_keys_are_freed_with_the_keys() {
     let c = classes();
     let eph: &'static Class = Box::leak(Box::new(Class {
-        words: 3,
-        refs: 0b110,
-        weak: 0b110,
+        words: 4,
+        refs: 0b1110,
+        weak: 0b1100,
         eph: Some((EKEY, EVALUE)),
     }));
     let value: &'static Class = Class::leak(3, 0b010, 0);
@@ -499,7 +507,7 @@ fn ephemerons_whose_values_hold_their_keys_are_freed_with_the_keys() {
         for keep in [false, true] {
             m.stack_truncate(0);
             for i in 0..ENTRIES {
-                m.push_object(3, &[eph.header()]).unwrap();
+                m.push_object(4, &[eph.header()]).unwrap();
                 push_target(&mut m, c, i);
                 m.push_object(3, &[value.header()]).unwrap();
                 let n = m.stack_len();
@@ -544,5 +552,48 @@ fn ephemerons_whose_values_hold_their_keys_are_freed_with_the_keys() {
             }
             m.verify().unwrap_or_else(|e| panic!("{path}: {e}"));
         }
+    });
+}
+
+/// Weak slots of large objects (in the large-object space, which marking,
+/// lazy forwarding and weak clearing treat apart), on every path: a large box
+/// whose weak slot (word 5) refers to a dropped target reads null after the
+/// collections, one whose target is rooted keeps it (moved, whole), and one
+/// whose target its own strong slot (word 1) holds keeps it too.
+#[test]
+fn weak_slots_of_large_objects() {
+    let c = classes();
+    // 9,000 words: above the default large-object threshold (64 KiB).
+    let large: &'static Class = Class::leak(9000, 0b100010, 0b100000);
+    const LWEAK: usize = 5;
+    on_every_path(|path, heap| {
+        let mut m = heap.bind_mutator().unwrap();
+        for _ in 0..3 {
+            m.push_object(9000, &[large.header()]).unwrap();
+        }
+        let mut held = None;
+        for (i, b) in (0..3).enumerate() {
+            push_target(&mut m, c, 500 + i as u64);
+            let t = m.stack_get(m.stack_len() - 1).unwrap();
+            let bx = m.stack_get(b).unwrap();
+            m.write_slot(bx, LWEAK, t.into());
+            match i {
+                1 => held = Some(m.root(t)),
+                2 => m.write_slot(bx, 1, t.into()),
+                _ => {}
+            }
+            m.pop();
+        }
+        garbage(&mut m, c, 3000);
+        m.collect();
+        m.blocking(|| heap.wait_idle());
+        m.collect();
+        let w = [0, 1, 2].map(|b| m.read_slot(m.stack_get(b).unwrap(), LWEAK));
+        assert!(w[0].is_null(), "{path}: the dropped target was not cleared");
+        assert_eq!(target_id(&m, w[1], path), 501);
+        assert_eq!(w[1].as_ref(), Some(m.get(held.as_ref().unwrap())), "{path}");
+        assert_eq!(target_id(&m, w[2], path), 502);
+        assert_eq!(w[2], m.read_slot(m.stack_get(2).unwrap(), 1), "{path}");
+        m.verify().unwrap_or_else(|e| panic!("{path}: {e}"));
     });
 }
