@@ -357,9 +357,15 @@ impl Vm {
         let mut pi = pid;
         let mut fp = fp;
         let mut pc = 0usize;
-        let mut code = self.proto(pi as usize).clone();
+        // SAFETY: `code` and `ops` (here and at every `running_proto` below) are
+        // used only within this call, which borrows `self`, so the `Vm` (and
+        // its prototypes) outlives them.
+        let mut code: &Proto = unsafe { self.running_proto(pi as usize) };
+        // The running code, held apart from `code` so a dispatch loads the
+        // instruction without first loading the vector from the prototype.
+        let mut ops: &[Op] = &code.code;
         loop {
-            let op = code.code[pc];
+            let op = ops[pc];
             pc += 1;
             match op {
                 Op::Const(k) => {
@@ -503,9 +509,11 @@ impl Vm {
                         self.spend_fuel()?;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
-                        self.open_frame_of(fpos, argc, &code)?;
+                        self.open_frame_of(fpos, argc, code)?;
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -517,12 +525,16 @@ impl Vm {
                                 return Ok(());
                             }
                             (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
                         Some(npi) => {
                             if npi != pi {
                                 pi = npi;
-                                code = self.proto(pi as usize).clone();
+                                // SAFETY: as for the first `running_proto` above.
+                                code = unsafe { self.running_proto(pi as usize) };
+                                ops = &code.code;
                             }
                             fp = fpos;
                             pc = 0;
@@ -551,9 +563,11 @@ impl Vm {
                         self.spend_fuel()?;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
-                        self.open_frame_of(fp, argc, &code)?;
+                        self.open_frame_of(fp, argc, code)?;
                         pc = 0;
                         continue;
                     }
@@ -563,7 +577,9 @@ impl Vm {
                         pc = 0;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
                         continue;
                     }
@@ -574,9 +590,11 @@ impl Vm {
                         return Ok(());
                     }
                     // Prototypes are only ever appended, so the same index is
-                    // the same code: reload (a reference count) only on a change.
+                    // the same code: reload only on a change.
                     if f.proto != pi {
-                        code = self.proto(f.proto as usize).clone();
+                        // SAFETY: as for the first `running_proto` above.
+                        code = unsafe { self.running_proto(f.proto as usize) };
+                        ops = &code.code;
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                 }
@@ -608,9 +626,11 @@ impl Vm {
                         return Ok(());
                     }
                     // Prototypes are only ever appended, so the same index is
-                    // the same code: reload (a reference count) only on a change.
+                    // the same code: reload only on a change.
                     if f.proto != pi {
-                        code = self.proto(f.proto as usize).clone();
+                        // SAFETY: as for the first `running_proto` above.
+                        code = unsafe { self.running_proto(f.proto as usize) };
+                        ops = &code.code;
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                 }
