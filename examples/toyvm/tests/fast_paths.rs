@@ -515,3 +515,47 @@ fn vector_refs_at_constant_indices() {
         "vector-ref: expected a vector",
     );
 }
+
+#[test]
+fn and_or_as_tests_and_in_tail_position() {
+    // `and` and `or` as an `if`'s test: every combination of true, false
+    // and non-boolean true values, with comparisons (fused jumps) and
+    // plain values, nested and negated.
+    value(
+        "(let loop ((i 0) (acc '()))
+           (if (= i 8)
+               (reverse acc)
+               (let ((a (odd? i)) (b (< i 4)) (c (if (> i 5) 'x #f)))
+                 (loop (+ i 1)
+                       (cons (list (if (and a b) 1 0)
+                                   (if (or a b) 1 0)
+                                   (if (and a (or b c)) 1 0)
+                                   (if (or (and a b) c) 1 0)
+                                   (if (not (and a b)) 1 0)
+                                   (if (and (< i 6) (not (< i 2)) (or c b)) 1 0)
+                                   (if (or (< i 1) (> i 6) (eq? c 'x)) 1 0))
+                             acc)))))",
+        "((0 1 0 0 1 0 1) (1 1 1 1 0 0 0) (0 1 0 0 1 1 0) (1 1 1 1 0 1 0) \
+(0 0 0 0 1 0 0) (0 1 0 0 1 0 0) (0 0 0 1 1 0 1) (0 1 1 1 1 0 1))",
+    );
+    // In tail position: `and` returns `#f` or its last value, `or` after a
+    // predicate returns `#t` or what the rest returns.
+    value(
+        "(let ()
+           (define (f a b) (and (< a b) (not (= a 0)) (list a b)))
+           (define (g x y) (or (null? x) (< y 0) (and (pair? x) (car x))))
+           (list (f 1 2) (f 2 1) (f 0 1)
+                 (g '() 1) (g '(5) -1) (g '(5) 1) (g 7 1)))",
+        "((1 2) #f #f #t #t 5 #f)",
+    );
+    // A tail `and` loop and a tail `or` loop (`shorterp`-style).
+    value(
+        "(let ()
+           (define (shorter? x y)
+             (and (not (null? y)) (or (null? x) (shorter? (cdr x) (cdr y)))))
+           (define (all-odd? l) (or (null? l) (and (odd? (car l)) (all-odd? (cdr l)))))
+           (list (shorter? '(1 2) '(1 2 3)) (shorter? '(1 2 3) '(1 2))
+                 (shorter? '(1) '(1)) (all-odd? '(1 3 5)) (all-odd? '(1 2 3))))",
+        "(#t #f #f #t #f)",
+    );
+}
