@@ -3,10 +3,11 @@
 //! the other jumps on a negated comparison too), `Op::Local2` and the
 //! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
 //! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
-//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
+//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::Sym`, `Op::LocalEqSym`
+//! and its jump, `Op::LocalMul`,
 //! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::FreeArith` and its
 //! jump, `Op::VectorRefInt`, `Op::SelfRef`,
-//! `Op::TailSelf` and the global read: each gives what the plain builtin call
+//! `Op::TailSelf`, the global read, and `and`/`or` compiled as tests: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
 //! only where that holds (a `set!` loop variable, a jump into the middle of a
@@ -557,5 +558,31 @@ fn and_or_as_tests_and_in_tail_position() {
            (list (shorter? '(1 2) '(1 2 3)) (shorter? '(1 2 3) '(1 2))
                  (shorter? '(1) '(1)) (all-odd? '(1 3 5)) (all-odd? '(1 2 3))))",
         "(#t #f #f #t #f)",
+    );
+}
+
+#[test]
+fn quoted_symbols_and_their_tests() {
+    // `Sym`: a quoted symbol pushed by the instruction, the same value as
+    // the symbol made at run time.
+    value(
+        "(let ((s (string->symbol \"abc\"))) (list 'abc (eq? s 'abc) (eqv? 'abc s) (equal? (list 'abc) (list s))))",
+        "(abc #t #t #t)",
+    );
+    // `LocalEqSym` as a value and its jump, against symbols, other
+    // immediates and heap objects; and `case` on symbols mixed with other
+    // datums.
+    value(
+        "(let loop ((l (list 'a 'b \"a\" 1 #\\a '() (list 'a) 2.5 #t 'c)) (acc '()))
+           (if (null? l)
+               (reverse acc)
+               (let ((x (car l)))
+                 (loop (cdr l)
+                       (cons (list (eq? x 'a)
+                                   (if (eq? x 'b) 'yes 'no)
+                                   (case x ((a c) 'ac) ((b) 'b) ((1 #\\a) 'imm) (else 'other)))
+                             acc)))))",
+        "((#t no ac) (#f yes b) (#f no other) (#f no imm) (#f no imm) (#f no other) \
+(#f no other) (#f no other) (#f no other) (#f no ac))",
     );
 }

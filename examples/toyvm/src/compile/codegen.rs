@@ -5,6 +5,7 @@ use super::analyze::{Expr, FnId, Program, VarId};
 use super::{selfref, Linker};
 use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
+use crate::reader::DatumKind;
 
 /// Generates every function of `program`; returns the prototype index of function 0.
 pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
@@ -99,6 +100,15 @@ impl Gen<'_> {
                     let (a, k) = (*a, *k);
                     self.code.truncate(n - 2);
                     self.code.push(Op::LocalEqConst(a, id, k));
+                    return;
+                }
+            }
+            // The same with a quoted symbol: `Local`, `Sym`, `Eq`.
+            if let (Op::Eq(_), [.., Op::Local(a), Op::Sym(s)]) = (op, &self.code[..]) {
+                if self.target != n - 1 {
+                    let (a, s) = (*a, *s);
+                    self.code.truncate(n - 2);
+                    self.code.push(Op::LocalEqSym(a, s));
                     return;
                 }
             }
@@ -328,6 +338,13 @@ impl Gen<'_> {
     fn expr(&mut self, e: &Expr, tail: bool) -> Result<(), VmError> {
         match e {
             Expr::Const(d) => {
+                // A symbol is an immediate: pushed by the instruction itself.
+                if let DatumKind::Sym(name) = &d.kind {
+                    if let Ok(id) = u32::try_from(self.linker.symbol(name)) {
+                        self.code.push(Op::Sym(id));
+                        return Ok(());
+                    }
+                }
                 let k = self.linker.constant(d)?;
                 self.code.push(Op::Const(k));
             }

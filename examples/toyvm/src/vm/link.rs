@@ -208,6 +208,10 @@ impl Linker for Vm {
         Ok(k)
     }
 
+    fn symbol(&mut self, name: &str) -> u64 {
+        self.shared.intern(name)
+    }
+
     fn code(&mut self, proto: Proto) -> Result<u32, VmError> {
         let pid = {
             let mut all = self

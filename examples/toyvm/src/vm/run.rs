@@ -5,7 +5,8 @@
 use super::cont::{Barrier, RESUME};
 use super::fast::Arith;
 use super::{
-    bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK, UNBOUND,
+    bool_value, stack_full, symbol_value, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES,
+    MAX_STACK, UNBOUND,
 };
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
@@ -863,6 +864,16 @@ impl Vm {
                 Op::LocalCar(a, id) => self.local_car_cdr(fp + 1 + a as usize, true, id)?,
                 Op::LocalCdr(a, id) => self.local_car_cdr(fp + 1 + a as usize, false, id)?,
                 Op::VectorSetPop(id) => self.vector_set_pop(id)?,
+                Op::Sym(id) => self.m.push_value(symbol_value(u64::from(id))),
+                Op::LocalEqSym(a, id) => {
+                    let r = self.val(fp + 1 + a as usize) == symbol_value(u64::from(id));
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalEqSym(a, id, t) => {
+                    if self.val(fp + 1 + a as usize) != symbol_value(u64::from(id)) {
+                        pc = t as usize;
+                    }
+                }
                 Op::SetLocal2(a, b) => {
                     let top = self.top();
                     self.m.stack_copy(top, fp + 1 + a as usize);
