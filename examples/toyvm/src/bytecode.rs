@@ -207,6 +207,11 @@ pub enum Op {
     /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
     /// below it into local `b`.
     SetLocal2(u32, u32),
+    /// `Local(a)` then `Call(argc)`: a call whose last argument is a local.
+    CallLocal(u32, u32),
+    /// `Local2(a, b)` then `Call(argc)`: a call whose last two arguments are
+    /// locals. The fields are `a`, `b`, `argc`.
+    CallLocal2(u32, u32, u32),
     /// Push the symbol whose interned id is `id`: a quoted symbol, an
     /// immediate (`crate::vm::value`), without a constant-table read.
     Sym(u32),

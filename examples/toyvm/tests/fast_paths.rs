@@ -586,3 +586,26 @@ fn quoted_symbols_and_their_tests() {
 (#f no other) (#f no other) (#f no other) (#f no ac))",
     );
 }
+
+#[test]
+fn calls_ending_in_local_reads() {
+    // `CallLocal` and `CallLocal2`: the last one or two pushes of a call's
+    // arguments (or its callee and argument) are locals, read by the call.
+    value(
+        "(let ()
+           (define (sub a b) (- a b))
+           (define (three a b c) (list a b c))
+           (define (count-down n acc) (if (= n 0) acc (count-down (- n 1) (cons n acc))))
+           (let ((x 10) (y 3) (f sub) (g car) (l '(7 8)) (t (lambda () 'thunk)))
+             (list (sub x y) (sub y x) (three 1 x y) (three x 2 y) (f x y) (g l) (t)
+                   (f (if (> x y) x y) y)
+                   (call-with-current-continuation (lambda (k) (+ 1 (k x))))
+                   (length (count-down x '())))))",
+        "(7 -7 (1 10 3) (10 2 3) 7 7 thunk 7 10 10)",
+    );
+    error("(let ((g 5) (x 1)) (list (g x)))", "attempt to call 5");
+    error(
+        "(let ((f (lambda (a) a)) (x 1) (y 2)) (list (f x y)))",
+        "expected 1 argument, got 2",
+    );
+}

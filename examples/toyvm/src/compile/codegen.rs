@@ -448,6 +448,20 @@ impl Gen<'_> {
                     self.expr(a, false)?;
                 }
                 let n = args.len() as u32;
+                // A non-tail call after a plain read of one or two locals
+                // (its last arguments, or its callee and argument), which no
+                // jump targets the call after: one instruction.
+                if !tail && self.target != self.code.len() {
+                    let merged = match self.code.last() {
+                        Some(&Op::Local(a)) => Some(Op::CallLocal(a, n)),
+                        Some(&Op::Local2(a, b)) => Some(Op::CallLocal2(a, b, n)),
+                        _ => None,
+                    };
+                    if let Some(op) = merged {
+                        *self.code.last_mut().expect("an argument") = op;
+                        return Ok(());
+                    }
+                }
                 self.code
                     .push(if tail { Op::TailCall(n) } else { Op::Call(n) });
             }

@@ -485,7 +485,22 @@ impl Vm {
                     self.m.stack_set(top - n, Some(clo));
                     self.m.stack_truncate(top - n + 1);
                 }
-                Op::Call(argc) => {
+                Op::Call(_) | Op::CallLocal(..) | Op::CallLocal2(..) => {
+                    // The last one or two arguments of a `CallLocal` or
+                    // `CallLocal2` are locals, pushed here.
+                    let argc = match op {
+                        Op::CallLocal(a, argc) => {
+                            self.dup(fp + 1 + a as usize);
+                            argc
+                        }
+                        Op::CallLocal2(a, b, argc) => {
+                            self.dup(fp + 1 + a as usize);
+                            self.dup(fp + 1 + b as usize);
+                            argc
+                        }
+                        Op::Call(argc) => argc,
+                        _ => unreachable!(),
+                    };
                     self.poll_safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
