@@ -207,6 +207,21 @@ pub enum Op {
     /// `SetLocal(a)` then `SetLocal(b)`: the top into local `a`, the value
     /// below it into local `b`.
     SetLocal2(u32, u32),
+    /// `Local(a)` then `Call(argc)`: a call whose last argument is a local.
+    CallLocal(u32, u32),
+    /// `Local2(a, b)` then `Call(argc)`: a call whose last two arguments are
+    /// locals. The fields are `a`, `b`, `argc`.
+    CallLocal2(u32, u32, u32),
+    /// Push the symbol whose interned id is `id`: a quoted symbol, an
+    /// immediate (`crate::vm::value`), without a constant-table read.
+    Sym(u32),
+    /// `Local(a)`, `Sym(id)` then `Eq(_)`: whether local `a` is the symbol
+    /// `id` (`(eq? x 'sym)`, a `case` clause's test of its key against a
+    /// symbol): a compare of one word, as `eqv?` of an immediate is.
+    LocalEqSym(u32, u32),
+    /// `LocalEqSym(a, id)` then `JumpIfFalse(t)`. The fields are `a`, `id`,
+    /// `t`.
+    JumpUnlessLocalEqSym(u32, u32, u32),
 }
 
 impl Op {
@@ -227,6 +242,7 @@ impl Op {
             Op::PairP(id) => Op::JumpUnlessPair(id, t),
             Op::Not(_) => Op::JumpIfTrue(t),
             Op::LocalEqConst(a, id, k) => Op::JumpUnlessLocalEqConst(a, id, k, t),
+            Op::LocalEqSym(a, id) => Op::JumpUnlessLocalEqSym(a, id, t),
             Op::LocalNullP(a, _) => Op::JumpUnlessLocalNull(a, t),
             Op::FreeArith(i, id) if crate::builtins::fixnum_compare(id) => {
                 Op::JumpUnlessFreeArith(i, id, t)
@@ -282,6 +298,7 @@ impl Op {
             Op::JumpIfLocals(a, id, b, _) => Op::JumpIfLocals(a, id, b, t),
             Op::JumpUnlessLocalEqConst(a, id, k, _) => Op::JumpUnlessLocalEqConst(a, id, k, t),
             Op::JumpUnlessLocalNull(a, _) => Op::JumpUnlessLocalNull(a, t),
+            Op::JumpUnlessLocalEqSym(a, id, _) => Op::JumpUnlessLocalEqSym(a, id, t),
             Op::JumpUnlessFreeArith(i, id, _) => Op::JumpUnlessFreeArith(i, id, t),
             other => unreachable!("retargeting {other:?}"),
         }

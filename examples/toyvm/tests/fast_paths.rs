@@ -3,10 +3,11 @@
 //! the other jumps on a negated comparison too), `Op::Local2` and the
 //! instructions merged from it (`Op::LocalArith`, `Op::JumpUnlessLocals`,
 //! `Op::JumpIfLocals`), `Op::SetLocal2`, `Op::VectorSetPop`, `Op::LocalCar`,
-//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::LocalMul`,
+//! `Op::LocalCdr`, `Op::LocalEqConst` and its jump, `Op::Sym`, `Op::LocalEqSym`
+//! and its jump, `Op::LocalMul`,
 //! `Op::MoveLocal`, `Op::LocalNullP` and its jump, `Op::FreeArith` and its
 //! jump, `Op::VectorRefInt`, `Op::SelfRef`,
-//! `Op::TailSelf` and the global read: each gives what the plain builtin call
+//! `Op::TailSelf`, the global read, and `and`/`or` compiled as tests: each gives what the plain builtin call
 //! or instruction sequence gives, in its inline case and when it hands over to the builtin
 //! (mixed or boxed numbers, weak pairs, errors), and the compiler uses them
 //! only where that holds (a `set!` loop variable, a jump into the middle of a
@@ -513,5 +514,98 @@ fn vector_refs_at_constant_indices() {
     error(
         "(let () (define (f v) (vector-ref v 0)) (f (list 1 2)))",
         "vector-ref: expected a vector",
+    );
+}
+
+#[test]
+fn and_or_as_tests_and_in_tail_position() {
+    // `and` and `or` as an `if`'s test: every combination of true, false
+    // and non-boolean true values, with comparisons (fused jumps) and
+    // plain values, nested and negated.
+    value(
+        "(let loop ((i 0) (acc '()))
+           (if (= i 8)
+               (reverse acc)
+               (let ((a (odd? i)) (b (< i 4)) (c (if (> i 5) 'x #f)))
+                 (loop (+ i 1)
+                       (cons (list (if (and a b) 1 0)
+                                   (if (or a b) 1 0)
+                                   (if (and a (or b c)) 1 0)
+                                   (if (or (and a b) c) 1 0)
+                                   (if (not (and a b)) 1 0)
+                                   (if (and (< i 6) (not (< i 2)) (or c b)) 1 0)
+                                   (if (or (< i 1) (> i 6) (eq? c 'x)) 1 0))
+                             acc)))))",
+        "((0 1 0 0 1 0 1) (1 1 1 1 0 0 0) (0 1 0 0 1 1 0) (1 1 1 1 0 1 0) \
+(0 0 0 0 1 0 0) (0 1 0 0 1 0 0) (0 0 0 1 1 0 1) (0 1 1 1 1 0 1))",
+    );
+    // In tail position: `and` returns `#f` or its last value, `or` after a
+    // predicate returns `#t` or what the rest returns.
+    value(
+        "(let ()
+           (define (f a b) (and (< a b) (not (= a 0)) (list a b)))
+           (define (g x y) (or (null? x) (< y 0) (and (pair? x) (car x))))
+           (list (f 1 2) (f 2 1) (f 0 1)
+                 (g '() 1) (g '(5) -1) (g '(5) 1) (g 7 1)))",
+        "((1 2) #f #f #t #t 5 #f)",
+    );
+    // A tail `and` loop and a tail `or` loop (`shorterp`-style).
+    value(
+        "(let ()
+           (define (shorter? x y)
+             (and (not (null? y)) (or (null? x) (shorter? (cdr x) (cdr y)))))
+           (define (all-odd? l) (or (null? l) (and (odd? (car l)) (all-odd? (cdr l)))))
+           (list (shorter? '(1 2) '(1 2 3)) (shorter? '(1 2 3) '(1 2))
+                 (shorter? '(1) '(1)) (all-odd? '(1 3 5)) (all-odd? '(1 2 3))))",
+        "(#t #f #f #t #f)",
+    );
+}
+
+#[test]
+fn quoted_symbols_and_their_tests() {
+    // `Sym`: a quoted symbol pushed by the instruction, the same value as
+    // the symbol made at run time.
+    value(
+        "(let ((s (string->symbol \"abc\"))) (list 'abc (eq? s 'abc) (eqv? 'abc s) (equal? (list 'abc) (list s))))",
+        "(abc #t #t #t)",
+    );
+    // `LocalEqSym` as a value and its jump, against symbols, other
+    // immediates and heap objects; and `case` on symbols mixed with other
+    // datums.
+    value(
+        "(let loop ((l (list 'a 'b \"a\" 1 #\\a '() (list 'a) 2.5 #t 'c)) (acc '()))
+           (if (null? l)
+               (reverse acc)
+               (let ((x (car l)))
+                 (loop (cdr l)
+                       (cons (list (eq? x 'a)
+                                   (if (eq? x 'b) 'yes 'no)
+                                   (case x ((a c) 'ac) ((b) 'b) ((1 #\\a) 'imm) (else 'other)))
+                             acc)))))",
+        "((#t no ac) (#f yes b) (#f no other) (#f no imm) (#f no imm) (#f no other) \
+(#f no other) (#f no other) (#f no other) (#f no ac))",
+    );
+}
+
+#[test]
+fn calls_ending_in_local_reads() {
+    // `CallLocal` and `CallLocal2`: the last one or two pushes of a call's
+    // arguments (or its callee and argument) are locals, read by the call.
+    value(
+        "(let ()
+           (define (sub a b) (- a b))
+           (define (three a b c) (list a b c))
+           (define (count-down n acc) (if (= n 0) acc (count-down (- n 1) (cons n acc))))
+           (let ((x 10) (y 3) (f sub) (g car) (l '(7 8)) (t (lambda () 'thunk)))
+             (list (sub x y) (sub y x) (three 1 x y) (three x 2 y) (f x y) (g l) (t)
+                   (f (if (> x y) x y) y)
+                   (call-with-current-continuation (lambda (k) (+ 1 (k x))))
+                   (length (count-down x '())))))",
+        "(7 -7 (1 10 3) (10 2 3) 7 7 thunk 7 10 10)",
+    );
+    error("(let ((g 5) (x 1)) (list (g x)))", "attempt to call 5");
+    error(
+        "(let ((f (lambda (a) a)) (x 1) (y 2)) (list (f x y)))",
+        "expected 1 argument, got 2",
     );
 }

@@ -1,5 +1,5 @@
-//! Immediates: fixnums, characters, booleans and the unspecified value are tagged
-//! words, not heap objects. A fixnum loop allocates nothing (`(gc-stats)`'s
+//! Immediates: fixnums, characters, symbols, booleans and the unspecified value
+//! are tagged words, not heap objects. A fixnum loop allocates nothing (`(gc-stats)`'s
 //! `alloc:` line is the same before and after it); immediates survive
 //! collections in every kind of slot (pairs, vectors, closures and cells,
 //! hashtable keys and values, weak pairs, weak tables, globals, a thread's
@@ -212,5 +212,66 @@ fn fast_paths_match_the_builtins() {
         ),
     ] {
         assert_eq!(common::error_of(src).message, msg, "{src}");
+    }
+}
+
+/// Symbols are immediates: `string->symbol` allocates nothing, and symbols
+/// keep their identity, names and hashes across collections in every kind of
+/// slot; weak pairs, weak tables and guardians hold them as they hold fixnums.
+const SYMBOLS: &str = r#"
+(define syms (list 'a 'lambda (string->symbol "with space") (string->symbol "") 'x1))
+(define vec (list->vector syms))
+(define (capture a b) (lambda () (list a b)))
+(define captured (capture 'p 'q))
+(define eqt (make-eq-hashtable))
+(define eqvt (make-eqv-hashtable))
+(define weakt (make-weak-eq-hashtable))
+(for-each (lambda (s) (hashtable-set! eqt s (symbol->string s))
+                      (hashtable-set! eqvt s (list s))
+                      (hashtable-set! weakt s #t))
+          syms)
+(define wps (map (lambda (s) (weak-cons s s)) syms))
+(define g (make-guardian))
+(for-each g syms)
+(churn 4000)
+(churn 4000)
+(write vec) (newline)
+(write (captured)) (newline)
+(write (map (lambda (s) (hashtable-ref eqt s #f)) syms)) (newline)
+(write (map (lambda (s) (hashtable-ref eqvt (string->symbol (symbol->string s)) #f)) syms)) (newline)
+(write (map (lambda (s) (hashtable-ref weakt s 'gone)) syms)) (newline)
+(write (map (lambda (p) (eq? (car p) (cdr p))) wps)) (newline)
+(write (g)) (newline)
+(write (list (symbol? 'a) (symbol? "a") (symbol? #\a) (symbol? 97) (symbol? '())
+             (eq? 'abc (string->symbol (string-append "ab" "c"))) (eqv? 'a 'b)
+             (equal? '(a (b)) (list 'a (list 'b))) (memq 'c '(a b c)) (assq 'b '((a . 1) (b . 2)))
+             (case (string->symbol "two") ((one) 1) ((two) 2) (else 0))))
+(newline)
+"#;
+
+const SYMBOLS_OUT: &str = r#"#(a lambda with space  x1)
+(p q)
+("a" "lambda" "with space" "" "x1")
+((a) (lambda) (with space) () (x1))
+(#t #t #t #t #t)
+(#t #t #t #t #t)
+#f
+(#t #f #f #f #f #t #f #t (c) (b . 2) 2)
+"#;
+
+#[test]
+fn symbols_are_immediates() {
+    let defs = "(define name \"some-symbol\")\n\
+                (define (loop i acc) (if (= i 100000) acc (loop (+ i 1) (string->symbol name))))";
+    let (bytes, out) = allocated_by(defs, "(loop 0 'none)");
+    assert!(out.contains("\nsome-symbol\n"), "{out}");
+    assert_eq!(bytes, 0, "string->symbol allocated {bytes} bytes:\n{out}");
+    let src = format!("{CHURN}{SYMBOLS}");
+    for flip in FLIP_MODES {
+        let o = run_with(&src, 8 << 20, flip, true);
+        if let Err(e) = &o.result {
+            panic!("under {flip}: {e}\noutput: {}", o.output);
+        }
+        assert_eq!(o.output, SYMBOLS_OUT, "under {flip}");
     }
 }

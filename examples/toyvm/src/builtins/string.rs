@@ -212,8 +212,9 @@ pub fn string_to_symbol(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmErro
 
 /// `symbol->string`.
 pub fn symbol_to_string(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
-    let sym = vm.expect(base, vm.t.symbol, "a symbol", "symbol->string")?;
-    let id = vm.m.get_word(sym, vm.t.symbol_id);
+    let Some(id) = crate::vm::as_symbol(vm.val(base)) else {
+        return Err(vm.type_error("symbol->string", "a symbol", base));
+    };
     let name = vm.shared.symbol_name(id);
     vm.push_str(&name)
 }

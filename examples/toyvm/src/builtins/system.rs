@@ -48,12 +48,17 @@ type_pred! {
     is_pair => pair | rt.weak_pair | rt.eph_pair;
     /// `string?`.
     is_string => string;
-    /// `symbol?`.
-    is_symbol => symbol;
     /// `vector?`.
     is_vector => vector;
     /// `procedure?` (guardians are procedures).
     is_procedure => closure | prim | rt.guardian;
+}
+
+/// `symbol?`: symbols are immediates (`crate::vm::value`).
+pub fn is_symbol(vm: &mut Vm, base: usize, _: usize) -> Result<(), VmError> {
+    let b = crate::vm::as_symbol(vm.val(base)).is_some();
+    vm.push_bool(b);
+    Ok(())
 }
 
 /// `boolean?`.

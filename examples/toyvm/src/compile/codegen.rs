@@ -5,6 +5,7 @@ use super::analyze::{Expr, FnId, Program, VarId};
 use super::{selfref, Linker};
 use crate::bytecode::{Op, Proto};
 use crate::error::VmError;
+use crate::reader::DatumKind;
 
 /// Generates every function of `program`; returns the prototype index of function 0.
 pub fn generate(program: &Program, linker: &mut dyn Linker) -> Result<u32, VmError> {
@@ -102,6 +103,15 @@ impl Gen<'_> {
                     return;
                 }
             }
+            // The same with a quoted symbol: `Local`, `Sym`, `Eq`.
+            if let (Op::Eq(_), [.., Op::Local(a), Op::Sym(s)]) = (op, &self.code[..]) {
+                if self.target != n - 1 {
+                    let (a, s) = (*a, *s);
+                    self.code.truncate(n - 2);
+                    self.code.push(Op::LocalEqSym(a, s));
+                    return;
+                }
+            }
             // `Local2(a, b)` then `car` or `cdr`: `Local(a)` then the `car`
             // or `cdr` of `b`.
             if let (Op::Car(id) | Op::Cdr(id), Some(&Op::Local2(a, b))) = (op, self.code.last()) {
@@ -150,6 +160,127 @@ impl Gen<'_> {
             }
         }
         self.code.push(Op::Return);
+    }
+
+    /// `(and e ...)` (`and`) or `(or e ...)`: each value but the last
+    /// tested in place, kept as the result when it decides it.
+    fn and_or(&mut self, es: &[Expr], and: bool, tail: bool) -> Result<(), VmError> {
+        let mut jumps = Vec::new();
+        for (i, sub) in es.iter().enumerate() {
+            let last = i + 1 == es.len();
+            self.expr(sub, tail && last)?;
+            if !last {
+                jumps.push(self.code.len());
+                self.code.push(if and {
+                    Op::JumpIfFalseKeep(0)
+                } else {
+                    Op::JumpIfTrueKeep(0)
+                });
+            }
+        }
+        self.patch_all(&jumps);
+        Ok(())
+    }
+
+    /// `(or e ...)` in tail position: a leading predicate (a comparison,
+    /// `null?`, `pair?`, `eq?`, `not`: `#t` or `#f`) is `(if p #t (or
+    /// ...))`, its test fused with its jump; the rest as [`Gen::and_or`].
+    fn tail_or(&mut self, es: &[Expr]) -> Result<(), VmError> {
+        match es {
+            [first, rest @ ..] if !rest.is_empty() && is_predicate(first) => {
+                let jf = self.test_false(first)?;
+                self.code.push(Op::Bool(true));
+                self.ret();
+                self.patch_all(&jf);
+                self.tail_or(rest)
+            }
+            _ => self.and_or(es, false, true),
+        }
+    }
+
+    /// Patches every jump at `at` to here.
+    fn patch_all(&mut self, at: &[usize]) {
+        for &j in at {
+            self.patch(j);
+        }
+    }
+
+    /// Emits the test `c` of a conditional: code that falls through when `c`
+    /// is true and jumps when it is false; returns the jumps (to patch to
+    /// the false target). A test that is an inlined builtin call is one
+    /// instruction with its jump where one exists (`Op::fused_with_jump`,
+    /// `Op::negated_with_jump` for `(not (< a b))`); `(and a ...)` is each
+    /// test's jumps to the one false target; `(or a ... z)` is each test but
+    /// the last jumping past the rest when true, `z`'s jumps the false ones.
+    fn test_false(&mut self, c: &Expr) -> Result<Vec<usize>, VmError> {
+        match c {
+            Expr::And(es) if !es.is_empty() => {
+                let mut jf = Vec::new();
+                for sub in es {
+                    jf.extend(self.test_false(sub)?);
+                }
+                return Ok(jf);
+            }
+            Expr::Or(es) if es.len() > 1 => {
+                let (last, tests) = es.split_last().expect("two or more");
+                let mut jt = Vec::new();
+                for sub in tests {
+                    jt.push(self.test_true(sub)?);
+                }
+                let jf = self.test_false(last)?;
+                self.patch_all(&jt);
+                return Ok(jf);
+            }
+            _ => {}
+        }
+        self.expr(c, false)?;
+        let n = self.code.len();
+        // A test's result goes straight to the jump. Only for an
+        // inlined builtin call: its instruction is the condition's
+        // last and no jump inside the condition targets past it.
+        // `(not (< a b))` (a comparison, then `Not`, that no jump
+        // targets) is one jump on the comparison.
+        let negated = match (c, &self.code[..]) {
+            (Expr::Prim(..), [.., cmp, Op::Not(_)]) if self.target != n - 1 => {
+                cmp.negated_with_jump(0)
+            }
+            _ => None,
+        };
+        let fused = match (c, self.code.last()) {
+            _ if negated.is_some() => None,
+            (Expr::Prim(..), Some(op)) => op.fused_with_jump(0),
+            _ => None,
+        };
+        Ok(vec![if let Some(op) = negated {
+            self.code.pop();
+            *self.code.last_mut().expect("test") = op;
+            n - 2
+        } else if let Some(op) = fused {
+            *self.code.last_mut().expect("test") = op;
+            n - 1
+        } else {
+            self.code.push(Op::JumpIfFalse(0));
+            n
+        }])
+    }
+
+    /// Emits the test `c`, jumping when it is true (popping the value) and
+    /// falling through when it is false; returns the jump: a comparison's
+    /// jump (`Op::negated_with_jump`, which jumps when the comparison
+    /// holds), else `Op::JumpIfTrue`.
+    fn test_true(&mut self, c: &Expr) -> Result<usize, VmError> {
+        self.expr(c, false)?;
+        let n = self.code.len();
+        let cmp = match (c, self.code.last()) {
+            (Expr::Prim(..), Some(op)) if self.target != n => op.negated_with_jump(0),
+            _ => None,
+        };
+        if let Some(op) = cmp {
+            *self.code.last_mut().expect("test") = op;
+            return Ok(n - 1);
+        }
+        self.code.push(Op::JumpIfTrue(0));
+        Ok(n)
     }
 
     fn free_index(&self, v: VarId) -> u32 {
@@ -207,6 +338,13 @@ impl Gen<'_> {
     fn expr(&mut self, e: &Expr, tail: bool) -> Result<(), VmError> {
         match e {
             Expr::Const(d) => {
+                // A symbol is an immediate: pushed by the instruction itself.
+                if let DatumKind::Sym(name) = &d.kind {
+                    if let Ok(id) = u32::try_from(self.linker.symbol(name)) {
+                        self.code.push(Op::Sym(id));
+                        return Ok(());
+                    }
+                }
                 let k = self.linker.constant(d)?;
                 self.code.push(Op::Const(k));
             }
@@ -235,68 +373,42 @@ impl Gen<'_> {
                 self.code.push(Op::Unspec);
             }
             Expr::If(c, t, f) => {
-                self.expr(c, false)?;
-                let n = self.code.len();
-                // A test's result goes straight to the jump. Only for an
-                // inlined builtin call: its instruction is the condition's
-                // last and no jump inside the condition targets past it.
-                // `(not (< a b))` (a comparison, then `Not`, that no jump
-                // targets) is one jump on the comparison.
-                let negated = match (&**c, &self.code[..]) {
-                    (Expr::Prim(..), [.., cmp, Op::Not(_)]) if self.target != n - 1 => {
-                        cmp.negated_with_jump(0)
-                    }
-                    _ => None,
-                };
-                let fused = match (&**c, self.code.last()) {
-                    _ if negated.is_some() => None,
-                    (Expr::Prim(..), Some(op)) => op.fused_with_jump(0),
-                    _ => None,
-                };
-                let jf = if let Some(op) = negated {
-                    self.code.pop();
-                    *self.code.last_mut().expect("test") = op;
-                    n - 2
-                } else if let Some(op) = fused {
-                    *self.code.last_mut().expect("test") = op;
-                    n - 1
-                } else {
-                    self.code.push(Op::JumpIfFalse(0));
-                    n
-                };
+                let jf = self.test_false(c)?;
                 self.expr(t, tail)?;
                 if tail {
                     // What follows a tail expression is the function's
                     // `Return`: return here rather than jump to it.
                     self.ret();
-                    self.patch(jf);
+                    self.patch_all(&jf);
                     self.expr(f, tail)?;
                     return Ok(());
                 }
                 let j = self.code.len();
                 self.code.push(Op::Jump(0));
-                self.patch(jf);
+                self.patch_all(&jf);
                 self.expr(f, tail)?;
                 self.patch(j);
             }
-            Expr::And(es) | Expr::Or(es) => {
-                let mut jumps = Vec::new();
-                for (i, sub) in es.iter().enumerate() {
-                    let last = i + 1 == es.len();
-                    self.expr(sub, tail && last)?;
-                    if !last {
-                        jumps.push(self.code.len());
-                        self.code.push(if matches!(e, Expr::And(_)) {
-                            Op::JumpIfFalseKeep(0)
-                        } else {
-                            Op::JumpIfTrueKeep(0)
-                        });
-                    }
+            // In tail position, `(and a ... z)` is `(if a (... z) #f)`: each
+            // test jumps (fused with its test where it can) to one `#f`
+            // return, and none keeps its value on the stack.
+            Expr::And(es) if tail && es.len() > 1 => {
+                let (last, tests) = es.split_last().expect("two or more");
+                let mut jf = Vec::new();
+                for sub in tests {
+                    jf.extend(self.test_false(sub)?);
                 }
-                for j in jumps {
-                    self.patch(j);
-                }
+                self.expr(last, true)?;
+                self.ret();
+                self.patch_all(&jf);
+                self.code.push(Op::Bool(false));
             }
+            // In tail position, `(or p e ...)` with `p` a predicate (a
+            // comparison, `null?`, `pair?`, `eq?`, `not`: `#t` or `#f`) is
+            // `(if p #t (or e ...))`.
+            Expr::Or(es) if tail => self.tail_or(es)?,
+            Expr::And(es) => self.and_or(es, true, tail)?,
+            Expr::Or(es) => self.and_or(es, false, tail)?,
             Expr::Seq(es) => {
                 for (i, sub) in es.iter().enumerate() {
                     let last = i + 1 == es.len();
@@ -336,6 +448,20 @@ impl Gen<'_> {
                     self.expr(a, false)?;
                 }
                 let n = args.len() as u32;
+                // A non-tail call after a plain read of one or two locals
+                // (its last arguments, or its callee and argument), which no
+                // jump targets the call after: one instruction.
+                if !tail && self.target != self.code.len() {
+                    let merged = match self.code.last() {
+                        Some(&Op::Local(a)) => Some(Op::CallLocal(a, n)),
+                        Some(&Op::Local2(a, b)) => Some(Op::CallLocal2(a, b, n)),
+                        _ => None,
+                    };
+                    if let Some(op) = merged {
+                        *self.code.last_mut().expect("an argument") = op;
+                        return Ok(());
+                    }
+                }
                 self.code
                     .push(if tail { Op::TailCall(n) } else { Op::Call(n) });
             }
@@ -417,4 +543,14 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether `e` is a call of an inlined builtin that returns `#t` or `#f`
+/// (a numeric comparison, `null?`, `pair?`, `eq?`, `eqv?`, `not`).
+fn is_predicate(e: &Expr) -> bool {
+    let Expr::Prim(id, _) = e else { return false };
+    matches!(
+        crate::builtins::BUILTINS[*id as usize].name,
+        "=" | "<" | ">" | "<=" | ">=" | "null?" | "pair?" | "eq?" | "eqv?" | "not"
+    )
 }

@@ -21,6 +21,9 @@ pub trait Linker {
     fn constant(&mut self, d: &Datum) -> Result<u32, VmError>;
     /// Constant-table index of global variable `name`'s cell.
     fn global(&mut self, name: &str) -> Result<u32, VmError>;
+    /// The interned id of the symbol named `name` (what a quoted symbol
+    /// is, as an immediate: `crate::vm::value`).
+    fn symbol(&mut self, name: &str) -> u64;
     /// Registers `proto`; returns its index among the prototypes.
     fn code(&mut self, proto: crate::bytecode::Proto) -> Result<u32, VmError>;
 }

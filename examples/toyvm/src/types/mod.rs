@@ -41,8 +41,6 @@ pub struct VmTypes {
     pub float: TypeId,
     /// A string: UTF-8 bytes.
     pub string: TypeId,
-    /// A symbol (one raw word: its interned id).
-    pub symbol: TypeId,
     /// A vector of references.
     pub vector: TypeId,
     /// A record (`builtins/record.rs`): a reference array, element 0 its
@@ -77,8 +75,6 @@ pub struct VmTypes {
     pub int_value: WordField,
     /// A float's bits.
     pub float_bits: WordField,
-    /// A symbol's interned id.
-    pub symbol_id: WordField,
     /// A builtin's index in [`crate::builtins::BUILTINS`].
     pub prim_index: WordField,
     /// A thread's index among the spawned threads.
@@ -118,8 +114,6 @@ pub struct FixedTypes {
     pub int: FixedType,
     /// Floats.
     pub float: FixedType,
-    /// Symbols.
-    pub symbol: FixedType,
     /// Builtin procedures.
     pub prim: FixedType,
     /// Cells.
@@ -136,7 +130,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
     let int = types.fixed("scm-int", 1, &[])?;
     let float = types.fixed("scm-float", 1, &[])?;
     let string = types.byte_array("scm-string")?;
-    let symbol = types.fixed("scm-symbol", 1, &[])?;
     let vector = types.ref_array("scm-vector")?;
     let closure = types.tailed("scm-closure", 1, &[], Tail::Refs)?;
     let prim = types.fixed("scm-prim", 1, &[])?;
@@ -149,7 +142,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         pair: types.fixed_type(pair)?,
         int: types.fixed_type(int)?,
         float: types.fixed_type(float)?,
-        symbol: types.fixed_type(symbol)?,
         prim: types.fixed_type(prim)?,
         cell: types.fixed_type(cell)?,
         global: types.fixed_type(global)?,
@@ -160,7 +152,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         int,
         float,
         string,
-        symbol,
         vector,
         record,
         closure,
@@ -177,7 +168,6 @@ pub fn register_types(types: &mut TypeRegistry) -> Result<VmTypes, GcError> {
         global_word: types.word_field(global, 1)?,
         int_value: types.word_field(int, 0)?,
         float_bits: types.word_field(float, 0)?,
-        symbol_id: types.word_field(symbol, 0)?,
         prim_index: types.word_field(prim, 0)?,
         thread_index: types.word_field(thread, 0)?,
         rt: runtime::register(types)?,

@@ -109,12 +109,11 @@ impl Vm {
             Kind::Bool(false) => (5, SPECIAL_HASH[0]),
             Kind::Bool(true) => (5, SPECIAL_HASH[1]),
             Kind::Unspec => (5, SPECIAL_HASH[2]),
+            Kind::Symbol(id) => (2, id),
             Kind::Obj(g) => {
                 let ty = self.m.type_of(g);
                 if ty == t.int {
                     (1, self.m.get_word(g, t.int_value))
-                } else if ty == t.symbol {
-                    (2, self.m.get_word(g, t.symbol_id))
                 } else if ty == t.float {
                     (4, self.m.get_word(g, t.float_bits))
                 } else if ty == t.rt.bwp {

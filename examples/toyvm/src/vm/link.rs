@@ -93,6 +93,25 @@ impl Vm {
         &self.protos[pid]
     }
 
+    /// The prototype `pid` (extending the local copy if needed), not tied to
+    /// a borrow of `self`: the interpreter loop holds the running prototype
+    /// across calls that take `&mut self`, without a reference count.
+    ///
+    /// # Safety
+    ///
+    /// The reference must not be used once this `Vm` is dropped. Until then
+    /// it stays valid: the local copy only grows (no entry is removed or
+    /// replaced), each entry is an `Rc` whose allocation does not move when
+    /// the vector grows, and a `Proto` is never changed once made (no
+    /// `Rc::get_mut` or interior mutability).
+    #[inline]
+    pub(crate) unsafe fn running_proto(&mut self, pid: usize) -> &'static Proto {
+        let p: *const Proto = Rc::as_ptr(self.proto(pid));
+        // SAFETY: the caller's contract above: the `Rc` in `self.protos`
+        // keeps `*p` alive and unchanged while the `Vm` lives.
+        unsafe { &*p }
+    }
+
     /// Appends to the local copy the prototypes compiled since it was last
     /// extended (the shared list only grows).
     #[cold]
@@ -187,6 +206,10 @@ impl Linker for Vm {
             .globals
             .insert(name.to_string(), k);
         Ok(k)
+    }
+
+    fn symbol(&mut self, name: &str) -> u64 {
+        self.shared.intern(name)
     }
 
     fn code(&mut self, proto: Proto) -> Result<u32, VmError> {

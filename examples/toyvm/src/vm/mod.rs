@@ -28,7 +28,9 @@ use flipgc_core::{FixedType, Gc, Mutator, Value, WordField};
 use std::rc::Rc;
 use std::sync::Arc;
 use value::UNBOUND;
-pub use value::{as_char, bool_value, char_value, kind, Kind, FALSE, TRUE, UNSPEC};
+pub use value::{
+    as_char, as_symbol, bool_value, char_value, kind, symbol_value, Kind, FALSE, TRUE, UNSPEC,
+};
 
 /// Stack slot of the constant table.
 pub const CONSTS: usize = 0;
@@ -321,7 +323,8 @@ impl Vm {
     /// Pushes the symbol named `name`.
     pub fn push_symbol(&mut self, name: &str) -> Result<(), VmError> {
         let id = self.shared.intern(name);
-        self.push_word(self.t.alloc.symbol, self.t.symbol_id, id)
+        self.m.push_value(symbol_value(id));
+        Ok(())
     }
 
     /// Pushes `(car . cdr)` of stack entries `car` and `cdr` (copies of both,

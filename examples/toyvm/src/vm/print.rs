@@ -229,6 +229,10 @@ impl Vm {
                         out.push_str("#<unspecified>");
                         continue;
                     }
+                    Kind::Symbol(id) => {
+                        out.push_str(&self.shared.symbol_name(id));
+                        continue;
+                    }
                 },
             };
             if let Some(n) = label.get_mut(&g) {
@@ -269,8 +273,6 @@ impl Vm {
                 } else {
                     out.push_str(&s);
                 }
-            } else if ty == t.symbol {
-                out.push_str(&self.shared.symbol_name(self.m.get_word(g, t.symbol_id)));
             } else if ty == t.vector {
                 let n = self.m.len(g);
                 out.push_str("#(");
@@ -336,8 +338,6 @@ impl Vm {
                 let t = &self.t;
                 let payload = if ty == t.int {
                     t.int_value
-                } else if ty == t.symbol {
-                    t.symbol_id
                 } else if ty == t.float {
                     t.float_bits
                 } else {

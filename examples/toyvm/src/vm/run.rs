@@ -5,7 +5,8 @@
 use super::cont::{Barrier, RESUME};
 use super::fast::Arith;
 use super::{
-    bool_value, stack_full, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES, MAX_STACK, UNBOUND,
+    bool_value, stack_full, symbol_value, too_deep, Frame, Vm, CONSTS, FALSE, MAX_FRAMES,
+    MAX_STACK, UNBOUND,
 };
 use crate::builtins::{
     fixnum_fast, ADD, APPLY, BUILTINS, CALLCC, NUM_EQ, NUM_GE, NUM_GT, NUM_LE, NUM_LT, SUB,
@@ -357,9 +358,15 @@ impl Vm {
         let mut pi = pid;
         let mut fp = fp;
         let mut pc = 0usize;
-        let mut code = self.proto(pi as usize).clone();
+        // SAFETY: `code` and `ops` (here and at every `running_proto` below) are
+        // used only within this call, which borrows `self`, so the `Vm` (and
+        // its prototypes) outlives them.
+        let mut code: &Proto = unsafe { self.running_proto(pi as usize) };
+        // The running code, held apart from `code` so a dispatch loads the
+        // instruction without first loading the vector from the prototype.
+        let mut ops: &[Op] = &code.code;
         loop {
-            let op = code.code[pc];
+            let op = ops[pc];
             pc += 1;
             match op {
                 Op::Const(k) => {
@@ -478,7 +485,22 @@ impl Vm {
                     self.m.stack_set(top - n, Some(clo));
                     self.m.stack_truncate(top - n + 1);
                 }
-                Op::Call(argc) => {
+                Op::Call(_) | Op::CallLocal(..) | Op::CallLocal2(..) => {
+                    // The last one or two arguments of a `CallLocal` or
+                    // `CallLocal2` are locals, pushed here.
+                    let argc = match op {
+                        Op::CallLocal(a, argc) => {
+                            self.dup(fp + 1 + a as usize);
+                            argc
+                        }
+                        Op::CallLocal2(a, b, argc) => {
+                            self.dup(fp + 1 + a as usize);
+                            self.dup(fp + 1 + b as usize);
+                            argc
+                        }
+                        Op::Call(argc) => argc,
+                        _ => unreachable!(),
+                    };
                     self.poll_safepoint();
                     let argc = argc as usize;
                     let fpos = self.m.stack_len() - argc - 1;
@@ -503,9 +525,11 @@ impl Vm {
                         self.spend_fuel()?;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
-                        self.open_frame_of(fpos, argc, &code)?;
+                        self.open_frame_of(fpos, argc, code)?;
                         fp = fpos;
                         pc = 0;
                         continue;
@@ -517,12 +541,16 @@ impl Vm {
                                 return Ok(());
                             }
                             (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
                         Some(npi) => {
                             if npi != pi {
                                 pi = npi;
-                                code = self.proto(pi as usize).clone();
+                                // SAFETY: as for the first `running_proto` above.
+                                code = unsafe { self.running_proto(pi as usize) };
+                                ops = &code.code;
                             }
                             fp = fpos;
                             pc = 0;
@@ -551,9 +579,11 @@ impl Vm {
                         self.spend_fuel()?;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
-                        self.open_frame_of(fp, argc, &code)?;
+                        self.open_frame_of(fp, argc, code)?;
                         pc = 0;
                         continue;
                     }
@@ -563,7 +593,9 @@ impl Vm {
                         pc = 0;
                         if npi != pi {
                             pi = npi;
-                            code = self.proto(pi as usize).clone();
+                            // SAFETY: as for the first `running_proto` above.
+                            code = unsafe { self.running_proto(pi as usize) };
+                            ops = &code.code;
                         }
                         continue;
                     }
@@ -574,9 +606,11 @@ impl Vm {
                         return Ok(());
                     }
                     // Prototypes are only ever appended, so the same index is
-                    // the same code: reload (a reference count) only on a change.
+                    // the same code: reload only on a change.
                     if f.proto != pi {
-                        code = self.proto(f.proto as usize).clone();
+                        // SAFETY: as for the first `running_proto` above.
+                        code = unsafe { self.running_proto(f.proto as usize) };
+                        ops = &code.code;
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                 }
@@ -608,9 +642,11 @@ impl Vm {
                         return Ok(());
                     }
                     // Prototypes are only ever appended, so the same index is
-                    // the same code: reload (a reference count) only on a change.
+                    // the same code: reload only on a change.
                     if f.proto != pi {
-                        code = self.proto(f.proto as usize).clone();
+                        // SAFETY: as for the first `running_proto` above.
+                        code = unsafe { self.running_proto(f.proto as usize) };
+                        ops = &code.code;
                     }
                     (pi, pc, fp) = (f.proto, f.pc as usize, f.fp as usize);
                 }
@@ -843,6 +879,16 @@ impl Vm {
                 Op::LocalCar(a, id) => self.local_car_cdr(fp + 1 + a as usize, true, id)?,
                 Op::LocalCdr(a, id) => self.local_car_cdr(fp + 1 + a as usize, false, id)?,
                 Op::VectorSetPop(id) => self.vector_set_pop(id)?,
+                Op::Sym(id) => self.m.push_value(symbol_value(u64::from(id))),
+                Op::LocalEqSym(a, id) => {
+                    let r = self.val(fp + 1 + a as usize) == symbol_value(u64::from(id));
+                    self.push_bool(r);
+                }
+                Op::JumpUnlessLocalEqSym(a, id, t) => {
+                    if self.val(fp + 1 + a as usize) != symbol_value(u64::from(id)) {
+                        pc = t as usize;
+                    }
+                }
                 Op::SetLocal2(a, b) => {
                     let top = self.top();
                     self.m.stack_copy(top, fp + 1 + a as usize);

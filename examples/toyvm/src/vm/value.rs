@@ -8,12 +8,13 @@
 //! |----------|------|---------|
 //! | `xx1`    | fixnum | the integer, 63-bit two's complement (`i << 1 \| 1`) |
 //! | `010`    | character | the code point (`code << 3 \| 0b010`) |
+//! | `100`    | symbol | its id in the interner (`id << 3 \| 0b100`) |
 //! | `110`    | special | `#f` (0), `#t` (1), the unspecified value (2) (`n << 3 \| 0b110`); and (3) [`UNBOUND`], which only an unbound global's cell holds |
 //!
 //! Integers outside the 63-bit fixnum range but inside 64 bits stay boxed
 //! (`scm-int`); an integer in the fixnum range is always a fixnum, so `eqv?` on
-//! two fixnums is a compare of their bits. Floats, strings, symbols, `#!bwp`
-//! and everything else are heap objects. This file owns the encoding, the
+//! two fixnums is a compare of their bits, as on two symbols. Floats, strings,
+//! `#!bwp` and everything else are heap objects. This file owns the encoding, the
 //! classifier [`kind`] ([`Vm::kind_at`]) and the stack readers [`Vm::val`] and [`Vm::obj`].
 
 use super::Vm;
@@ -34,6 +35,8 @@ pub const UNBOUND: Value<'static> = special(3);
 const CHAR_TAG: u64 = 0b010;
 /// The tag of the specials (low three bits).
 const SPECIAL_TAG: u64 = 0b110;
+/// The tag of symbols (low three bits).
+const SYMBOL_TAG: u64 = 0b100;
 
 const fn special(n: u64) -> Value<'static> {
     match Value::imm(n << 3 | SPECIAL_TAG) {
@@ -69,6 +72,19 @@ pub fn as_char(v: Value<'_>) -> Option<char> {
     }
 }
 
+/// The symbol whose interned id is `id` (`Shared::intern`).
+#[inline(always)]
+pub fn symbol_value(id: u64) -> Value<'static> {
+    Value::imm(id << 3 | SYMBOL_TAG).expect("a symbol is an immediate")
+}
+
+/// The interned id of the symbol `v` encodes, if it is one.
+#[inline(always)]
+pub fn as_symbol(v: Value<'_>) -> Option<u64> {
+    let bits = v.bits();
+    (bits & 7 == SYMBOL_TAG).then_some(bits >> 3)
+}
+
 /// What a [`Value`] is, from its bits (and, for a reference, nothing more: the
 /// object's type is read separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +95,8 @@ pub enum Kind<'a> {
     Fixnum(i64),
     /// A character.
     Char(char),
+    /// A symbol: its interned id.
+    Symbol(u64),
     /// `#t` or `#f`.
     Bool(bool),
     /// The unspecified value.
@@ -101,6 +119,9 @@ pub fn kind(v: Value<'_>) -> Kind<'_> {
     }
     if let Some(c) = as_char(v) {
         return Kind::Char(c);
+    }
+    if let Some(id) = as_symbol(v) {
+        return Kind::Symbol(id);
     }
     let bits = v.bits();
     if bits == FALSE.bits() {

@@ -30,13 +30,13 @@ impl Vm {
     /// booleans, `()`, the unspecified value, `#!bwp`): such a value never
     /// becomes inaccessible, as fixnums and characters in Chez Scheme, so weak
     /// pairs and weak tables hold it strongly and guardians never return it.
-    /// Every immediate (and `()`, null) is one; of the heap objects, boxed
-    /// integers, floats, symbols and `#!bwp`.
+    /// Every immediate (symbols among them, and `()`, null) is one; of the
+    /// heap objects, boxed integers, floats and `#!bwp`.
     pub fn by_value(&self, v: Value<'_>) -> bool {
         let Some(g) = v.as_ref() else { return true };
         let ty = self.m.type_of(g);
         let t = &self.t;
-        ty == t.int || ty == t.symbol || ty == t.float || ty == t.rt.bwp
+        ty == t.int || ty == t.float || ty == t.rt.bwp
     }
 
     /// The fields of `g` if it is a weak pair or an ephemeron pair.
