@@ -177,7 +177,8 @@ void flipgc_barrier_slow(flipgc_mutator *m, size_t slot);
 // release store and before the next GC point (a young collection reads only
 // the old objects on marked cards: a store without its mark can lose the
 // objects it makes reachable). A slot outside the moving space (a large
-// object's) takes no mark. Not a GC point. Generated code may instead inline
+// object's) needs no mark (the collector reads the moving space's cards
+// only). Not a GC point. Generated code may instead inline
 // it: store the byte 1 at `flipgc_card_table(m) + ((slot - start) >> 9)` when
 // `slot - start < len`, with `start` and `len` from [`flipgc_moving_space`].
 //
@@ -185,7 +186,8 @@ void flipgc_barrier_slow(flipgc_mutator *m, size_t slot);
 // `m` is a live mutator of this thread.
 void flipgc_card_mark(flipgc_mutator *m, size_t slot);
 
-// The card table's first byte, for an inlined card mark ([`flipgc_card_mark`]).
+// The byte of the moving space's first card, for an inlined card mark
+// ([`flipgc_card_mark`]).
 // Valid while the heap lives.
 //
 // # Safety
