@@ -317,29 +317,6 @@ fn ephemeron_entries_are_freed_with_their_keys_on_every_path() {
     }
 }
 
-/// A hook that, at the first cycle's `Marking` point, tells the test to mutate
-/// and waits until it has (as in `refs.rs`).
-fn hold_marking() -> (
-    flipgc_core::CycleHook,
-    std::sync::mpsc::Receiver<()>,
-    std::sync::mpsc::Sender<()>,
-) {
-    use std::sync::{mpsc, Arc, Mutex};
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let once = Mutex::new(Some((go_tx, done_rx)));
-    let hook = move |p: flipgc_core::CyclePoint| {
-        if p == flipgc_core::CyclePoint::Marking {
-            if let Some((go, done)) = once.lock().unwrap().take() {
-                go.send(()).unwrap();
-                done.recv_timeout(std::time::Duration::from_secs(60))
-                    .unwrap();
-            }
-        }
-    };
-    (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
-}
-
 /// Mutators and ephemerons during concurrent marking. In the snapshot, E1's key
 /// and E2's key are unreachable but through them, E1's value too. While marking,
 /// the mutator reads E1's value and E2's key and stores each into a new (black,
@@ -352,7 +329,7 @@ fn hold_marking() -> (
 #[test]
 fn ephemeron_fields_read_while_marking_keep_what_they_return() {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let mut cfg = paths().remove(0).1;
     cfg.cycle_hook = Some(hook);
     let heap = Heap::new(cfg, r).unwrap();

@@ -28,7 +28,7 @@ use flipgc_core::{
 };
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 // ---- shared setup ----
@@ -154,23 +154,6 @@ fn in_child(test: &str, body: impl FnOnce()) {
     }
 }
 
-/// A cycle hook that, at the first cycle's `Marking` point (the mark-start pause
-/// done, no marker started), tells the test to mutate and waits until it has.
-fn hold_marking() -> (CycleHook, mpsc::Receiver<()>, mpsc::Sender<()>) {
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let once = Mutex::new(Some((go_tx, done_rx)));
-    let hook = move |p: CyclePoint| {
-        if p == CyclePoint::Marking {
-            if let Some((go, done)) = once.lock().unwrap().take() {
-                go.send(()).unwrap();
-                done.recv_timeout(Duration::from_secs(60)).unwrap();
-            }
-        }
-    };
-    (CycleHook(Arc::new(hook)), go_rx, done_tx)
-}
-
 /// Runs `mutate` while the first concurrent cycle's marking is held open before
 /// any marker runs (the barrier on), with the heap's roots as `setup` left them;
 /// then finishes that cycle and runs one more, and returns the mutator.
@@ -287,7 +270,7 @@ fn generated_stores_with_the_barrier_slow_path_keep_the_snapshot() {
     in_child(
         "generated_stores_with_the_barrier_slow_path_keep_the_snapshot",
         || {
-            let (hook, go, done) = hold_marking();
+            let (hook, go, done) = common::hold_marking();
             let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
             let mut m = heap.bind_mutator().unwrap();
             push_node(&mut m, &t, 1_000_000); // B, stack slot 0
@@ -360,7 +343,7 @@ fn generated_weak_loads_and_stores_take_their_slow_paths() {
     in_child(
         "generated_weak_loads_and_stores_take_their_slow_paths",
         || {
-            let (hook, go, done) = hold_marking();
+            let (hook, go, done) = common::hold_marking();
             let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
             let mut m = heap.bind_mutator().unwrap();
             m.alloc_push(t.weakcell, 0).unwrap(); // Z, stack slot 0
@@ -827,7 +810,7 @@ fn swap_ref_at_refuses_a_weak_field() {
 #[test]
 fn swap_ref_logs_the_value_it_overwrites() {
     in_child("swap_ref_logs_the_value_it_overwrites", || {
-        let (hook, go, done) = hold_marking();
+        let (hook, go, done) = common::hold_marking();
         let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
         let mut m = heap.bind_mutator().unwrap();
         m.alloc_push(t.cell, 0).unwrap(); // slot 0: B (cell)
@@ -989,7 +972,7 @@ fn copy_refs_refuses_a_fixed_object() {
 #[test]
 fn copy_refs_logs_the_elements_it_overwrites() {
     in_child("copy_refs_logs_the_elements_it_overwrites", || {
-        let (hook, go, done) = hold_marking();
+        let (hook, go, done) = common::hold_marking();
         let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
         let mut m = heap.bind_mutator().unwrap();
         m.alloc_push(t.arr, 16).unwrap(); // slot 0: S, nulls but for 4 and 11
@@ -1033,7 +1016,7 @@ fn copy_refs_logs_the_elements_it_overwrites() {
 #[test]
 fn immediates_pass_through_and_are_never_logged() {
     in_child("immediates_pass_through_and_are_never_logged", || {
-        let (hook, go, done) = hold_marking();
+        let (hook, go, done) = common::hold_marking();
         let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
         let mut m = heap.bind_mutator().unwrap();
         let (five, seven) = (Value::fixnum(5).unwrap(), Value::fixnum(7).unwrap());
@@ -1095,7 +1078,7 @@ fn compare_exchange_value_at_over_immediates_keeps_the_snapshot() {
     in_child(
         "compare_exchange_value_at_over_immediates_keeps_the_snapshot",
         || {
-            let (hook, go, done) = hold_marking();
+            let (hook, go, done) = common::hold_marking();
             let (heap, t) = heap_with(|c| c.cycle_hook = Some(hook));
             let mut m = heap.bind_mutator().unwrap();
             push_node(&mut m, &t, 1_000_000); // B, stack slot 0

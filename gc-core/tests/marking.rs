@@ -4,10 +4,10 @@
 //! deterministic by the cycle hook: the GC driver waits at `CyclePoint::Marking`,
 //! before any marker runs, until the mutator has done its mutation.
 
-use flipgc_core::{CycleHook, CyclePoint, Heap, HeapConfig, InjectPoint, TypeRegistry};
+mod common;
+
+use flipgc_core::{CycleHook, Heap, HeapConfig, InjectPoint, TypeRegistry};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 struct Types {
@@ -31,23 +31,6 @@ fn registry() -> (TypeRegistry, Types) {
         fixed: r.fixed_type(node).unwrap(),
     };
     (r, t)
-}
-
-/// A hook that, at the first cycle's `Marking` point, tells the test to mutate and
-/// waits until it has; later cycles pass straight through.
-fn hold_marking() -> (CycleHook, mpsc::Receiver<()>, mpsc::Sender<()>) {
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let once = Mutex::new(Some((go_tx, done_rx)));
-    let hook = move |p: CyclePoint| {
-        if p == CyclePoint::Marking {
-            if let Some((go, done)) = once.lock().unwrap().take() {
-                go.send(()).unwrap();
-                done.recv_timeout(Duration::from_secs(60)).unwrap();
-            }
-        }
-    };
-    (CycleHook(Arc::new(hook)), go_rx, done_tx)
 }
 
 fn config(barrier: bool, hook: CycleHook) -> HeapConfig {
@@ -81,7 +64,7 @@ enum Stores {
 /// scanned) and deletes B's edge. Only the barrier's log of the deleted edge keeps X.
 fn lost_object_schedule(barrier: bool, stores: Stores) -> u64 {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let heap = Heap::new(config(barrier, hook), r).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let b = m.alloc(t.node, 0).unwrap();
@@ -190,7 +173,7 @@ fn without_the_barrier_the_sanity_retrace_catches_the_lost_object() {
 #[test]
 fn a_global_overwritten_while_marking_keeps_its_old_object() {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let heap = Heap::new(config(true, hook), r).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let x = m.alloc(t.node, 0).unwrap();
@@ -219,7 +202,7 @@ fn a_global_overwritten_while_marking_keeps_its_old_object() {
 #[test]
 fn large_objects_allocated_while_marking_survive_the_cycle() {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let heap = Heap::new(config(true, hook), r).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let requester = {
@@ -326,7 +309,7 @@ fn count(m: &flipgc_core::Mutator, t: &Types, at: Option<flipgc_core::Gc<'_>>) -
 #[test]
 fn a_mark_end_drain_out_of_budget_hands_back_its_grey_objects() {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let mut cfg = config(true, hook);
     cfg.inject = Some(InjectPoint::MarkRounds);
     let heap = Heap::new(cfg, r).unwrap();
@@ -373,7 +356,7 @@ fn a_weak_field_read_while_marking_keeps_its_referent() {
     let (mut r, t) = registry();
     let wpair = r.fixed_weak("weak-pair", 2, &[1], &[0]).unwrap();
     let wcar = r.ref_field(wpair, 0).unwrap();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let heap = Heap::new(config(true, hook), r).unwrap();
     let mut m = heap.bind_mutator().unwrap();
     let h = m.alloc(wpair, 0).unwrap();

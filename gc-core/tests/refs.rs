@@ -345,29 +345,6 @@ fn pinned_objects_never_move() {
     });
 }
 
-/// A hook that, at the first cycle's `Marking` point, tells the test to mutate and
-/// waits until it has (as in `marking.rs`).
-fn hold_marking() -> (
-    flipgc_core::CycleHook,
-    std::sync::mpsc::Receiver<()>,
-    std::sync::mpsc::Sender<()>,
-) {
-    use std::sync::{mpsc, Arc, Mutex};
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let once = Mutex::new(Some((go_tx, done_rx)));
-    let hook = move |p: flipgc_core::CyclePoint| {
-        if p == flipgc_core::CyclePoint::Marking {
-            if let Some((go, done)) = once.lock().unwrap().take() {
-                go.send(()).unwrap();
-                done.recv_timeout(std::time::Duration::from_secs(60))
-                    .unwrap();
-            }
-        }
-    };
-    (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
-}
-
 /// The weak-reference barrier's schedule. In the snapshot, X is reachable only
 /// through a weak handle and a weak field. While marking, the mutator reads X
 /// through each and stores it into a new (black, never scanned) object. Only the
@@ -377,7 +354,7 @@ fn hold_marking() -> (
 #[test]
 fn a_referent_read_through_a_weak_reference_while_marking_survives() {
     let (r, t) = registry();
-    let (hook, go, done) = hold_marking();
+    let (hook, go, done) = common::hold_marking();
     let mut cfg = paths().remove(0).1;
     cfg.cycle_hook = Some(hook);
     let heap = Heap::new(cfg, r).unwrap();

@@ -405,29 +405,6 @@ fn descriptors_and_atomics_refuse_weak_slots() {
         .is_ok());
 }
 
-/// A hook that, at the first cycle's `Marking` point, tells the test to mutate
-/// and waits until it has (as in `ephemerons.rs`).
-fn hold_marking() -> (
-    flipgc_core::CycleHook,
-    std::sync::mpsc::Receiver<()>,
-    std::sync::mpsc::Sender<()>,
-) {
-    use std::sync::{mpsc, Arc, Mutex};
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let once = Mutex::new(Some((go_tx, done_rx)));
-    let hook = move |p: flipgc_core::CyclePoint| {
-        if p == flipgc_core::CyclePoint::Marking {
-            if let Some((go, done)) = once.lock().unwrap().take() {
-                go.send(()).unwrap();
-                done.recv_timeout(std::time::Duration::from_secs(60))
-                    .unwrap();
-            }
-        }
-    };
-    (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
-}
-
 /// The weak-read barrier, deterministically: box W, made before the cycle,
 /// is the only thing that refers to target T (weakly). While marking runs
 /// (held open by the hook), the mutator reads T out of W and stores it into
@@ -442,7 +419,7 @@ fn a_referent_read_while_marking_is_kept() {
         .into_iter()
         .filter(|(p, _)| p.starts_with("concurrent"))
     {
-        let (hook, go, done) = hold_marking();
+        let (hook, go, done) = common::hold_marking();
         cfg.cycle_hook = Some(hook);
         cfg.trigger = GcTrigger::WhenFull;
         let Ok(heap) = Heap::with_model(cfg, WeakModel) else {

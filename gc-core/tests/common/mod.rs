@@ -178,3 +178,25 @@ impl CycleGate {
         cv.notify_all();
     }
 }
+
+/// A cycle hook that, at the first cycle's `Marking` point (the mark-start pause
+/// done, no marker started), tells the test to mutate (`go`) and waits until it
+/// has (`done`, at most 60 s): marking held open with the barrier on.
+pub fn hold_marking() -> (
+    flipgc_core::CycleHook,
+    std::sync::mpsc::Receiver<()>,
+    std::sync::mpsc::Sender<()>,
+) {
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let once = Mutex::new(Some((go_tx, done_rx)));
+    let hook = move |p: flipgc_core::CyclePoint| {
+        if p == flipgc_core::CyclePoint::Marking {
+            if let Some((go, done)) = once.lock().unwrap().take() {
+                go.send(()).unwrap();
+                done.recv_timeout(Duration::from_secs(60)).unwrap();
+            }
+        }
+    };
+    (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
+}
