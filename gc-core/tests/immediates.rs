@@ -13,8 +13,8 @@ mod common;
 
 use common::CycleGate;
 use flipgc_core::{
-    CycleHook, CyclePoint, FaultMode, GcTrigger, Handle, Heap, HeapConfig, InjectPoint, Mutator,
-    RefField, TypeId, TypeRegistry, Value, WordField, FIXNUM_MAX, FIXNUM_MIN,
+    CycleHook, CyclePoint, GcTrigger, Handle, Heap, HeapConfig, InjectPoint, Mutator, RefField,
+    TypeId, TypeRegistry, Value, WordField, FIXNUM_MAX, FIXNUM_MIN,
 };
 use std::sync::Arc;
 
@@ -224,35 +224,22 @@ fn garbage(m: &mut Mutator, t: Types, n: usize) {
 }
 
 fn paths() -> Vec<(String, HeapConfig)> {
-    let mut out = Vec::new();
-    for fault in [FaultMode::Sigbus, FaultMode::Server] {
-        let base = move || {
-            let mut c = HeapConfig::new(32 << 20);
-            c.gc_workers = 2;
-            c.concurrent_workers = 2;
-            c.verify_after_gc = true;
-            c.fault_mode = fault;
-            c
-        };
-        let mut paths = common::collection_paths(
-            base,
-            &[
-                ("uffd-register injected", InjectPoint::UffdRegister),
-                ("uffd-move injected", InjectPoint::UffdMove),
-                ("mark-rounds injected", InjectPoint::MarkRounds),
-            ],
-        );
-        let mut young = base();
-        young.young_cycles = true;
-        young.trigger = GcTrigger::AfterBytes(256 << 10);
-        paths.push(("young cycles", young));
-        out.extend(
-            paths
-                .into_iter()
-                .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
-        );
-    }
-    out
+    let base = || {
+        let mut c = HeapConfig::new(32 << 20);
+        c.gc_workers = 2;
+        c.concurrent_workers = 2;
+        c.verify_after_gc = true;
+        c
+    };
+    common::paths_in_both_fault_modes(
+        base,
+        &[
+            ("uffd-register injected", InjectPoint::UffdRegister),
+            ("uffd-move injected", InjectPoint::UffdMove),
+            ("mark-rounds injected", InjectPoint::MarkRounds),
+        ],
+        false,
+    )
 }
 
 #[test]

@@ -16,8 +16,8 @@
 mod common;
 
 use flipgc_core::{
-    FaultMode, FlipMode, GcErrorKind, GcTrigger, Handle, Heap, HeapConfig, InjectPoint, Level,
-    Mutator, RefField, Tail, TypeId, TypeRegistry, Value, WordField,
+    GcErrorKind, GcTrigger, Handle, Heap, HeapConfig, InjectPoint, Mutator, RefField, Tail, TypeId,
+    TypeRegistry, Value, WordField,
 };
 
 #[derive(Clone, Copy)]
@@ -187,40 +187,22 @@ fn garbage(m: &mut Mutator, t: Types, n: usize) {
 }
 
 fn paths() -> Vec<(String, HeapConfig)> {
-    let mut out = Vec::new();
-    for fault in [FaultMode::Sigbus, FaultMode::Server] {
-        let base = move || {
-            let mut c = HeapConfig::new(32 << 20);
-            c.gc_workers = 2;
-            c.concurrent_workers = 2;
-            c.verify_after_gc = true;
-            c.fault_mode = fault;
-            c
-        };
-        let mut paths: Vec<(&str, HeapConfig)> = common::collection_paths(
-            base,
-            &[
-                ("uffd-register injected", InjectPoint::UffdRegister),
-                ("uffd-move injected", InjectPoint::UffdMove),
-                ("mark-rounds injected", InjectPoint::MarkRounds),
-            ],
-        );
-        for (name, level) in [("pmd flip", Level::Pmd), ("pte flip", Level::Pte)] {
-            let mut c = base();
-            c.flip = FlipMode::Level(level);
-            paths.push((name, c));
-        }
-        let mut young = base();
-        young.young_cycles = true;
-        young.trigger = GcTrigger::AfterBytes(256 << 10);
-        paths.push(("young cycles", young));
-        out.extend(
-            paths
-                .into_iter()
-                .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
-        );
-    }
-    out
+    let base = || {
+        let mut c = HeapConfig::new(32 << 20);
+        c.gc_workers = 2;
+        c.concurrent_workers = 2;
+        c.verify_after_gc = true;
+        c
+    };
+    common::paths_in_both_fault_modes(
+        base,
+        &[
+            ("uffd-register injected", InjectPoint::UffdRegister),
+            ("uffd-move injected", InjectPoint::UffdMove),
+            ("mark-rounds injected", InjectPoint::MarkRounds),
+        ],
+        true,
+    )
 }
 
 #[test]

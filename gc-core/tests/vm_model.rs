@@ -16,8 +16,8 @@
 mod common;
 
 use flipgc_core::{
-    FaultMode, FixedLayout, FlipMode, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, Level,
-    ModelType, Mutator, ObjectModel, ObjectRef, SlotRef, SlotWord, TypeRegistry, Value,
+    FixedLayout, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, ModelType, Mutator,
+    ObjectModel, ObjectRef, SlotRef, SlotWord, TypeRegistry, Value,
 };
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -452,42 +452,24 @@ fn mutator_work(heap: &Heap, c: Classes, t: u64, young: bool, path: &str) {
 /// Every flip path (auto, PMD, PTE, copying), the in-pause and one-pause
 /// collections, injected faults and young cycles, in both fault modes.
 fn paths() -> Vec<(String, HeapConfig)> {
-    let mut out = Vec::new();
-    for fault in [FaultMode::Sigbus, FaultMode::Server] {
-        let base = move || {
-            let mut c = HeapConfig::new(32 << 20);
-            c.gc_workers = 2;
-            c.concurrent_workers = 2;
-            c.verify_after_gc = true;
-            c.fault_mode = fault;
-            c.large_object_threshold = LARGE;
-            c
-        };
-        let mut paths = common::collection_paths(
-            base,
-            &[
-                ("uffd-register injected", InjectPoint::UffdRegister),
-                ("uffd-move injected", InjectPoint::UffdMove),
-                ("flip-mremap injected", InjectPoint::FlipMremap),
-                ("mark-rounds injected", InjectPoint::MarkRounds),
-            ],
-        );
-        for (name, level) in [("PMD flip", Level::Pmd), ("PTE flip", Level::Pte)] {
-            let mut c = base();
-            c.flip = FlipMode::Level(level);
-            paths.push((name, c));
-        }
-        let mut young = base();
-        young.young_cycles = true;
-        young.trigger = GcTrigger::AfterBytes(256 << 10);
-        paths.push(("young cycles", young));
-        out.extend(
-            paths
-                .into_iter()
-                .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
-        );
-    }
-    out
+    let base = || {
+        let mut c = HeapConfig::new(32 << 20);
+        c.gc_workers = 2;
+        c.concurrent_workers = 2;
+        c.verify_after_gc = true;
+        c.large_object_threshold = LARGE;
+        c
+    };
+    common::paths_in_both_fault_modes(
+        base,
+        &[
+            ("uffd-register injected", InjectPoint::UffdRegister),
+            ("uffd-move injected", InjectPoint::UffdMove),
+            ("flip-mremap injected", InjectPoint::FlipMremap),
+            ("mark-rounds injected", InjectPoint::MarkRounds),
+        ],
+        true,
+    )
 }
 
 #[test]
@@ -530,20 +512,8 @@ fn vm_graphs_survive_every_collection_path() {
 
 /// Runs `body` on a model heap built on each of [`paths`] (its name, the heap),
 /// skipping a path this host cannot build; panics if none could run.
-fn on_every_path(mut body: impl FnMut(&str, Heap)) {
-    let mut ran = 0;
-    for (path, cfg) in paths() {
-        let heap = match Heap::with_model(cfg, ClassModel) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{path}: skipped: {e}");
-                continue;
-            }
-        };
-        body(&path, heap);
-        ran += 1;
-    }
-    assert!(ran > 0, "no collection path could run on this host");
+fn on_every_path(body: impl FnMut(&str, Heap)) {
+    common::on_every_model_path(paths(), || ClassModel, body)
 }
 
 fn model_heap() -> Heap {

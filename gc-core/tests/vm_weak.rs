@@ -18,8 +18,8 @@
 mod common;
 
 use flipgc_core::{
-    FaultMode, FixedLayout, FlipMode, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, Level,
-    Mutator, ObjectModel, ObjectRef, Value,
+    FixedLayout, GcErrorKind, GcTrigger, Heap, HeapConfig, InjectPoint, Mutator, ObjectModel,
+    ObjectRef, Value,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -166,57 +166,27 @@ fn garbage(m: &mut Mutator, c: Classes, n: u64) {
 }
 
 fn paths() -> Vec<(String, HeapConfig)> {
-    let mut out = Vec::new();
-    for fault in [FaultMode::Sigbus, FaultMode::Server] {
-        let base = move || {
-            let mut c = HeapConfig::new(32 << 20);
-            c.gc_workers = 2;
-            c.concurrent_workers = 2;
-            c.verify_after_gc = true;
-            c.fault_mode = fault;
-            // Collections while the threads run, not only the tests' own.
-            c.trigger = GcTrigger::AfterBytes(256 << 10);
-            c
-        };
-        let mut paths = common::collection_paths(
-            base,
-            &[
-                ("uffd-register injected", InjectPoint::UffdRegister),
-                ("mark-rounds injected", InjectPoint::MarkRounds),
-            ],
-        );
-        for (name, level) in [("PMD flip", Level::Pmd), ("PTE flip", Level::Pte)] {
-            let mut c = base();
-            c.flip = FlipMode::Level(level);
-            paths.push((name, c));
-        }
-        let mut young = base();
-        young.young_cycles = true;
-        young.trigger = GcTrigger::AfterBytes(256 << 10);
-        paths.push(("young cycles", young));
-        out.extend(
-            paths
-                .into_iter()
-                .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
-        );
-    }
-    out
+    let base = || {
+        let mut c = HeapConfig::new(32 << 20);
+        c.gc_workers = 2;
+        c.concurrent_workers = 2;
+        c.verify_after_gc = true;
+        // Collections while the threads run, not only the tests' own.
+        c.trigger = GcTrigger::AfterBytes(256 << 10);
+        c
+    };
+    common::paths_in_both_fault_modes(
+        base,
+        &[
+            ("uffd-register injected", InjectPoint::UffdRegister),
+            ("mark-rounds injected", InjectPoint::MarkRounds),
+        ],
+        true,
+    )
 }
 
-fn on_every_path(mut body: impl FnMut(&str, Heap)) {
-    let mut ran = 0;
-    for (path, cfg) in paths() {
-        let heap = match Heap::with_model(cfg, WeakModel) {
-            Ok(h) => h,
-            Err(e) => {
-                eprintln!("{path}: skipped: {e}");
-                continue;
-            }
-        };
-        body(&path, heap);
-        ran += 1;
-    }
-    assert!(ran > 0, "no collection path could run on this host");
+fn on_every_path(body: impl FnMut(&str, Heap)) {
+    common::on_every_model_path(paths(), || WeakModel, body)
 }
 
 /// What box `i` of [`dead_referents_are_cleared_and_live_ones_kept`] holds: the

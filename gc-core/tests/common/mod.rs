@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use flipgc_core::{
-    FaultMode, FillHook, FlipMode, Global, Heap, HeapConfig, InjectPoint, Mutator, TypeId,
-    TypeRegistry,
+    FaultMode, FillHook, FlipMode, GcTrigger, Global, Heap, HeapConfig, InjectPoint, Level,
+    Mutator, ObjectModel, TypeId, TypeRegistry,
 };
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -199,4 +199,62 @@ pub fn hold_marking() -> (
         }
     };
     (flipgc_core::CycleHook(Arc::new(hook)), go_rx, done_tx)
+}
+
+/// [`collection_paths`] with `injected`, the PMD and PTE flips if `levels`, and
+/// young cycles (a 256 KiB trigger), each in both fault modes: `base()` with its
+/// fault mode set. Each name ends in the fault mode.
+pub fn paths_in_both_fault_modes(
+    base: impl Fn() -> HeapConfig,
+    injected: &[(&'static str, InjectPoint)],
+    levels: bool,
+) -> Vec<(String, HeapConfig)> {
+    let mut out = Vec::new();
+    for fault in [FaultMode::Sigbus, FaultMode::Server] {
+        let base = || {
+            let mut c = base();
+            c.fault_mode = fault;
+            c
+        };
+        let mut paths = collection_paths(base, injected);
+        if levels {
+            for (name, level) in [("PMD flip", Level::Pmd), ("PTE flip", Level::Pte)] {
+                let mut c = base();
+                c.flip = FlipMode::Level(level);
+                paths.push((name, c));
+            }
+        }
+        let mut young = base();
+        young.young_cycles = true;
+        young.trigger = GcTrigger::AfterBytes(256 << 10);
+        paths.push(("young cycles", young));
+        out.extend(
+            paths
+                .into_iter()
+                .map(|(n, c)| (format!("{n}, {fault:?}"), c)),
+        );
+    }
+    out
+}
+
+/// Runs `body` on a heap of `model()` built on each of `paths` (its name, the
+/// heap), skipping a path this host cannot build; panics if none could run.
+pub fn on_every_model_path<M: ObjectModel>(
+    paths: Vec<(String, HeapConfig)>,
+    model: impl Fn() -> M,
+    mut body: impl FnMut(&str, Heap),
+) {
+    let mut ran = 0;
+    for (path, cfg) in paths {
+        let heap = match Heap::with_model(cfg, model()) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("{path}: skipped: {e}");
+                continue;
+            }
+        };
+        body(&path, heap);
+        ran += 1;
+    }
+    assert!(ran > 0, "no collection path could run on this host");
 }
